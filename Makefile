@@ -1,0 +1,39 @@
+# Two commands do all the set-up on a fresh machine:
+#   make lab    open the notebooks in JupyterLab
+#   make test   run every test
+# Both create the virtual environment in .venv/ on first use.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+READY  := $(VENV)/.ready
+
+.PHONY: lab test bench venv lock clean
+
+$(READY): requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	touch $(READY)
+
+venv: $(READY)
+
+lab: $(READY)
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+test: $(READY)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(READY)
+	$(BIN)/python benchmarks/bench_mlp.py
+
+# Re-pin everything after changing the direct pins in pyproject.toml.
+lock:
+	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
+	$(PYTHON) -c "import tomllib; print('\\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > build/direct.txt
+	build/lock-venv/bin/python -m pip install --quiet -r build/direct.txt
+	head -n 2 requirements.lock > build/requirements.lock
+	build/lock-venv/bin/python -m pip freeze >> build/requirements.lock
+	mv build/requirements.lock requirements.lock
+
+clean:
+	rm -rf $(VENV) build .pytest_cache .hypothesis
