@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .function import Context, Function
-from .shapes import check_broadcast, unbroadcast
+from .shapes import unbroadcast
 
 
 class MatMul(Function):
@@ -62,7 +62,11 @@ def _check_matmul_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> 
         raise ValueError(f"matmul: shapes {a_shape} and {b_shape} do not fit: the last axis of "
                          f"a has size {k_a} but b's {'only' if len(b_shape) == 1 else 'second-to-last'} "
                          f"axis has size {k_b}")
-    check_broadcast("matmul (batch axes)", a_shape[:-2], b_shape[:-2])
+    try:
+        np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: shapes {a_shape} and {b_shape} do not fit: their batch axes "
+                         f"{a_shape[:-2]} and {b_shape[:-2]} cannot be broadcast together") from None
 
 
 def matmul(a, b): return MatMul.apply(a, b)

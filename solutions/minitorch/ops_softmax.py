@@ -32,7 +32,8 @@ def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     ### BEGIN SOLUTION
     m = np.max(x, axis=axes, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) along an axis: leave as is
-    return m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))
+    with np.errstate(divide="ignore"):  # log(0) = -inf is the right answer for all -inf
+        return m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))
     ### END SOLUTION
 
 
