@@ -1,0 +1,81 @@
+"""The reference package's solution regions: well formed, labelled, covering every task,
+and a package with them stubbed out imports and names its tasks."""
+
+import pathlib
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from grader.regions import RegionError, find_regions, stub
+from grader.tasks import TASKS, marker
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "solutions" / "minitorch"
+SOURCES = sorted(PACKAGE.glob("*.py"))
+
+
+def all_regions():
+    return {path.name: find_regions(path.read_text(), str(path)) for path in SOURCES}
+
+
+def test_every_task_has_a_region_and_every_region_a_known_task():
+    tasks = {r.task for regions in all_regions().values() for r in regions}
+    assert tasks == set(TASKS)
+
+
+def test_every_task_has_a_pytest_marker():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    declared = {line.split(":")[0] for line in config["tool"]["pytest"]["ini_options"]["markers"]}
+    assert {marker(t) for t in TASKS} <= declared
+
+
+def test_every_task_is_tested():
+    tests = (ROOT / "tests" / "reference").glob("test_*.py")
+    text = "\n".join(p.read_text() for p in tests)
+    missing = [t for t in TASKS if f"mark.{marker(t)}" not in text]
+    assert not missing
+
+
+@pytest.mark.parametrize("source, message", [
+    ("def f():\n    ### BEGIN SOLUTION\n    pass\n    ### END SOLUTION\n", "must be a label"),
+    ("def f():\n    # Task 1.1: f\n    ### BEGIN SOLUTION\n    pass\n", "never closed"),
+    ("def f():\n    pass\n    ### END SOLUTION\n", "without"),
+    ("# Task 1.1: f\n### BEGIN SOLUTION\nx = 1\n### END SOLUTION\n", "inside a function"),
+    ("def f():\n    # Task 1.1: f\n    ### BEGIN SOLUTION  \n    x = 1\n    ## END SOLUTION\n", "exactly"),
+])
+def test_malformed_regions_are_reported_with_their_line(source, message):
+    with pytest.raises(RegionError, match=message):
+        find_regions(source, "f.py")
+
+
+def test_stubbed_package_imports_and_each_stub_names_its_task(tmp_path):
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    for path in SOURCES:
+        stubbed = stub(path.read_text(), str(path))
+        assert "BEGIN SOLUTION" not in stubbed and "END SOLUTION" not in stubbed
+        (package / path.name).write_text(stubbed)
+    probe = """
+import minitorch as mt, numpy as np
+def fails(task, call):
+    try:
+        call()
+    except NotImplementedError as error:
+        assert str(error).startswith("Task " + task + ":"), str(error)
+    else:
+        raise AssertionError("no stub for task " + task)
+fails("1.1", lambda: mt.central_difference(abs, 1.0))
+fails("1.2", lambda: (mt.Scalar(1.0) * 2).chain_rule(1.0))
+fails("1.3", lambda: mt.topological_order(mt.Scalar(1.0)))
+fails("2.1", lambda: mt.broadcast_shapes((1,), (2,)))
+fails("2.2", lambda: mt.unbroadcast(np.ones(2), (2,)))
+x = mt.Tensor(np.ones((2, 3)), requires_grad=True)
+y = x * 2 + x.sum(axis=0)  # the forwards work without any solution
+fails("1.4", lambda: y.sum().backward())
+fails("6.1", lambda: mt.nn.Linear(2, 3))
+print("ok")
+"""
+    result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
