@@ -58,7 +58,7 @@ class Context:
     """
 
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
-        self.needs_input_grad = needs_input_grad
+        self.needs_input_grad = needs_input_grad  # filled in when the graph is recorded
         self.saved: tuple[Any, ...] = ()
 
     def save_for_backward(self, *values: Any) -> None:
@@ -84,22 +84,40 @@ class Function:
         constants. A number takes the dtype of the tensors beside it, so ``x * 2`` keeps
         a float32 ``x`` in float32.
         """
-        tensors = _as_tensors(inputs)
-        needs = tuple(t.requires_grad for t in tensors)
-        record = _grad_enabled and any(needs)
-        ctx = Context(needs)
-        out = np.asarray(cls.forward(ctx, *(t.data for t in tensors), **params))
-        return Tensor._from_op(out, BackwardNode(cls, ctx, tensors, out.dtype) if record else None)
+        for x in inputs:
+            if not isinstance(x, Tensor):
+                inputs = _as_tensors(inputs)
+                break
+        ctx = Context()
+        out = cls.forward(ctx, *[t.data for t in inputs], **params)
+        if type(out) is not np.ndarray:
+            out = np.asarray(out)
+        if _grad_enabled:
+            for t in inputs:
+                if t.requires_grad:
+                    return Tensor._from_op(out, BackwardNode(cls, ctx, inputs, out.dtype))
+        return Tensor._from_op(out)
 
 
 class BackwardNode:
-    """The ``grad_fn`` of a Tensor: which Function made it, from which inputs."""
+    """The ``grad_fn`` of a Tensor: a node of the graph the engine walks backwards.
 
-    __slots__ = ("function", "ctx", "inputs", "out_dtype")
+    It keeps the Function, its Context and, for each input that needs a gradient, where
+    to send it: the input's own ``grad_fn`` or, for a leaf, the leaf Tensor itself. It
+    does not keep the input tensors, so intermediate values that no backward saved are
+    freed as soon as the forward pass is done with them.
+    """
+
+    __slots__ = ("function", "ctx", "parents", "_targets", "_count", "out_dtype")
 
     def __init__(self, function: type[Function], ctx: Context, inputs: tuple[Tensor, ...],
                  out_dtype: np.dtype) -> None:
-        self.function, self.ctx, self.inputs, self.out_dtype = function, ctx, inputs, out_dtype
+        self.function, self.ctx, self.out_dtype = function, ctx, out_dtype
+        self._count = len(inputs)
+        ctx.needs_input_grad = tuple([t.requires_grad for t in inputs])
+        # Where each gradient goes, and the shape and dtype it must have to get there.
+        self.parents = [t if t.grad_fn is None else t.grad_fn for t in inputs if t.requires_grad]
+        self._targets = [(i, t.data.shape, t.data.dtype) for i, t in enumerate(inputs) if t.requires_grad]
 
     @property
     def name(self) -> str:
@@ -108,40 +126,41 @@ class BackwardNode:
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
-    @property
-    def differentiable_inputs(self) -> tuple[Tensor, ...]:
-        return tuple(t for t in self.inputs if t.requires_grad)
+    def accumulate(self, grad: np.ndarray) -> None:
+        pass  # only leaves keep their gradient
 
-    def chain_rule(self, grad: np.ndarray) -> list[tuple[Tensor, np.ndarray]]:
+    def chain_rule(self, grad: np.ndarray) -> list[tuple[Any, np.ndarray]]:
         grads = self.function.backward(self.ctx, grad)
         if not isinstance(grads, (tuple, list)):
             grads = (grads,)
-        if len(grads) != len(self.inputs):
+        if len(grads) != self._count:
             raise RuntimeError(f"{self.name}.backward returned {len(grads)} gradient(s), but "
-                               f"{self.name} has {len(self.inputs)} input(s): return one per "
+                               f"{self.name} has {self._count} input(s): return one per "
                                "input (None for an input that needs none)")
-        return [(t, self._checked(i, t, g)) for i, (t, g) in enumerate(zip(self.inputs, grads))
-                if t.requires_grad and g is not None]
+        return [(parent, self._checked(i, shape, dtype, grads[i]))
+                for parent, (i, shape, dtype) in zip(self.parents, self._targets)
+                if grads[i] is not None]
 
-    def _checked(self, index: int, tensor: Tensor, grad: Any) -> np.ndarray:
+    def _checked(self, index: int, shape: tuple[int, ...], dtype: np.dtype, grad: Any) -> np.ndarray:
         """The engine's promise: a gradient has exactly its input's shape and dtype."""
-        grad = np.asarray(grad)
+        if type(grad) is not np.ndarray:
+            grad = np.asarray(grad)
+        if grad.shape == shape and grad.dtype == dtype:
+            return grad
         label = f"{self.name}.backward: the gradient for input {index} (`{_input_name(self.function, index)}`)"
-        if grad.shape != tensor.shape:
+        if grad.shape != shape:
             hint = ""
-            if grad.ndim >= tensor.ndim and _stretches_to(tensor.shape, grad.shape):
+            if grad.ndim >= len(shape) and _stretches_to(shape, grad.shape):
                 hint = (": the input was broadcast in the forward pass, so its gradient "
                         "must be summed back over the broadcast axes (unbroadcast)")
             raise ValueError(f"{label} has shape {grad.shape}, but that input has shape "
-                             f"{tensor.shape}{hint}")
-        if grad.dtype != tensor.dtype:
-            if grad.dtype == self.out_dtype and np.issubdtype(grad.dtype, np.floating):
-                # The forward promoted mixed dtypes (float32 with float64); undo that here.
-                return grad.astype(tensor.dtype)
-            raise TypeError(f"{label} has dtype {grad.dtype}, but that input has dtype "
-                            f"{tensor.dtype}: a constant or an intermediate array of another "
-                            "dtype crept into the rule")
-        return grad
+                             f"{shape}{hint}")
+        if grad.dtype == self.out_dtype and np.issubdtype(grad.dtype, np.floating):
+            # The forward promoted mixed dtypes (float32 with float64); undo that here.
+            return grad.astype(dtype)
+        raise TypeError(f"{label} has dtype {grad.dtype}, but that input has dtype "
+                        f"{dtype}: a constant or an intermediate array of another "
+                        "dtype crept into the rule")
 
 
 def _stretches_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:

@@ -32,15 +32,18 @@ REDUCTIONS = ("mean", "sum", "none")
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
-    return losses if reduction == "none" else losses.sum() if reduction == "sum" else losses.mean()
+    if reduction == "none":
+        return losses
+    total = losses.sum()
+    return total if reduction == "sum" else total / len(losses)
 
 
 def _row_grads(grad: np.ndarray, reduction: str, n: int) -> np.ndarray:
-    """The upstream gradient of each sample's loss, as an (N, 1) column."""
+    """The upstream gradient of each sample's loss: an (N, 1) column for "none", one
+    number (0-d, broadcasting to every sample) for "sum" and "mean"."""
     if reduction == "none":
         return grad.reshape(n, 1)
-    per_row = grad / n if reduction == "mean" else grad
-    return np.broadcast_to(per_row, (n, 1))
+    return grad / n if reduction == "mean" else grad
 
 
 class CrossEntropy(Function):
@@ -93,6 +96,11 @@ def cross_entropy(logits: Tensor, target, reduction: str = "mean") -> Tensor:
 def _as_target(target, logits_shape: tuple[int, int]) -> Tensor:
     n, c = logits_shape
     data = np.asarray(target.data if isinstance(target, Tensor) else target)
+    if data.ndim == 1 and data.dtype.kind in "iu" and len(data) == n:  # the common case, fast
+        if n and (data.min() < 0 or data.max() >= c):
+            raise ValueError(f"cross_entropy: class indices must lie in [0, {c - 1}] for {c} "
+                             f"classes, got values from {data.min()} to {data.max()}")
+        return Tensor._from_op(data)
     if data.shape == (n, c):
         return target if isinstance(target, Tensor) else Tensor(data)
     if data.shape != (n,):

@@ -43,4 +43,4 @@ METHODS = {
 for _name, _function in {**OPERATORS, **METHODS}.items():
     setattr(Tensor, _name, _function)
 Tensor.__abs__ = ops_unary.abs
-Tensor.T = property(ops_shape.transpose, doc="The tensor with its axes reversed.")
+Tensor.T = property(ops_shape.Transpose.apply, doc="The tensor with its axes reversed.")

@@ -37,9 +37,12 @@ class MatMul(Function):
         a2, b2, grad2 = as_matrices(a, b, grad)
         # Task 5.1: MatMul.backward
         ### BEGIN SOLUTION
-        grad_a = unbroadcast(grad2 @ np.swapaxes(b2, -1, -2), a2.shape)
-        grad_b = unbroadcast(np.swapaxes(a2, -1, -2) @ grad2, b2.shape)
-        return grad_a.reshape(a.shape), grad_b.reshape(b.shape)
+        grad_a = grad_b = None
+        if ctx.needs_input_grad[0]:
+            grad_a = unbroadcast(grad2 @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
+        if ctx.needs_input_grad[1]:
+            grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)
+        return grad_a, grad_b
         ### END SOLUTION
 
 
@@ -47,10 +50,25 @@ def as_matrices(a: np.ndarray, b: np.ndarray, grad: np.ndarray) -> tuple[np.ndar
     """The operands of ``a @ b`` with 1-D ones promoted to matrices (a to a (1, k) row, b to
     a (k, 1) column) and ``grad`` reshaped to the output those matrices give. After this,
     every case is the batched matrix case; reshape the results back at the end."""
+    if a.ndim == b.ndim == 2:
+        return a, b, grad
     a2 = a[np.newaxis, :] if a.ndim == 1 else a
     b2 = b[:, np.newaxis] if b.ndim == 1 else b
     batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
     return a2, b2, grad.reshape(batch + (a2.shape[-2], b2.shape[-1]))
+
+
+def product_like(x: np.ndarray, y: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``x @ y``, laid out in memory like ``like`` when that is a transposed matrix.
+
+    Linear multiplies by ``weight.T``, a transposed view of the weight. Computing that
+    view's gradient as ``(yᵀ @ xᵀ)ᵀ``, the same numbers, makes it a transposed view too, so
+    the weight's own gradient comes back in the weight's memory order and the optimizer's
+    update runs along memory instead of across it (several times faster).
+    """
+    if like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
+        return (y.T @ x.T).T
+    return x @ y
 
 
 def _check_matmul_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
@@ -63,7 +81,8 @@ def _check_matmul_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> 
                          f"a has size {k_a} but b's {'only' if len(b_shape) == 1 else 'second-to-last'} "
                          f"axis has size {k_b}")
     try:
-        np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+        if len(a_shape) > 2 or len(b_shape) > 2:
+            np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     except ValueError:
         raise ValueError(f"matmul: shapes {a_shape} and {b_shape} do not fit: their batch axes "
                          f"{a_shape[:-2]} and {b_shape[:-2]} cannot be broadcast together") from None

@@ -35,7 +35,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
-        return np.sum(x, axis=_setup(ctx, x, axis, keepdims), keepdims=keepdims)
+        return x.sum(axis=_setup(ctx, x, axis, keepdims), keepdims=keepdims)
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:

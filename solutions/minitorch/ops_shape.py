@@ -50,18 +50,20 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axes: tuple[int, ...] | None = None) -> np.ndarray:
         if axes is None:
-            axes = tuple(reversed(range(x.ndim)))
+            ctx.axes = tuple(range(x.ndim - 1, -1, -1))
+            return x.transpose(ctx.axes)
         if len(axes) != x.ndim or set(normalize_axes(axes, x.ndim, x.shape)) != set(range(x.ndim)):
             raise ValueError(f"transpose: axes {tuple(axes)} are not a permutation of the "
                              f"{x.ndim} axes of a tensor of shape {x.shape}")
         ctx.axes = tuple(int(a) % x.ndim for a in axes)
-        return np.transpose(x, ctx.axes)
+        return x.transpose(ctx.axes)
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
         # Task 4.1: Transpose.backward
         ### BEGIN SOLUTION
-        return np.transpose(grad, np.argsort(ctx.axes))
+        # Output axis k came from input axis axes[k], so input axis i is output axis axes.index(i).
+        return grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))])
         ### END SOLUTION
 
 

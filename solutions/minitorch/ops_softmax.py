@@ -30,10 +30,10 @@ def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     x or underflow to log(0) when every x is very negative."""
     # Task 5.3: stable_logsumexp
     ### BEGIN SOLUTION
-    m = np.max(x, axis=axes, keepdims=True)
+    m = x.max(axis=axes, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) along an axis: leave as is
     with np.errstate(divide="ignore"):  # log(0) = -inf is the right answer for all -inf
-        return m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))
+        return m + np.log(np.exp(x - m).sum(axis=axes, keepdims=True))
     ### END SOLUTION
 
 

@@ -54,15 +54,16 @@ def unbroadcast(grad: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     ``unbroadcast(np.ones((4, 3)), (4, 1))`` has shape (4, 1).
     """
     shape = tuple(shape)
+    if grad.shape == shape:  # nothing was broadcast
+        return grad
     if not _broadcasts_to(shape, grad.shape):
         raise ValueError(f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
                          f"broadcasting shape {shape}")
     # Task 2.2: unbroadcast
     ### BEGIN SOLUTION
-    extra = grad.ndim - len(shape)
-    stretched = tuple(extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1)
-    summed = grad.sum(axis=tuple(range(extra)) + stretched, keepdims=True) if extra or stretched else grad
-    return np.asarray(summed).reshape(shape)
+    extra = grad.ndim - len(shape)  # leading axes the input did not have
+    stretched = [extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1]
+    return grad.sum(axis=(*range(extra), *stretched), keepdims=True).reshape(shape)
     ### END SOLUTION
 
 
@@ -89,6 +90,12 @@ def normalize_axes(axis: int | Iterable[int] | None, ndim: int, shape: Shape = (
 
 def check_broadcast(op: str, *shapes: Shape) -> Shape:
     """The broadcast shape of ``shapes``, or a ValueError that names ``op`` and the shapes."""
+    if len(shapes) == 2:  # the common case, without np.broadcast_shapes' overhead
+        a, b = shapes
+        if a == b or _broadcasts_to(b, a):
+            return a
+        if _broadcasts_to(a, b):
+            return b
     try:
         return np.broadcast_shapes(*shapes)
     except ValueError:
@@ -100,5 +107,7 @@ def check_broadcast(op: str, *shapes: Shape) -> Shape:
 def _broadcasts_to(shape: Shape, target: Shape) -> bool:
     if len(shape) > len(target):
         return False
-    tail = target[len(target) - len(shape):]
-    return all(n == t or n == 1 for n, t in zip(shape, tail))
+    for n, t in zip(shape, target[len(target) - len(shape):]):
+        if n != t and n != 1:
+            return False
+    return True

@@ -123,17 +123,16 @@ class Tensor:
         return "Tensor(" + ", ".join([body] + extras) + ")"
 
     # ---- the engine's view of a Tensor (see autodiff.Node) --------------------------
-    @property
-    def parents(self) -> tuple["Tensor", ...]:
-        return () if self.grad_fn is None else self.grad_fn.differentiable_inputs
+    # In the engine's graph a Tensor is a leaf: the nodes between leaves are the
+    # ``grad_fn`` records of the operations (function.BackwardNode).
+    parents: tuple = ()
 
-    def chain_rule(self, grad: np.ndarray) -> list[tuple["Tensor", np.ndarray]]:
-        return [] if self.grad_fn is None else self.grad_fn.chain_rule(grad)
+    def chain_rule(self, grad: np.ndarray) -> list:
+        return []
 
     def accumulate(self, grad: np.ndarray) -> None:
-        # Only leaves keep their gradient, as in PyTorch. The first gradient is copied:
-        # the array may be shared with other nodes or be the caller's own.
-        if self.grad_fn is None and self.requires_grad:
+        # The first gradient is copied: the array may be shared or be the caller's own.
+        if self.requires_grad:
             self.grad = np.array(grad, dtype=self.dtype) if self.grad is None else self.grad + grad
 
     def backward(self, grad: Any = None) -> None:
@@ -157,4 +156,4 @@ class Tensor:
                 raise ValueError(f"backward(grad): grad has shape {grad.shape} but the tensor "
                                  f"has shape {self.shape}")
             grad = grad.astype(self.dtype, copy=False)
-        backpropagate(self, grad)
+        backpropagate(self if self.grad_fn is None else self.grad_fn, grad)
