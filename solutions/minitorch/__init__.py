@@ -11,7 +11,7 @@ stage 4 (shapes, indexing), stage 5 (matmul, GELU, softmax, cross-entropy) and s
 """
 
 from . import methods as _methods  # noqa: F401  (attaches operators to Tensor)
-from . import nn, optim, training
+from . import datasets, nn, optim, plotting, training
 from .autodiff import backpropagate, topological_order
 from .function import Context, Function, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck
@@ -40,5 +40,5 @@ __all__ = [
     "reshape", "transpose", "broadcast_to", "squeeze", "unsqueeze", "flatten",
     "getitem", "cat", "stack", "matmul", "gelu", "logsumexp", "log_softmax", "softmax",
     "cross_entropy", "mse_loss", "gradcheck", "GradcheckError", "manual_seed",
-    "nn", "optim", "training",
+    "nn", "optim", "training", "datasets", "plotting",
 ]
