@@ -8,11 +8,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: lab test bench venv lock clean
+.PHONY: lab test bench release venv lock clean
 
-$(READY): requirements.lock
+$(READY): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(READY)
 
 venv: $(READY)
@@ -26,13 +27,17 @@ test: $(READY)
 bench: $(READY)
 	$(BIN)/python benchmarks/bench_mlp.py
 
+# Regenerate the learner's minitorch/ and notebooks/ from solutions/ (commit the result).
+release: $(READY)
+	$(BIN)/python -m grader release
+
 # Re-pin everything after changing the direct pins in pyproject.toml.
 lock:
 	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
 	$(PYTHON) -c "import tomllib; print('\\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > build/direct.txt
 	build/lock-venv/bin/python -m pip install --quiet -r build/direct.txt
 	head -n 2 requirements.lock > build/requirements.lock
-	build/lock-venv/bin/python -m pip freeze >> build/requirements.lock
+	build/lock-venv/bin/python -m pip freeze --all --exclude pip >> build/requirements.lock
 	mv build/requirements.lock requirements.lock
 
 clean:

@@ -28,3 +28,21 @@ TASKS: dict[str, str] = {
 def marker(task: str) -> str:
     """The pytest marker of a task id: "2.3" -> "task2_3"."""
     return "task" + task.replace(".", "_")
+
+
+# Points of each task's graded cell (visible checks and hidden tests together). A cell
+# scores all of its points or none; each stage is worth 11 to 16 points, 76 in all.
+POINTS: dict[str, int] = {
+    "1.1": 2, "1.2": 4, "1.3": 3, "1.4": 4,
+    "2.1": 2, "2.2": 4, "2.3": 6,
+    "3.1": 4, "3.2": 4, "3.3": 3,
+    "4.1": 4, "4.2": 4, "4.3": 3,
+    "5.1": 5, "5.2": 3, "5.3": 4, "5.4": 4,
+    "6.1": 4, "6.2": 3, "6.3": 3, "6.4": 3,
+}
+
+# Which notebook (nbgrader assignment) introduces each stage's tasks.
+STAGES: dict[str, str] = {
+    "1": "01_chain_rule", "2": "02_broadcasting", "3": "03_reductions",
+    "4": "04_indexing", "5": "05_matmul_softmax", "6": "06_training",
+}

@@ -1,0 +1,115 @@
+"""Build what a learner gets from the single source in ``solutions/``.
+
+* ``minitorch/``: the reference package with every solution region replaced by a
+  ``NotImplementedError`` naming its task (``regions.stub``); other files copied.
+* ``notebooks/NN_name.ipynb``: each source notebook ``solutions/notebooks/NN_name.py``
+  (jupytext percent format) converted, then passed through nbgrader's
+  ``generate_assignment``, which removes the hidden tests, clears the outputs and locks
+  the test cells. Each notebook is its own nbgrader assignment, named like the file.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+
+from .regions import stub
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SOURCE_PACKAGE = ROOT / "solutions" / "minitorch"
+SOURCE_NOTEBOOKS = ROOT / "solutions" / "notebooks"
+
+
+def source_notebooks() -> list[pathlib.Path]:
+    return sorted(SOURCE_NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+
+
+def build_package(target: pathlib.Path) -> None:
+    """Write the learner's package (stubs in place) to ``target``, replacing it."""
+    if target.exists():
+        shutil.rmtree(target)
+    for path in sorted(SOURCE_PACKAGE.rglob("*")):
+        if "__pycache__" in path.parts or path.is_dir():
+            continue
+        out = target / path.relative_to(SOURCE_PACKAGE)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".py":
+            out.write_text(stub(path.read_text(), str(path.relative_to(ROOT))))
+        else:
+            shutil.copyfile(path, out)
+
+
+def read_source_notebook(path: pathlib.Path):
+    """A source notebook as an nbformat notebook, without jupytext's own metadata."""
+    import jupytext
+    notebook = jupytext.read(path)
+    notebook.metadata.pop("jupytext", None)
+    for number, cell in enumerate(notebook.cells):  # stable ids keep the release reproducible
+        cell.id = f"{path.stem[:2]}-{number:03d}"
+    return notebook
+
+
+def nbgrader_config(root: pathlib.Path):
+    from traitlets.config import Config
+    config = Config()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    config.GenerateAssignment.create_assignment = True
+    return config
+
+
+def with_environment_bin_on_path() -> None:
+    """nbgrader runs the ``alembic`` command to create a gradebook: it must be on PATH."""
+    bin_dir = str(pathlib.Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+def build_notebooks(target: pathlib.Path, course: pathlib.Path | None = None) -> None:
+    """Write the release notebooks to ``target``, replacing them. ``course`` (a folder)
+    keeps the nbgrader course used to make them; by default a temporary one."""
+    import nbformat
+    from nbgrader.apps import NbGraderAPI
+
+    with_environment_bin_on_path()
+    with tempfile.TemporaryDirectory() as scratch:
+        course = course or pathlib.Path(scratch) / "course"
+        for path in source_notebooks():
+            folder = course / "source" / path.stem
+            folder.mkdir(parents=True, exist_ok=True)
+            nbformat.write(read_source_notebook(path), folder / f"{path.stem}.ipynb")
+        api = NbGraderAPI(config=nbgrader_config(course))
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for path in source_notebooks():
+            result = api.generate_assignment(path.stem)
+            if not result["success"]:
+                raise RuntimeError(f"nbgrader could not generate {path.stem}:\n{result['error']}\n{result['log']}")
+            shutil.copyfile(course / "release" / path.stem / f"{path.stem}.ipynb", target / f"{path.stem}.ipynb")
+
+
+def build(root: pathlib.Path = ROOT) -> None:
+    build_package(root / "minitorch")
+    build_notebooks(root / "notebooks")
+
+
+def differences(built: pathlib.Path, committed: pathlib.Path) -> list[str]:
+    """Files that differ between two trees (ignoring caches and checkpoints)."""
+    ignore = ["__pycache__", ".ipynb_checkpoints"]
+    found = []
+
+    def walk(cmp: filecmp.dircmp, prefix: str) -> None:
+        found.extend(f"{prefix}{name}: only in the fresh build" for name in cmp.left_only)
+        found.extend(f"{prefix}{name}: only in the committed copy" for name in cmp.right_only)
+        _, mismatch, errors = filecmp.cmpfiles(cmp.left, cmp.right, cmp.common_files, shallow=False)
+        found.extend(f"{prefix}{name}: differs" for name in mismatch + errors)
+        for name, sub in cmp.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+
+    walk(filecmp.dircmp(built, committed, ignore=ignore), f"{committed.name}/")
+    return found

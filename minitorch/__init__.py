@@ -1,0 +1,44 @@
+"""minitorch: reverse-mode automatic differentiation on NumPy arrays, built step by step.
+
+    import minitorch as mt
+    x = mt.Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    (x * x).sum().backward()
+    x.grad                      # 2 * x
+
+Stage 1 (Scalar, the engine), stage 2 (broadcasting), stage 3 (unary ops, reductions),
+stage 4 (shapes, indexing), stage 5 (matmul, GELU, softmax, cross-entropy) and stage 6
+(nn, optim, training) each add a layer; ``methods`` attaches the operations to Tensor.
+"""
+
+from . import methods as _methods  # noqa: F401  (attaches operators to Tensor)
+from . import datasets, nn, optim, plotting, training
+from .autodiff import backpropagate, topological_order
+from .function import Context, Function, is_grad_enabled, no_grad
+from .gradcheck import GradcheckError, gradcheck
+from .losses import cross_entropy, mse_loss
+from .nn import manual_seed
+from .numerical import central_difference
+from .ops_activation import gelu
+from .ops_binary import add, div, maximum, minimum, mul, pow, sub
+from .ops_index import cat, getitem, stack
+from .ops_linalg import matmul
+from .ops_reduce import max, mean, min, sum
+from .ops_shape import broadcast_to, flatten, reshape, squeeze, transpose, unsqueeze
+from .ops_softmax import log_softmax, logsumexp, softmax
+from .ops_unary import abs, cos, exp, log, neg, relu, sigmoid, sin, sqrt, tanh
+from .scalar import Scalar
+from .shapes import broadcast_shapes, unbroadcast
+from .tensor import Tensor
+
+__all__ = [
+    "Scalar", "central_difference", "topological_order", "backpropagate",
+    "Tensor", "Function", "Context", "no_grad", "is_grad_enabled",
+    "broadcast_shapes", "unbroadcast",
+    "add", "sub", "mul", "div", "pow", "maximum", "minimum",
+    "neg", "exp", "log", "sqrt", "abs", "sin", "cos", "tanh", "sigmoid", "relu",
+    "sum", "mean", "max", "min",
+    "reshape", "transpose", "broadcast_to", "squeeze", "unsqueeze", "flatten",
+    "getitem", "cat", "stack", "matmul", "gelu", "logsumexp", "log_softmax", "softmax",
+    "cross_entropy", "mse_loss", "gradcheck", "GradcheckError", "manual_seed",
+    "nn", "optim", "training", "datasets", "plotting",
+]

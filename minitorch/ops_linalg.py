@@ -1,0 +1,84 @@
+"""Matrix multiplication with NumPy's ``matmul`` rules.
+
+* 2-D: (m, k) @ (k, n) -> (m, n).
+* N-D: the last two axes are matrices, the axes before them are a batch and broadcast:
+  (b, 1, m, k) @ (c, k, n) -> (b, c, m, n).
+* 1-D: a vector on the left acts as a (1, k) row, on the right as a (k, 1) column, and
+  that added axis is removed from the output: (k,) @ (k, n) -> (n,), (k,) @ (k,) -> ().
+
+=======  =========================  ==================================================
+op       forward saves              backward returns (Task 5.1)
+=======  =========================  ==================================================
+MatMul   a, b                       dA = dC @ Bᵀ and dB = Aᵀ @ dC, on the 1-D operands
+                                    promoted to matrices, batch axes summed back
+=======  =========================  ==================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .function import Context, Function
+from .shapes import unbroadcast
+
+
+class MatMul(Function):
+    """out = a @ b."""
+
+    @staticmethod
+    def forward(ctx: Context, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        _check_matmul_shapes(a.shape, b.shape)
+        ctx.save_for_backward(a, b)
+        return np.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        a, b = ctx.saved
+        a2, b2, grad2 = as_matrices(a, b, grad)
+        # Task 5.1: MatMul.backward
+        raise NotImplementedError("Task 5.1: MatMul.backward")
+
+
+def as_matrices(a: np.ndarray, b: np.ndarray, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The operands of ``a @ b`` with 1-D ones promoted to matrices (a to a (1, k) row, b to
+    a (k, 1) column) and ``grad`` reshaped to the output those matrices give. After this,
+    every case is the batched matrix case; reshape the results back at the end."""
+    if a.ndim == b.ndim == 2:
+        return a, b, grad
+    a2 = a[np.newaxis, :] if a.ndim == 1 else a
+    b2 = b[:, np.newaxis] if b.ndim == 1 else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    return a2, b2, grad.reshape(batch + (a2.shape[-2], b2.shape[-1]))
+
+
+def product_like(x: np.ndarray, y: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """``x @ y``, laid out in memory like ``like`` when that is a transposed matrix.
+
+    Linear multiplies by ``weight.T``, a transposed view of the weight. Computing that
+    view's gradient as ``(yᵀ @ xᵀ)ᵀ``, the same numbers, makes it a transposed view too, so
+    the weight's own gradient comes back in the weight's memory order and the optimizer's
+    update runs along memory instead of across it (several times faster).
+    """
+    if like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
+        return (y.T @ x.T).T
+    return x @ y
+
+
+def _check_matmul_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
+    if not a_shape or not b_shape:
+        raise ValueError(f"matmul: shapes {a_shape} and {b_shape}: 0-d tensors cannot be "
+                         "matrix-multiplied (use *)")
+    k_a, k_b = a_shape[-1], b_shape[0] if len(b_shape) == 1 else b_shape[-2]
+    if k_a != k_b:
+        raise ValueError(f"matmul: shapes {a_shape} and {b_shape} do not fit: the last axis of "
+                         f"a has size {k_a} but b's {'only' if len(b_shape) == 1 else 'second-to-last'} "
+                         f"axis has size {k_b}")
+    try:
+        if len(a_shape) > 2 or len(b_shape) > 2:
+            np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: shapes {a_shape} and {b_shape} do not fit: their batch axes "
+                         f"{a_shape[:-2]} and {b_shape[:-2]} cannot be broadcast together") from None
+
+
+def matmul(a, b): return MatMul.apply(a, b)

@@ -1,0 +1,108 @@
+"""Reductions over axes: sum, mean, max, min.
+
+``axis`` is None (every axis), an int or a tuple of ints, negatives allowed; the forward
+turns it into a sorted tuple of non-negative axes and stores it as ``ctx.axes``. The
+output lacks the reduced axes unless ``keepdims`` is True, in which case they stay with
+size 1. Either way, a backward sends each output's gradient to the elements it came from.
+
+=========  =====================================  ==============================================
+op         forward saves                          backward returns
+=========  =====================================  ==============================================
+Sum        input shape, axes, keepdims            one gradient of the input's shape (Task 3.2)
+Mean       input shape, axes, keepdims            (Task 3.2)
+Max, Min   x, out (keepdims), axes                ties share the gradient equally (Task 3.3)
+=========  =====================================  ==============================================
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .function import Context, Function
+from .shapes import normalize_axes
+
+
+def _setup(ctx: Context, x: np.ndarray, axis, keepdims: bool) -> tuple[int, ...]:
+    ctx.shape, ctx.keepdims = x.shape, bool(keepdims)
+    ctx.axes = normalize_axes(axis, x.ndim, x.shape)
+    return ctx.axes
+
+
+class Sum(Function):
+    """out = x summed over ``axis``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
+        return x.sum(axis=_setup(ctx, x, axis, keepdims), keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
+        # Task 3.2: Sum.backward
+        raise NotImplementedError("Task 3.2: Sum.backward")
+
+
+class Mean(Function):
+    """out = x averaged over ``axis``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
+        return np.mean(x, axis=_setup(ctx, x, axis, keepdims), keepdims=keepdims)
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
+        # Task 3.2: Mean.backward
+        raise NotImplementedError("Task 3.2: Mean.backward")
+
+
+class Max(Function):
+    """out = the largest element over ``axis``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
+        out = np.max(x, axis=_setup(ctx, x, axis, keepdims), keepdims=True)
+        ctx.save_for_backward(x, out)  # out keeps the reduced axes, as size 1
+        return out if keepdims else np.squeeze(out, ctx.axes)
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
+        x, out = ctx.saved
+        # Task 3.3: Max.backward
+        raise NotImplementedError("Task 3.3: Max.backward")
+
+
+class Min(Function):
+    """out = the smallest element over ``axis``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
+        out = np.min(x, axis=_setup(ctx, x, axis, keepdims), keepdims=True)
+        ctx.save_for_backward(x, out)  # out keeps the reduced axes, as size 1
+        return out if keepdims else np.squeeze(out, ctx.axes)
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
+        x, out = ctx.saved
+        # Task 3.3: Min.backward
+        raise NotImplementedError("Task 3.3: Min.backward")
+
+
+def _with_reduced_axes(grad: np.ndarray, ctx: Context) -> np.ndarray:
+    """``grad`` (the output's shape) with the reduced axes put back as size 1, so that it
+    lines up with the input and broadcasts against it."""
+    # Task 3.2: _with_reduced_axes, used by Sum.backward and Mean.backward
+    raise NotImplementedError("Task 3.2: _with_reduced_axes, used by Sum.backward and Mean.backward")
+
+
+def _to_extremes(grad: np.ndarray, x: np.ndarray, out: np.ndarray, ctx: Context) -> np.ndarray:
+    """Send each output's gradient to the input elements equal to the extreme ``out``
+    (saved with the reduced axes kept as size 1), shared equally among ties."""
+    # Task 3.3: _to_extremes, used by Max.backward and Min.backward
+    raise NotImplementedError("Task 3.3: _to_extremes, used by Max.backward and Min.backward")
+
+
+def sum(x, axis=None, keepdims=False): return Sum.apply(x, axis=axis, keepdims=keepdims)  # noqa: A001
+def mean(x, axis=None, keepdims=False): return Mean.apply(x, axis=axis, keepdims=keepdims)
+def max(x, axis=None, keepdims=False): return Max.apply(x, axis=axis, keepdims=keepdims)  # noqa: A001
+def min(x, axis=None, keepdims=False): return Min.apply(x, axis=axis, keepdims=keepdims)  # noqa: A001

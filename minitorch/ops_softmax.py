@@ -1,0 +1,93 @@
+"""logsumexp, log_softmax and softmax, computed so that large inputs cannot overflow.
+
+exp(1000) is inf in floating point, so ``log(sum(exp(x)))`` fails for large x. Since
+logsumexp(x) = m + logsumexp(x - m) for any m, subtracting the maximum m first keeps every
+exponent at most 0 and the sum between 1 and the number of elements.
+
+    logsumexp(x)   = log Σ_j exp(x_j)
+    log_softmax(x) = x - logsumexp(x)
+    softmax(x)     = exp(x - logsumexp(x))   (positive, sums to 1 along the axis)
+
+===========  ===========================  ============================================
+op           forward saves                backward returns (Task 5.3)
+===========  ===========================  ============================================
+LogSumExp    x, out (axes kept)           d/dx, same shape as x
+LogSoftmax   out                          d/dx; no (C, C) Jacobian
+Softmax      out                          d/dx; no (C, C) Jacobian
+===========  ===========================  ============================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .function import Context, Function
+from .shapes import normalize_axes
+
+
+def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """log(sum(exp(x))) over ``axes``, the axes kept with size 1, without overflow for large
+    x or underflow to log(0) when every x is very negative."""
+    # Task 5.3: stable_logsumexp
+    raise NotImplementedError("Task 5.3: stable_logsumexp")
+
+
+def log_softmax_array(x: np.ndarray, axis: int) -> np.ndarray:
+    """log_softmax on an ndarray (no graph), for the losses."""
+    return x - stable_logsumexp(x, (axis,))
+
+
+class LogSumExp(Function):
+    """out = log Σ exp(x) over ``axis`` (None: all), reduced like ``sum``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
+        ctx.axes, ctx.keepdims = normalize_axes(axis, x.ndim, x.shape), bool(keepdims)
+        out = stable_logsumexp(x, ctx.axes)
+        ctx.save_for_backward(x, out)
+        return out if keepdims else np.squeeze(out, ctx.axes)
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
+        x, out = ctx.saved
+        # Task 5.3: LogSumExp.backward
+        raise NotImplementedError("Task 5.3: LogSumExp.backward")
+
+
+class LogSoftmax(Function):
+    """out = x - logsumexp(x) along ``axis``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis: int = -1) -> np.ndarray:
+        ctx.axis = normalize_axes(axis, x.ndim, x.shape)[0]
+        out = log_softmax_array(x, ctx.axis)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
+        (out,) = ctx.saved
+        # Task 5.3: LogSoftmax.backward
+        raise NotImplementedError("Task 5.3: LogSoftmax.backward")
+
+
+class Softmax(Function):
+    """out = exp(x - logsumexp(x)) along ``axis``."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, axis: int = -1) -> np.ndarray:
+        ctx.axis = normalize_axes(axis, x.ndim, x.shape)[0]
+        out = np.exp(log_softmax_array(x, ctx.axis))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
+        (out,) = ctx.saved
+        # Task 5.3: Softmax.backward
+        raise NotImplementedError("Task 5.3: Softmax.backward")
+
+
+def logsumexp(x, axis=None, keepdims=False): return LogSumExp.apply(x, axis=axis, keepdims=keepdims)
+def log_softmax(x, axis=-1): return LogSoftmax.apply(x, axis=axis)
+def softmax(x, axis=-1): return Softmax.apply(x, axis=axis)

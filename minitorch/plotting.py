@@ -1,0 +1,152 @@
+"""Pictures for the notebooks. matplotlib is imported inside each function, so importing
+minitorch never imports it. None of these calls a function a learner writes: a picture
+works before the code it illustrates does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+
+def _axes(ax: Any, size: tuple[float, float]) -> Any:
+    import matplotlib.pyplot as plt
+    return ax if ax is not None else plt.subplots(figsize=size, layout="constrained")[1]
+
+
+def draw_graph(root: Any, ax: Any = None, show_grad: bool = True) -> Any:
+    """Draw the Scalar graph that ends in ``root``: one box per value (its name, data and
+    grad), arrows from inputs to the values computed from them, the op on each box."""
+    nodes, depth, stack = {}, {id(root): 0}, [root]
+    while stack:  # longest distance from the root decides the column
+        node = stack.pop()
+        nodes[id(node)] = node
+        for parent in node.parents:
+            if depth.get(id(parent), -1) < depth[id(node)] + 1:
+                depth[id(parent)] = depth[id(node)] + 1
+                stack.append(parent)
+    columns: dict[int, list[Any]] = {}
+    for key, node in nodes.items():
+        columns.setdefault(depth[key], []).append(node)
+    width = max(depth.values()) + 1
+    ax = _axes(ax, (2.1 * width + 1, 1.3 * max(len(c) for c in columns.values()) + 1))
+    where = {}
+    for d, column in columns.items():
+        for i, node in enumerate(column):
+            where[id(node)] = (width - 1 - d, i - (len(column) - 1) / 2)
+    for node in nodes.values():
+        x, y = where[id(node)]
+        for parent in node.parents:
+            px, py = where[id(parent)]
+            ax.annotate("", (x - 0.38, y), (px + 0.38, py),
+                        arrowprops=dict(arrowstyle="->", color="0.45", lw=1))
+    for node in nodes.values():
+        x, y = where[id(node)]
+        label = node.name or (node.op if node.op else f"{node.data:.3g}")
+        text = f"{label}\n{node.data:.3g}" + (f"\ngrad {node.grad:.3g}" if show_grad else "")
+        leaf = not node.parents
+        ax.text(x, y, text, ha="center", va="center", fontsize=9,
+                bbox=dict(boxstyle="round,pad=0.35", fc="#e8f1fb" if leaf else "#fdf1dc",
+                          ec="#4a78a8" if leaf else "#c48a2c"))
+    ax.set_xlim(-0.7, width - 0.3)
+    ys = [y for _, y in where.values()]
+    ax.set_ylim(min(ys) - 0.8, max(ys) + 0.8)
+    ax.axis("off")
+    return ax
+
+
+def _grid(ax: Any, x0: float, shape: tuple[int, int], color: str, stretched: np.ndarray | None,
+          title: str) -> None:
+    from matplotlib.patches import Rectangle
+    rows, cols = shape
+    for r in range(rows):
+        for c in range(cols):
+            faded = stretched is not None and stretched[r, c]
+            ax.add_patch(Rectangle((x0 + c, -r - 1), 1, 1, fc=color, ec="white", lw=2,
+                                   alpha=0.35 if faded else 1.0))
+    ax.text(x0 + cols / 2, 0.4, title, ha="center", va="bottom", fontsize=10)
+
+
+def draw_broadcast(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any = None) -> Any:
+    """Two operands of up to 2 axes, each stretched to the broadcast shape: solid cells are
+    the operand's own values, faded cells are copies. The gradient takes the way back: the
+    faded copies' gradients are summed into the solid cells."""
+    out = np.broadcast_shapes(tuple(a_shape), tuple(b_shape))
+    out2 = (1,) * (2 - len(out)) + tuple(out)
+    ax = _axes(ax, (1.2 * (3 * out2[1] + 6) / 2 + 1, 0.6 * out2[0] + 1.6))
+    x0 = 0.0
+    for shape, color, name in ((a_shape, "#4a78a8", "a"), (b_shape, "#c48a2c", "b")):
+        own = (1,) * (2 - len(shape)) + tuple(shape)
+        stretched = np.ones(out2, dtype=bool)
+        stretched[:own[0], :own[1]] = False
+        _grid(ax, x0, out2, color, stretched, f"{name}: {tuple(shape)} → {tuple(out)}")
+        x0 += out2[1] + 1.5
+    _grid(ax, x0, out2, "#5b9e5b", None, f"a + b: {tuple(out)}")
+    ax.set_xlim(-0.5, x0 + out2[1] + 0.5)
+    ax.set_ylim(-out2[0] - 0.5, 1.3)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return ax
+
+
+def draw_values(arrays: Sequence[np.ndarray], titles: Sequence[str], ax: Any = None) -> Any:
+    """Small matrices side by side with their numbers written in the cells."""
+    import matplotlib.pyplot as plt
+    arrays = [np.atleast_2d(np.asarray(a, dtype=float)) for a in arrays]
+    if ax is None:
+        widths = [a.shape[1] + 1 for a in arrays]
+        fig, axes = plt.subplots(1, len(arrays), figsize=(0.75 * sum(widths) + 1, 0.6 * max(a.shape[0] for a in arrays) + 1.2),
+                                 gridspec_kw=dict(width_ratios=widths), layout="constrained")
+        ax = np.atleast_1d(axes)
+    for axis, array, title in zip(ax, arrays, titles):
+        axis.imshow(array, cmap="coolwarm", vmin=-np.abs(array).max() - 1e-9, vmax=np.abs(array).max() + 1e-9)
+        for (r, c), v in np.ndenumerate(array):
+            axis.text(c, r, f"{v:.3g}", ha="center", va="center", fontsize=9)
+        axis.set_title(title, fontsize=10)
+        axis.set_xticks([])
+        axis.set_yticks([])
+    return ax
+
+
+def draw_matmul_shapes(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any = None) -> Any:
+    """The shapes of a batched ``A @ B``, of ``C`` and of both gradients, as labelled boxes."""
+    out = np.matmul(np.empty(a_shape), np.empty(b_shape)).shape
+    rows = [("A", a_shape, "#4a78a8"), ("B", b_shape, "#c48a2c"), ("C = A @ B", out, "#5b9e5b"),
+            ("dA = dC @ Bᵀ, summed to A's shape", a_shape, "#4a78a8"),
+            ("dB = Aᵀ @ dC, summed to B's shape", b_shape, "#c48a2c")]
+    ax = _axes(ax, (7, 3))
+    for i, (name, shape, color) in enumerate(rows):
+        ax.barh(-i, len(shape) + 0.5, color=color, alpha=0.25)
+        ax.text(0.1, -i, f"{name}:  {tuple(shape)}", va="center", fontsize=10)
+    ax.axis("off")
+    return ax
+
+
+def plot_curves(curves: dict[str, Sequence[float]], ax: Any = None, ylabel: str = "loss",
+                log: bool = True) -> Any:
+    """One line per named curve (for example training and validation loss per epoch)."""
+    ax = _axes(ax, (6, 3.5))
+    for name, values in curves.items():
+        ax.plot(np.arange(1, len(values) + 1), values, label=name, lw=2)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(ylabel)
+    if log:
+        ax.set_yscale("log")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    return ax
+
+
+def plot_decision_boundary(predict: Any, x: np.ndarray, y: np.ndarray, ax: Any = None,
+                           resolution: int = 150) -> Any:
+    """Colour the plane by ``predict(points) -> class per point`` and scatter (x, y) on it."""
+    ax = _axes(ax, (4.5, 4.5))
+    lo, hi = x.min(axis=0) - 0.3, x.max(axis=0) + 0.3
+    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution))
+    classes = np.asarray(predict(np.stack([gx.ravel(), gy.ravel()], axis=1))).reshape(gx.shape)
+    ax.contourf(gx, gy, classes, levels=np.arange(y.max() + 2) - 0.5, cmap="coolwarm", alpha=0.35)
+    ax.scatter(x[:, 0], x[:, 1], c=y, cmap="coolwarm", s=12, edgecolors="k", linewidths=0.3)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    return ax

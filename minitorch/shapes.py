@@ -1,0 +1,97 @@
+"""Shape arithmetic: broadcasting forwards and backwards, and axis arguments.
+
+Broadcasting lines two shapes up from the right; in each position the sizes must be equal
+or one of them 1, and a missing axis counts as size 1. The result takes the larger size.
+
+    a: (   3,)         a is stretched along the new axis 0
+    b: (4, 1)          b is stretched along its size-1 axis 1
+    a + b: (4, 3)
+
+``unbroadcast`` is the one place where the reverse lives: every op whose forward
+broadcast an input calls it on that input's gradient.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+Shape = tuple[int, ...]
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
+    """The shape NumPy gives ``a + b + ...`` for operands of the given shapes.
+
+    ``broadcast_shapes((3,), (4, 1)) == (4, 3)``; ``broadcast_shapes() == ()``.
+    Raises ValueError naming all the shapes and the first axis where they clash.
+    """
+    # Task 2.1: broadcast_shapes
+    raise NotImplementedError("Task 2.1: broadcast_shapes")
+
+
+def unbroadcast(grad: np.ndarray, shape: Sequence[int]) -> np.ndarray:
+    """Sum ``grad`` down to ``shape``: the reverse of broadcasting an array of ``shape``.
+
+    ``grad`` has the broadcast (output) shape. An input of ``shape`` was stretched along
+    the axes it lacked (leading axes) and along its size-1 axes; each of its elements fed
+    every output along those axes. Returns an ndarray of exactly ``shape`` with the dtype
+    of ``grad``; ``grad`` itself is never modified.
+
+    ``unbroadcast(np.ones((4, 3)), (3,))`` is ``[4., 4., 4.]``;
+    ``unbroadcast(np.ones((4, 3)), (4, 1))`` has shape (4, 1).
+    """
+    shape = tuple(shape)
+    if grad.shape == shape:  # nothing was broadcast
+        return grad
+    if not _broadcasts_to(shape, grad.shape):
+        raise ValueError(f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
+                         f"broadcasting shape {shape}")
+    # Task 2.2: unbroadcast
+    raise NotImplementedError("Task 2.2: unbroadcast")
+
+
+def normalize_axes(axis: int | Iterable[int] | None, ndim: int, shape: Shape = ()) -> tuple[int, ...]:
+    """Turn an ``axis`` argument (None, an int, or ints, negatives allowed) into a sorted
+    tuple of non-negative axes. None means every axis. Raises ValueError naming the
+    shape for an axis out of range or repeated.
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    result = []
+    for a in axes:
+        if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+            raise TypeError(f"axis must be an int or a tuple of ints, got {axis!r}")
+        if not -ndim <= a < ndim:
+            raise ValueError(f"axis {a} is out of range for a tensor of shape "
+                             f"{tuple(shape)} ({ndim} axes)")
+        result.append(int(a) % ndim)
+    if len(set(result)) != len(result):
+        raise ValueError(f"axis {axis!r} repeats an axis (tensor of shape {tuple(shape)})")
+    return tuple(sorted(result))
+
+
+def check_broadcast(op: str, *shapes: Shape) -> Shape:
+    """The broadcast shape of ``shapes``, or a ValueError that names ``op`` and the shapes."""
+    if len(shapes) == 2:  # the common case, without np.broadcast_shapes' overhead
+        a, b = shapes
+        if a == b or _broadcasts_to(b, a):
+            return a
+        if _broadcasts_to(a, b):
+            return b
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = " and ".join(str(tuple(s)) for s in shapes)
+        raise ValueError(f"{op}: shapes {listed} cannot be broadcast together (aligned from "
+                         "the right, each pair of sizes must be equal or contain a 1)") from None
+
+
+def _broadcasts_to(shape: Shape, target: Shape) -> bool:
+    if len(shape) > len(target):
+        return False
+    for n, t in zip(shape, target[len(target) - len(shape):]):
+        if n != t and n != 1:
+            return False
+    return True

@@ -1,0 +1,247 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 1 · The chain rule on single numbers
+#
+# Training a network means nudging its weights downhill on a loss. To know which way is
+# downhill we need the derivative of the loss with respect to every weight. In this
+# notebook you build the machine that computes all of them in one backward sweep:
+# **reverse-mode automatic differentiation**, first on plain numbers (`Scalar`).
+#
+# You write code in the package `minitorch/` (open it in the file browser on the left),
+# not in this notebook. The notebook explains, draws, and checks. Edits to the package
+# show up here without restarting the kernel.
+
+# %%
+# %load_ext autoreload
+# %autoreload 2
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch as mt
+from minitorch import plotting
+
+# %% [markdown]
+# ## Why derivatives: gradient descent
+#
+# Take the loss $L(w) = (w - 3)^2$. Its derivative $L'(w) = 2(w - 3)$ is negative left
+# of the minimum and positive right of it, so the step $w \leftarrow w - \eta\, L'(w)$
+# always moves toward $w = 3$. With many weights, the derivative becomes the gradient, one
+# partial derivative per weight, and the step is the same.
+
+# %%
+w, path = -1.0, []
+for _ in range(12):
+    path.append(w)
+    w -= 0.15 * 2 * (w - 3)
+grid = np.linspace(-1.5, 5, 200)
+fig, ax = plt.subplots(figsize=(5.5, 3), layout="constrained")
+ax.plot(grid, (grid - 3) ** 2, color="0.5")
+ax.plot(path, [(p - 3) ** 2 for p in path], "o-", color="#c48a2c", ms=4)
+ax.set_xlabel("w")
+ax.set_ylabel("L(w)")
+ax.set_title("12 steps of gradient descent, learning rate 0.15");
+
+# %% [markdown]
+# ## Your task 1.1: `central_difference` in `minitorch/numerical.py`
+#
+# Before computing derivatives exactly we need a way to check them. Nudge one input a
+# little each way and watch the output:
+#
+# $$f'(x) \approx \frac{f(x + \varepsilon) - f(x - \varepsilon)}{2\varepsilon}$$
+#
+# The error of this *central* difference shrinks like $\varepsilon^2$ (the terms in
+# $\varepsilon$ of the two Taylor expansions cancel), while the one-sided
+# $(f(x+\varepsilon) - f(x))/\varepsilon$ only shrinks like $\varepsilon$.
+# `central_difference(f, *values, arg=0, eps=1e-6)` differentiates with respect to
+# `values[arg]`.
+
+# %% nbgrader={"grade": true, "grade_id": "task1_1", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Check Task 1.1
+assert abs(mt.central_difference(math.sin, 0.3) - math.cos(0.3)) < 1e-6
+assert abs(mt.central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1) - 2.0) < 1e-6
+print("Task 1.1 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("1.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## The chain rule, one operation at a time
+#
+# Every computation is a chain of small operations. If $y = g(u)$ and $u = h(x)$, then
+#
+# $$\frac{dy}{dx} = \frac{dy}{du}\cdot\frac{du}{dx}.$$
+#
+# So each operation only needs to know its *local* derivative. Going backwards from the
+# output, each operation receives $g = \partial L / \partial\,\text{out}$ and hands each
+# input $g \cdot \partial\,\text{out} / \partial\,\text{input}$. For $c = a \cdot b$ that
+# is $g\,b$ for $a$ and $g\,a$ for $b$; for $c = \sin a$ it is $g \cos a$.
+#
+# A `Scalar` stores its value in `.data`. Every operation creates a new `Scalar` that
+# remembers its inputs and a small function `backward(g)` with the local rule.
+
+# %% [markdown]
+# ## Your task 1.2: the local derivatives in `minitorch/scalar.py`
+#
+# Fill in the `backward(g)` of each operation: `+ - * /`, `** c`, unary `-`, `exp`,
+# `log`, `sin`, `cos`, `tanh`, `sigmoid` and `relu`. Each returns one number per input.
+# Two facts save work: $\tanh' = 1 - \tanh^2$ and $\sigma' = \sigma (1 - \sigma)$, both
+# from the output, which the rule can see as `out`. At exactly 0, take relu's derivative
+# to be 0 (as PyTorch does).
+
+# %% nbgrader={"grade": true, "grade_id": "task1_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 1.2: call each operation's rule directly with g = 1
+a, b = mt.Scalar(2.0), mt.Scalar(-3.0)
+assert [grad for _, grad in (a * b).chain_rule(1.0)] == [-3.0, 2.0]
+assert [grad for _, grad in (a / b).chain_rule(1.0)] == [1 / -3.0, -2.0 / 9.0]
+assert abs((a ** 3).chain_rule(1.0)[0][1] - 12.0) < 1e-12
+assert abs(a.sigmoid().chain_rule(1.0)[0][1] - math.exp(-2) / (1 + math.exp(-2)) ** 2) < 1e-12
+print("Task 1.2 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("1.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## The graph, and the order to walk it
+#
+# Here is the model this notebook trains: one input `x` and three weights.
+#
+# $$a = x^2,\quad b = \mathrm{relu}(w_1 a + w_3),\quad c = \mathrm{relu}(w_2 a + w_3),\quad y = 4 \sin(b + c)$$
+#
+# Blue boxes are the leaves (values we made), orange ones were computed. Arrows point
+# from inputs to the values computed from them.
+
+# %%
+def worked_model(x, w1, w2, w3):
+    a = x ** 2
+    a.name = "a"
+    b = (w1 * a + w3).relu()
+    b.name = "b"
+    c = (w2 * a + w3).relu()
+    c.name = "c"
+    y = 4 * (b + c).sin()
+    y.name = "y"
+    return y
+
+
+def leaves():
+    return (mt.Scalar(0.8, "x"), mt.Scalar(1.5, "w1"), mt.Scalar(-0.7, "w2"), mt.Scalar(0.4, "w3"))
+
+
+plotting.draw_graph(worked_model(*leaves()), show_grad=False);
+
+# %% [markdown]
+# `x` feeds `a`, and `a` feeds both `b` and `c`: a *diamond*. A change in `a` reaches `y`
+# along two paths, so $\partial y/\partial a$ is the **sum** of the two contributions. We
+# may only pass `a`'s gradient on once both have arrived. Hence the order: visit a node
+# only after every node that uses it, a **reverse topological order** (the output
+# first, the leaves last).
+
+# %% [markdown]
+# ## Your task 1.3: `topological_order` in `minitorch/autodiff.py`
+#
+# Return every node the root depends on, each once, the root first and every node before
+# its parents. The engine sees nodes only through `node.parents`, so the same code will
+# later walk tensor graphs. Do it without recursion: a graph can be 10,000 operations
+# deep, and Python's recursion limit is about 1,000. A depth-first search with your own
+# stack works: push a node, then its parents; emit the node once its parents are done.
+
+# %% nbgrader={"grade": true, "grade_id": "task1_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Check Task 1.3
+y = worked_model(*leaves())
+order = mt.topological_order(y)
+assert order[0] is y and len(order) == len({id(n) for n in order})
+position = {id(n): i for i, n in enumerate(order)}
+assert all(position[id(n)] < position[id(p)] for n in order for p in n.parents)
+print(f"Task 1.3 passes the visible checks ({len(order)} nodes)")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("1.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Your task 1.4: `backpropagate` in `minitorch/autodiff.py`
+#
+# Start with $\partial y/\partial y = 1$ at the root. Walk the topological order; for each
+# node, its gradient is now complete: hand it to `node.accumulate` (which adds it to
+# `.grad`), then to `node.chain_rule`, and **add** what comes back into a running total
+# per parent. Adding, never assigning: that is what makes the diamond come out right,
+# and what makes a second `backward()` add to the gradients instead of replacing them.
+
+# %% nbgrader={"grade": true, "grade_id": "task1_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 1.4: x is used twice, so dy/dx = 3 e^x + 3x e^x
+x = mt.Scalar(0.5)
+y = (x * 3) * x.exp()
+y.backward()
+assert abs(x.grad - (3 + 3 * 0.5) * math.exp(0.5)) < 1e-12
+y.backward()
+assert abs(x.grad - 2 * (3 + 3 * 0.5) * math.exp(0.5)) < 1e-12, "a second backward must add"
+print("Task 1.4 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("1.4")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## The graph with its gradients
+#
+# With all four tasks done, one call fills in every gradient. Each box now shows its value
+# and $\partial y / \partial(\text{box})$. Check one by hand: $y = 4 \sin(b + c)$, so
+# the gradient at `b` is $4\cos(b + c)$.
+
+# %%
+y = worked_model(*leaves())
+y.backward()
+plotting.draw_graph(y);
+
+# %% [markdown]
+# ## Training the model
+#
+# Let us fit the weights so that the model maps a few inputs to targets, by plain
+# gradient descent on the squared error plus a small L2 penalty $\lambda \sum w^2$ that
+# keeps the weights small. Each step: compute the loss, zero the gradients, backward,
+# step every weight against its gradient.
+
+# %%
+inputs = [-1.0, -0.5, 0.0, 0.5, 1.0]
+targets = [1.5, 0.3, 0.1, 0.3, 1.5]
+
+
+def train_worked_model(steps=150, lr=0.02, penalty=1e-3):
+    weights = [mt.Scalar(0.4, "w1"), mt.Scalar(0.3, "w2"), mt.Scalar(0.05, "w3")]
+    history = []
+    for _ in range(steps):
+        loss = sum((worked_model(mt.Scalar(x), *weights) - t) ** 2 for x, t in zip(inputs, targets))
+        loss = loss + penalty * sum(w * w for w in weights)
+        for w in weights:
+            w.zero_grad()
+        loss.backward()
+        for w in weights:
+            w.data -= lr * w.grad
+        history.append(loss.data)
+    return weights, history
+
+
+weights, history = train_worked_model()
+fig, ax = plt.subplots(figsize=(5.5, 3), layout="constrained")
+ax.plot(history, lw=2)
+ax.set_yscale("log")
+ax.set_xlabel("step")
+ax.set_ylabel("loss")
+ax.set_title("gradient descent on the worked model")
+print("learned:", ", ".join(f"{w.name} = {w.data:.3f}" for w in weights))
+
+# %% [markdown]
+# The loss falls by orders of magnitude: every gradient the engine computed pointed the
+# right way. Next notebook: the same engine on whole arrays, where a new question appears
+# (what happens to the gradient when a shape was *broadcast*?).
