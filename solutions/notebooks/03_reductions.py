@@ -1,0 +1,167 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 3 · Unary functions and reductions
+#
+# Two families of operations in this notebook. **Unary** functions work element by
+# element, so their backward is the upstream gradient times the local derivative,
+# element by element. **Reductions** (`sum`, `mean`, `max`, `min`) shrink axes away, so
+# their backward has to grow the gradient back to the input's shape.
+
+# %%
+# %load_ext autoreload
+# %autoreload 2
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch as mt
+from minitorch import plotting
+from minitorch.function import Context
+
+# %% [markdown]
+# ## Your task 3.1: unary backward rules in `minitorch/ops_unary.py`
+#
+# For $\text{out}_i = f(x_i)$, output $i$ depends on input $i$ only, so the Jacobian is
+# diagonal and the backward is `grad * f'(x)`:
+#
+# | f | f′ | | f | f′ |
+# | --- | --- | --- | --- | --- |
+# | $e^x$ | $e^x$ (the output) | | $\sin x$ | $\cos x$ |
+# | $\ln x$ | $1/x$ | | $\cos x$ | $-\sin x$ |
+# | $\sqrt{x}$ | $1 / (2\sqrt{x})$ | | $\tanh x$ | $1 - \tanh^2 x$ |
+# | $\lvert x\rvert$ | sign of $x$ (0 at 0) | | $\sigma(x)$ | $\sigma(x)(1 - \sigma(x))$ |
+# | relu | 1 where $x > 0$, else 0 | | $-x$ | $-1$ (done for you) |
+#
+# Several rules are cheapest from the output the forward saved rather than from `x`.
+
+# %%
+x = np.linspace(-4, 4, 400)
+fig, axes = plt.subplots(1, 3, figsize=(10, 2.8), layout="constrained")
+for ax, (name, f, df) in zip(axes, [("tanh", np.tanh, lambda t: 1 - np.tanh(t) ** 2),
+                                    ("sigmoid", lambda t: 1 / (1 + np.exp(-t)), lambda t: np.exp(-t) / (1 + np.exp(-t)) ** 2),
+                                    ("relu", lambda t: np.maximum(t, 0), lambda t: (t > 0) * 1.0)]):
+    ax.plot(x, f(x), lw=2, label=name)
+    ax.plot(x, df(x), lw=2, ls="--", label="derivative")
+    ax.legend(fontsize=9)
+    ax.grid(alpha=0.3)
+
+# %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 3.1
+from minitorch import ops_unary  # noqa: E402
+
+x = np.array([-1.5, 0.5, 2.0])
+for name, derivative in [("Exp", np.exp(x)), ("Sin", np.cos(x)), ("Tanh", 1 - np.tanh(x) ** 2),
+                         ("Relu", np.array([0.0, 1.0, 1.0])), ("Abs", np.sign(x))]:
+    op, ctx = getattr(ops_unary, name), Context((True,))
+    op.forward(ctx, x)
+    assert np.allclose(op.backward(ctx, np.ones(3)), derivative), name
+print("Task 3.1 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("3.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Sum and mean: reinsert the axes, then broadcast back
+#
+# `x.sum(axis=1)` on a `(3, 4)` input gives shape `(3,)`: output $i$ is
+# $\sum_j x_{ij}$, so every $x_{ij}$ in row $i$ gets the same gradient, $g_i$. The
+# backward is *a broadcast*, the mirror image of notebook 2: first put the reduced axis
+# back as size 1 (`(3,)` → `(3, 1)`; with `keepdims=True` it is already there), then
+# broadcast to `(3, 4)`. For `mean`, also divide by the number of elements averaged.
+#
+# Without reinserting the axis, `(3,)` would broadcast against `(3, 4)` along the *wrong*
+# axis (or fail): that is the "lost keepdims" bug.
+
+# %%
+x = np.arange(12.0).reshape(3, 4)
+g = np.array([1.0, -2.0, 0.5])
+plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_to(g[:, None], x.shape)],
+                     ["x  (3, 4)", "x.sum(axis=1)", "upstream g, axis back", "gradient for x"]);
+
+# %% [markdown]
+# ## Your task 3.2: `Sum.backward`, `Mean.backward` and `_with_reduced_axes` in `minitorch/ops_reduce.py`
+#
+# The forward turned `axis` (None, an int, a tuple, negatives allowed) into a sorted
+# tuple of non-negative axes, `ctx.axes`, and stored `ctx.keepdims` and the input's
+# `ctx.shape`. `np.expand_dims` accepts a tuple of axes.
+
+# %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 3.2
+from minitorch.ops_reduce import Mean, Sum  # noqa: E402
+
+x = np.ones((2, 3, 4))
+ctx = Context((True,))
+Sum.forward(ctx, x, axis=(0, -1))
+assert np.array_equal(Sum.backward(ctx, np.array([1.0, 2.0, 3.0])), np.broadcast_to([[[1.0], [2.0], [3.0]]], x.shape))
+ctx = Context((True,))
+Mean.forward(ctx, x, axis=1, keepdims=True)
+assert np.allclose(Mean.backward(ctx, np.ones((2, 1, 4))), np.full(x.shape, 1 / 3))
+print("Task 3.2 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("3.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Max and min: the gradient goes to the winners
+#
+# The maximum of a row depends only on its largest element: nudge any other element a
+# little and the maximum does not move. So the whole gradient goes to the largest
+# element. When several elements tie for the maximum, we share the gradient **equally**
+# among them (PyTorch's `amax` does the same), so the shares still add up to the
+# upstream gradient.
+
+# %%
+x = np.array([[1.0, 4.0, 2.0, 4.0], [3.0, 0.0, 1.0, 2.0]])
+winners = x == x.max(axis=1, keepdims=True)
+share = winners / winners.sum(axis=1, keepdims=True)
+plotting.draw_values([x, x.max(axis=1, keepdims=True), share], ["x", "x.max(axis=1)", "gradient for x (g = 1)"]);
+
+# %% [markdown]
+# ## Your task 3.3: `Max.backward`, `Min.backward` and `_to_extremes` in `minitorch/ops_reduce.py`
+#
+# The forward saved `x` and the extremes `out` *with* the reduced axes kept (size 1), so
+# `x == out` marks the winners. Count them per reduced group, in the gradient's dtype
+# (an integer count would turn a float32 gradient into float64).
+
+# %% nbgrader={"grade": true, "grade_id": "task3_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Check Task 3.3
+from minitorch.ops_reduce import Max  # noqa: E402
+
+ctx = Context((True,))
+Max.forward(ctx, x, axis=1)
+assert np.allclose(Max.backward(ctx, np.array([2.0, 1.0])), [[0, 1, 0, 1], [1, 0, 0, 0]])
+ctx = Context((True,))
+Max.forward(ctx, np.ones(4, dtype=np.float32))
+assert Max.backward(ctx, np.float32(1.0)).dtype == np.float32
+print("Task 3.3 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("3.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Putting it together
+#
+# A softened maximum pulls a little gradient to every element; the hard maximum gives all
+# of it to the winner. Your reductions and unary rules, through the whole engine:
+
+# %%
+x = mt.Tensor(np.array([0.5, 2.0, 1.0, 1.8]), requires_grad=True)
+x.max().backward()
+hard = x.grad.copy()
+x.zero_grad()
+(x * 4).exp().sum().log().backward()  # a smooth maximum, scaled
+fig, ax = plt.subplots(figsize=(5, 2.8), layout="constrained")
+ax.bar(np.arange(4) - 0.2, hard, width=0.4, label="max")
+ax.bar(np.arange(4) + 0.2, x.grad / 4, width=0.4, label="log-sum-exp (scaled)")
+ax.set_xticks(range(4), [f"x={v}" for v in x.data])
+ax.set_ylabel("gradient")
+ax.legend();

@@ -1,0 +1,144 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 4 · Shapes, indexing and concatenation
+#
+# These operations compute nothing new: they move, repeat or pick elements. So every
+# backward here moves the gradient back to where each element came from. The art is in
+# the bookkeeping.
+
+# %%
+# %load_ext autoreload
+# %autoreload 2
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch as mt
+from minitorch import plotting
+from minitorch.function import Context
+
+# %% [markdown]
+# ## Your task 4.1: reshape, transpose, broadcast_to, squeeze, unsqueeze in `minitorch/ops_shape.py`
+#
+# * `reshape`, `squeeze`, `unsqueeze` keep the elements in the same order and only
+#   change the shape: the gradient just takes the input's shape back.
+# * `transpose(axes)` sends input axis `axes[k]` to output position `k`. To undo it,
+#   transpose the gradient by the *inverse* permutation: input axis `i` sits at output
+#   position `axes.index(i)`. (For 2-D, the inverse of swapping is swapping.)
+# * `broadcast_to` repeats elements: its backward is the sum from notebook 2.
+
+# %%
+x = np.arange(6.0).reshape(2, 3)
+plotting.draw_values([x, x.reshape(3, 2), x.T], ["x  (2, 3)", "x.reshape(3, 2)", "x.T  (3, 2)"]);
+
+# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 4.1
+from minitorch.ops_shape import Reshape, Transpose  # noqa: E402
+
+x = np.zeros((2, 3, 4))
+ctx = Context((True,))
+Transpose.forward(ctx, x, axes=(2, 0, 1))
+g = np.random.default_rng(0).standard_normal((4, 2, 3))
+assert np.array_equal(Transpose.backward(ctx, g), np.transpose(g, (1, 2, 0)))
+ctx = Context((True,))
+Reshape.forward(ctx, x, shape=(4, -1))
+assert Reshape.backward(ctx, np.ones((4, 6))).shape == (2, 3, 4)
+print("Task 4.1 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("4.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Indexing, and why assignment loses gradient
+#
+# `x[index]` copies some elements of `x`, maybe several times: `x[[0, 2, 0]]` uses
+# element 0 twice. The backward starts from zeros of `x`'s shape and adds each output's
+# gradient into the element it came from, so element 0 collects *both* of its
+# gradients.
+#
+# The obvious NumPy line, `full[index] += grad`, is wrong for repeated indices: NumPy
+# evaluates it as `full[index] = full[index] + grad`, and of two writes to the same
+# element only the last survives. `np.add.at(full, index, grad)` really adds them all.
+
+# %%
+index = np.array([0, 2, 0, 0])
+grad = np.ones(4)
+lossy = np.zeros(3)
+lossy[index] += grad
+exact = np.zeros(3)
+np.add.at(exact, index, grad)
+print("x[[0, 2, 0, 0]] with upstream ones:")
+print("  full[index] += grad      ->", lossy)
+print("  np.add.at(full, ...)     ->", exact)
+
+# %% [markdown]
+# ## Your task 4.2: `GetItem.backward` in `minitorch/ops_index.py`
+#
+# The forward saved the input's shape, dtype and the index (ints, slices with steps,
+# `None`, `...`, integer arrays, boolean masks, or a tuple of them: NumPy accepts them all
+# in `np.add.at` too).
+
+# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 4.2
+from minitorch.ops_index import GetItem  # noqa: E402
+
+ctx = Context((True,))
+GetItem.forward(ctx, np.zeros((3, 2)), index=(np.array([0, 2, 0]), slice(None, None, -1)))
+assert np.array_equal(GetItem.backward(ctx, np.ones((3, 2))), [[2, 2], [0, 0], [1, 1]])
+print("Task 4.2 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("4.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Your task 4.3: `Cat.backward` and `Stack.backward` in `minitorch/ops_index.py`
+#
+# `cat` joins inputs along an existing axis: cut the gradient back into pieces of the
+# inputs' sizes along that axis (`np.split` takes the cut points). `stack` joins them
+# along a *new* axis: input `i` gets slice `i` along it.
+
+# %%
+parts = [np.full((2, 1), 1.0), np.full((2, 3), 2.0), np.full((2, 2), 3.0)]
+joined = np.concatenate(parts, axis=1)
+plotting.draw_values([joined] + parts, ["cat(axis=1)  (2, 6)", "piece 0", "piece 1", "piece 2"]);
+
+# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Check Task 4.3
+from minitorch.ops_index import Cat, Stack  # noqa: E402
+
+ctx = Context((True,) * 3)
+Cat.forward(ctx, *parts, axis=1)
+pieces = Cat.backward(ctx, np.arange(12.0).reshape(2, 6))
+assert [p.shape for p in pieces] == [(2, 1), (2, 3), (2, 2)] and pieces[2][0, 1] == 5.0
+ctx = Context((True, True))
+Stack.forward(ctx, np.zeros(3), np.zeros(3), axis=1)
+assert np.array_equal(Stack.backward(ctx, np.arange(6.0).reshape(3, 2))[1], [1.0, 3.0, 5.0])
+print("Task 4.3 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("4.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## All together: a sliding window
+#
+# Overlapping slices stacked into one tensor use each interior element several times. The
+# gradient of their sum counts how often each element was used, computed by your code.
+
+# %%
+signal = mt.Tensor(np.sin(np.linspace(0, 3, 10)), requires_grad=True)
+windows = mt.stack([signal[i:i + 4] for i in range(7)])
+windows.sum().backward()
+fig, ax = plt.subplots(figsize=(5.5, 2.6), layout="constrained")
+ax.bar(range(10), signal.grad)
+ax.set_xlabel("element of the signal")
+ax.set_ylabel("gradient = times used")
+ax.set_title("7 windows of width 4 over 10 elements");

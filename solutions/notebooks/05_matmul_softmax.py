@@ -1,0 +1,241 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 5 · Matmul, GELU, softmax and cross-entropy
+#
+# The four operations at the heart of a classifier: a linear layer's matrix product, a
+# smooth activation, turning scores into probabilities, and the loss that compares them
+# with the truth.
+
+# %%
+# %load_ext autoreload
+# %autoreload 2
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch as mt
+from minitorch import plotting
+from minitorch.function import Context
+
+# %% [markdown]
+# ## Matmul's gradients
+#
+# For $C = AB$ with $A$ of shape $(m, k)$ and $B$ of shape $(k, n)$,
+# $C_{ij} = \sum_p A_{ip} B_{pj}$. So $A_{ip}$ feeds every $C_{ij}$ of row $i$, with
+# factor $B_{pj}$:
+#
+# $$\frac{\partial L}{\partial A_{ip}} = \sum_j \frac{\partial L}{\partial C_{ij}} B_{pj}
+# \quad\Longrightarrow\quad dA = dC\,B^\top, \qquad\text{and likewise}\qquad dB = A^\top dC.$$
+#
+# A quick sanity check is the shapes: $dC$ is $(m, n)$, $B^\top$ is $(n, k)$, so $dA$ is
+# $(m, k)$ like $A$. Swap the order or forget a transpose and the shapes stop fitting
+# (unless the matrices are square: then only the values tell, so test non-square ones).
+#
+# **Batches.** With more than 2 axes the last two are matrices and the leading ones a
+# batch that broadcasts, as in notebook 2. The products above then have the *broadcast*
+# batch shape, and `unbroadcast` sums them back to each input's.
+#
+# **Vectors.** A 1-D `a` acts as a row $(1, k)$ and a 1-D `b` as a column $(k, 1)$; the
+# added axis is dropped from the output. The helper `as_matrices` promotes them for you
+# and reshapes the upstream gradient to match, so one formula covers every case; reshape
+# each result back to its input's shape at the end.
+
+# %%
+plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
+
+# %% [markdown]
+# ## Your task 5.1: `MatMul.backward` in `minitorch/ops_linalg.py`
+#
+# `np.swapaxes(m, -1, -2)` transposes the last two axes of any array.
+
+# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}
+# Check Task 5.1
+from minitorch.ops_linalg import MatMul  # noqa: E402
+
+rng = np.random.default_rng(0)
+a, b, g = rng.standard_normal((2, 3)), rng.standard_normal((3, 4)), rng.standard_normal((2, 4))
+ctx = Context((True, True))
+MatMul.forward(ctx, a, b)
+grad_a, grad_b = MatMul.backward(ctx, g)
+assert np.allclose(grad_a, g @ b.T) and np.allclose(grad_b, a.T @ g)
+ctx = Context((True, True))
+MatMul.forward(ctx, rng.standard_normal((5, 2, 3)), b)
+assert MatMul.backward(ctx, np.ones((5, 2, 4)))[1].shape == (3, 4)
+print("Task 5.1 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("5.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## GELU
+#
+# ReLU has a corner at 0. GELU, used in most transformers, is a smooth alternative:
+# $\mathrm{GELU}(x) = x\,\Phi(x)$, where $\Phi$ is the standard normal distribution
+# function, $\Phi(x) = \tfrac12\left(1 + \mathrm{erf}(x/\sqrt2)\right)$. A popular
+# approximation replaces $\Phi(x)$ by $\tfrac12\left(1 + \tanh u\right)$ with
+# $u = \sqrt{2/\pi}\,(x + 0.044715\,x^3)$.
+#
+# By the product rule, $\mathrm{GELU}'(x) = \Phi(x) + x\,\varphi(x)$ with
+# $\varphi(x) = e^{-x^2/2}/\sqrt{2\pi}$ the normal density. For the tanh form, with
+# $t = \tanh u$: $\tfrac12(1 + t) + \tfrac12 x\,(1 - t^2)\,u'(x)$, where
+# $u'(x) = \sqrt{2/\pi}\,(1 + 3 \cdot 0.044715\,x^2)$.
+# Note the dip below zero around $x \approx -0.75$: unlike ReLU, GELU is not monotonic.
+
+# %%
+x = np.linspace(-4, 4, 400)
+phi = 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+gelu = x * phi
+fig, axes = plt.subplots(1, 2, figsize=(9, 3), layout="constrained")
+axes[0].plot(x, np.maximum(x, 0), lw=2, label="ReLU")
+axes[0].plot(x, gelu, lw=2, label="GELU")
+axes[1].plot(x, (x > 0) * 1.0, lw=2, label="ReLU′")
+axes[1].plot(x, np.gradient(gelu, x), lw=2, label="GELU′")
+for ax, title in zip(axes, ["the functions", "their derivatives"]):
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+
+# %% [markdown]
+# ## Your task 5.2: `Gelu.backward` in `minitorch/ops_activation.py`
+#
+# Both approximations (`ctx.approximate` is `"none"` or `"tanh"`). The module has
+# `normal_cdf`, `normal_pdf` and `tanh_inner` ready for you.
+
+# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Check Task 5.2
+from minitorch.ops_activation import Gelu  # noqa: E402
+
+points = np.array([-2.0, -0.5, 0.0, 1.0, 3.0])
+for approximate in ("none", "tanh"):
+    ctx = Context((True,))
+    Gelu.forward(ctx, points, approximate=approximate)
+    eps = 1e-6
+    numeric = (Gelu.forward(Context(), points + eps, approximate=approximate)
+               - Gelu.forward(Context(), points - eps, approximate=approximate)) / (2 * eps)
+    assert np.allclose(Gelu.backward(ctx, np.ones(5)), numeric, atol=1e-6), approximate
+print("Task 5.2 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("5.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Softmax, and why it must be computed carefully
+#
+# $\mathrm{softmax}(x)_i = e^{x_i} / \sum_j e^{x_j}$ turns scores into probabilities. In
+# floating point $e^{1000}$ is `inf`, and `inf / inf` is `nan`. But subtracting any
+# constant $m$ from every score changes nothing: the factor $e^{-m}$ cancels. With $m$
+# the maximum, every exponent is at most 0 and the sum lies between 1 and the number of
+# scores. The same trick gives a stable
+# $\mathrm{logsumexp}(x) = m + \log \sum_j e^{x_j - m}$, and then
+# $\log\mathrm{softmax}(x) = x - \mathrm{logsumexp}(x)$.
+
+# %%
+scores = np.array([1000.0, 1001.0, 1002.0])
+with np.errstate(over="ignore", invalid="ignore"):
+    naive = np.exp(scores) / np.exp(scores).sum()
+shifted = np.exp(scores - scores.max())
+print("naive :", naive)
+print("stable:", shifted / shifted.sum())
+
+# %% [markdown]
+# **Backward without the Jacobian.** Softmax's Jacobian is a $C \times C$ matrix,
+# $\partial s_i / \partial x_j = s_i(\delta_{ij} - s_j)$, but we never need it: multiplied
+# by the upstream $g$ it collapses to $s \odot (g - \langle g, s\rangle)$, where
+# $\langle g, s\rangle$ is the sum of $g \odot s$ along the axis. For log-softmax,
+# $g - e^{\text{out}} \sum g$; for logsumexp, $g \cdot \mathrm{softmax}(x)$.
+#
+# ## Your task 5.3: `stable_logsumexp` and the three backward rules in `minitorch/ops_softmax.py`
+
+# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 5.3
+from minitorch import ops_softmax  # noqa: E402
+
+big = np.array([[1000.0, 1001.0, 1002.0]])
+with np.errstate(over="raise"):
+    assert np.allclose(ops_softmax.stable_logsumexp(big, (1,)), 1002 + np.log(1 + np.exp(-1) + np.exp(-2)))
+ctx = Context((True,))
+s = ops_softmax.Softmax.forward(ctx, np.array([0.0, 1.0, 2.0]), axis=0)
+g = np.array([1.0, 0.0, 0.0])
+assert np.allclose(ops_softmax.Softmax.backward(ctx, g), s * (g - (g * s).sum()))
+print("Task 5.3 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("5.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Cross-entropy, fused
+#
+# For logits $z$ (one row per sample) and the true class $y$, the loss is
+# $-\log \mathrm{softmax}(z)_y = \mathrm{logsumexp}(z) - z_y$. Its gradient is
+# beautifully simple: $\partial/\partial z_j = \mathrm{softmax}(z)_j - [j = y]$, the
+# predicted probabilities minus the one-hot truth. With class *probabilities* $t$ as the
+# target, the loss is $-\sum_j t_j \log \mathrm{softmax}(z)_j$ and the gradient
+# $\mathrm{softmax}(z) \sum_j t_j - t$ (just $\mathrm{softmax}(z) - t$ when $t$ sums
+# to 1). For `reduction="mean"` everything is divided by the batch size $N$.
+#
+# One fused `Function` computes this directly: no $C \times C$ Jacobian, no separate
+# softmax node. Below, one gradient step on the logits of one sample moves probability
+# toward the true class (class 2).
+
+# %%
+z = np.array([2.0, 1.0, 0.1, -1.0])
+p = np.exp(z - z.max())
+p /= p.sum()
+step = z - 1.5 * (p - np.eye(4)[2])
+q = np.exp(step - step.max())
+q /= q.sum()
+fig, ax = plt.subplots(figsize=(5.5, 2.8), layout="constrained")
+ax.bar(np.arange(4) - 0.2, p, width=0.4, label="before")
+ax.bar(np.arange(4) + 0.2, q, width=0.4, label="after one step")
+ax.set_xticks(range(4), [f"class {i}" for i in range(4)])
+ax.set_ylabel("softmax probability")
+ax.legend();
+
+# %% [markdown]
+# ## Your task 5.4: `CrossEntropy.forward` (the per-sample losses) and `CrossEntropy.backward` in `minitorch/losses.py`
+#
+# The forward has already computed the log-probabilities `log_p` with your
+# `stable_logsumexp`; `ctx.by_index` tells which kind of target you have. For an
+# integer `target`, `log_p[np.arange(n), target]` picks each row's true class.
+
+# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 5.4
+from minitorch.losses import CrossEntropy  # noqa: E402
+
+logits = np.array([[2.0, 1.0, 0.1], [0.5, 0.5, 3.0]])
+ctx = Context((True, False))
+loss = CrossEntropy.forward(ctx, logits, np.array([0, 2]), reduction="mean")
+log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+assert np.isclose(loss, -(log_p[0, 0] + log_p[1, 2]) / 2)
+grad_logits, _ = CrossEntropy.backward(ctx, np.array(1.0))
+assert np.allclose(grad_logits, (np.exp(log_p) - np.eye(3)[[0, 2]]) / 2)
+print("Task 5.4 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("5.4")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## A whole classifier's gradient, checked
+#
+# `mt.gradcheck` compares every gradient your engine computes with central differences.
+# Here it checks a linear layer, GELU, another layer and the cross-entropy in one go.
+
+# %%
+rng = np.random.default_rng(1)
+inputs = [mt.Tensor(rng.standard_normal((6, 4)), requires_grad=True),
+          mt.Tensor(rng.standard_normal((4, 5)), requires_grad=True),
+          mt.Tensor(rng.standard_normal((5, 3)), requires_grad=True)]
+labels = np.array([0, 2, 1, 1, 0, 2])
+print("gradcheck:", mt.gradcheck(lambda x, w1, w2: mt.cross_entropy(mt.gelu(x @ w1) @ w2, labels), inputs))

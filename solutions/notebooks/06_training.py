@@ -1,0 +1,251 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 6 · Training networks
+#
+# Everything is in place to train: the engine computes every gradient. What remains is
+# the scaffolding around it: modules that hold the weights, optimizers that update
+# them, and the loop that feeds data through. Then we train two networks and watch them
+# learn.
+
+# %%
+# %load_ext autoreload
+# %autoreload 2
+import functools
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch as mt
+from minitorch import datasets, nn, optim, plotting, training
+
+# %% [markdown]
+# ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn.py`
+#
+# * `parameters()` walks the module's attributes and returns every `Parameter`, looking
+#   inside sub-modules and inside lists, tuples and dicts of them (`_walk` helps), each
+#   parameter once even if two attributes share it.
+# * `Linear(in, out)` holds `weight` of shape `(out, in)` (PyTorch's layout) and `bias`
+#   of shape `(out,)`, and computes `x @ weight.T + bias`. Start both uniform in
+#   $[-1/\sqrt{\text{in}}, 1/\sqrt{\text{in}}]$: with $n$ inputs, each output sums $n$
+#   terms, and this scale keeps its spread about that of one input (draw from `_rng`, so
+#   `mt.manual_seed` makes runs repeatable).
+# * `MLP([2, 64, 64, 3])` is three `Linear` layers with the activation between them, and
+#   none after the last (the loss applies its own softmax).
+
+# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Check Task 6.1
+model = nn.MLP([2, 8, 3])
+assert [p.shape for p in model.parameters()] == [(8, 2), (8,), (3, 8), (3,)]
+x = np.random.default_rng(0).standard_normal((5, 2))
+layer = model.layers[0]
+assert np.allclose(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data)
+assert model(mt.Tensor(x)).shape == (5, 3)
+print("Task 6.1 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("6.1")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Your task 6.2: `SGD.step` in `minitorch/optim.py`
+#
+# Both optimizers follow `torch.optim` exactly, so the same settings behave the same
+# way; the module docstring has the formulas. Update `p.data` in place, keep
+# per-parameter state in `state` (a dict per parameter), and skip parameters whose
+# `.grad` is None. `weight_decay` adds $\lambda p$ to the gradient first (an L2 penalty).
+#
+# **SGD with momentum** keeps a running direction $b \leftarrow \mu b + g$ (on the first
+# step, $b = g$) and steps along it: consistent directions build up speed, zig-zags
+# cancel out.
+
+# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Check Task 6.2
+p = nn.Parameter(np.array([1.0, -2.0]))
+sgd = optim.SGD([p], lr=0.1, momentum=0.9)
+for _ in range(2):
+    p.grad = np.array([1.0, 1.0])
+    sgd.step()
+assert np.allclose(p.data, [1.0 - 0.1 - 0.19, -2.0 - 0.1 - 0.19])
+print("Task 6.2 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("6.2")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Your task 6.3: `Adam.step` in `minitorch/optim.py`
+#
+# **Adam** keeps running averages of the gradient ($m$) and of its square ($v$) and steps
+# by $m / \sqrt{v}$: every weight moves by about the learning rate, whatever the scale of
+# its gradient. Both averages start at 0, which biases them toward 0 in the first steps;
+# dividing by $1 - \beta^t$ at step $t$ corrects that.
+
+# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Check Task 6.3: Adam's first step is lr times the sign of the gradient (almost exactly)
+p = nn.Parameter(np.array([1.0, -2.0]))
+adam = optim.Adam([p], lr=0.01)
+p.grad = np.array([3.0, -0.001])
+adam.step()
+assert np.allclose(p.data, [1.0 - 0.01, -2.0 + 0.01], atol=1e-7)
+print("Task 6.3 passes the visible checks")
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("6.3")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Your task 6.4: `train_epoch` in `minitorch/training.py`
+#
+# One epoch visits every example once, in random mini-batches. For each batch:
+# `zero_grad` (gradients accumulate, remember), forward, loss, `backward`, `step`. Return
+# the mean loss over the epoch, each batch weighted by its size. `fit` (given) calls it
+# once per epoch and records the validation loss too.
+
+# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Check Task 6.4
+mt.manual_seed(0)
+model = nn.Linear(1, 1)
+x, y = np.linspace(-1, 1, 32)[:, None], 3 * np.linspace(-1, 1, 32)[:, None]
+losses = [training.train_epoch(model, mt.mse_loss, optim.SGD(model.parameters(), lr=0.3), x, y, 8,
+                               np.random.default_rng(0)) for _ in range(5)]
+assert losses[-1] < 0.1 * losses[0] and abs(model.weight.data[0, 0] - 3) < 0.3
+print("Task 6.4 passes the visible checks; losses:", np.round(losses, 4))
+### BEGIN HIDDEN TESTS
+from grader.registry import check  # noqa: E402
+check("6.4")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Three spirals
+#
+# 600 points on three interleaved spiral arms: no straight line separates them, so a
+# network needs its hidden layers. We hold out 20% to watch for overfitting.
+
+# %%
+x_all, y_all = datasets.make_spirals(600, classes=3, noise=0.15)
+(x_train, y_train), (x_val, y_val) = datasets.train_val_split(x_all, y_all)
+fig, ax = plt.subplots(figsize=(3.6, 3.6), layout="constrained")
+ax.scatter(x_all[:, 0], x_all[:, 1], c=y_all, cmap="coolwarm", s=10)
+ax.set_title("three spirals")
+ax.set_xticks([])
+ax.set_yticks([]);
+
+
+# %% [markdown]
+# ## SGD against Adam
+#
+# The same network, the same initial weights, two optimizers. Solid lines are the
+# training loss, dashed the validation loss.
+
+# %%
+def train_spirals(make_optimizer, epochs=60):
+    mt.manual_seed(1)
+    model = nn.MLP([2, 64, 64, 3])
+    history = training.fit(model, mt.cross_entropy, make_optimizer(model.parameters()), x_train, y_train,
+                           epochs=epochs, batch_size=32, validation=(x_val, y_val))
+    return model, history
+
+
+def accuracy(model, x, y):
+    with mt.no_grad():
+        return float(np.mean(model(mt.Tensor(x)).data.argmax(axis=1) == y))
+
+
+runs = {"SGD (lr 0.1, momentum 0.9)": train_spirals(lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9)),
+        "Adam (lr 0.01)": train_spirals(lambda ps: optim.Adam(ps, lr=0.01))}
+fig, ax = plt.subplots(figsize=(6.5, 3.6), layout="constrained")
+for (name, (model, history)), color in zip(runs.items(), ["#4a78a8", "#c48a2c"]):
+    ax.plot(range(1, len(history["train"]) + 1), history["train"], color=color, lw=2, label=f"{name}, train")
+    ax.plot(range(1, len(history["val"]) + 1), history["val"], color=color, lw=2, ls="--", label=f"{name}, validation")
+    print(f"{name}: spirals validation accuracy {accuracy(model, x_val, y_val):.3f}")
+ax.set_yscale("log")
+ax.set_xlabel("epoch")
+ax.set_ylabel("cross-entropy")
+ax.grid(alpha=0.3)
+ax.legend(fontsize=8);
+
+# %% [markdown]
+# On this problem Adam pulls ahead quickly: the spiral arms need weights of very different
+# scales, and Adam's per-weight step size adapts to each. Try other learning rates for
+# SGD: too high and it diverges, too low and it crawls.
+#
+# ## The decision boundary as it forms
+#
+# Each panel colours the plane by the class the network predicts there, after 1, 5, 20
+# and 60 epochs of Adam.
+
+# %%
+def boundary_snapshots(epochs=(1, 5, 20, 60)):
+    mt.manual_seed(1)
+    model = nn.MLP([2, 64, 64, 3])
+    adam = optim.Adam(model.parameters(), lr=0.01)
+    fig, axes = plt.subplots(1, len(epochs), figsize=(3 * len(epochs), 3.2), layout="constrained")
+    done = 0
+    for ax, epoch in zip(axes, epochs):
+        training.fit(model, mt.cross_entropy, adam, x_train, y_train, epochs=epoch - done, batch_size=32, seed=epoch)
+        done = epoch
+
+        def predict(points):
+            with mt.no_grad():
+                return model(mt.Tensor(points)).data.argmax(axis=1)
+
+        plotting.plot_decision_boundary(predict, x_all, y_all, ax=ax, resolution=120)
+        ax.set_title(f"after {epoch} epoch{'s' if epoch > 1 else ''}")
+
+
+boundary_snapshots()
+
+# %% [markdown]
+# ## A real data set: handwritten digits
+#
+# 1,797 digits scanned at 8×8 pixels (shipped with the package, no download). Each image
+# becomes 64 numbers, scaled to [0, 1]; the network maps them to 10 scores.
+
+# %%
+pixels, digits = datasets.load_digits()
+pixels = pixels / 16.0
+(d_train, t_train), (d_val, t_val) = datasets.train_val_split(pixels, digits)
+fig, axes = plt.subplots(1, 10, figsize=(9, 1.2), layout="constrained")
+for ax, image, label in zip(axes, d_train[:10], t_train[:10]):
+    ax.imshow(image.reshape(8, 8), cmap="gray_r")
+    ax.set_title(str(label), fontsize=9)
+    ax.axis("off")
+
+# %%
+@functools.cache  # trained once, however many cells ask for it
+def train_digits(epochs=25):
+    mt.manual_seed(2)
+    model = nn.MLP([64, 64, 10])
+    history = training.fit(model, mt.cross_entropy, optim.Adam(model.parameters(), lr=3e-3), d_train, t_train,
+                           epochs=epochs, batch_size=64, validation=(d_val, t_val))
+    return model, history
+
+
+digit_model, digit_history = train_digits()
+plotting.plot_curves({"train": digit_history["train"], "validation": digit_history["val"]})
+print(f"digits validation accuracy {accuracy(digit_model, d_val, t_val):.3f}")
+
+# %% [markdown]
+# Some validation digits with the network's guesses (red when wrong):
+
+# %%
+digit_model, _ = train_digits()
+with mt.no_grad():
+    guesses = digit_model(mt.Tensor(d_val[:16])).data.argmax(axis=1)
+fig, axes = plt.subplots(2, 8, figsize=(8, 2.4), layout="constrained")
+for ax, image, guess, truth in zip(axes.ravel(), d_val[:16], guesses, t_val[:16]):
+    ax.imshow(image.reshape(8, 8), cmap="gray_r")
+    ax.set_title(f"{guess}", color="black" if guess == truth else "red", fontsize=10)
+    ax.axis("off")
+
+# %% [markdown]
+# You built every piece of this: the chain rule, the broadcasting reverse, reductions,
+# indexing, matmul, softmax with its fused loss, the modules and the optimizers. The
+# same ideas, in compiled code and on GPUs, train today's largest models.
