@@ -43,7 +43,7 @@ def draw_graph(root: Any, ax: Any = None, show_grad: bool = True) -> Any:
                         arrowprops=dict(arrowstyle="->", color="0.45", lw=1))
     for node in nodes.values():
         x, y = where[id(node)]
-        label = node.name or (node.op if node.op else f"{node.data:.3g}")
+        label = node.name or node.op or "const"
         text = f"{label}\n{node.data:.3g}" + (f"\ngrad {node.grad:.3g}" if show_grad else "")
         leaf = not node.parents
         ax.text(x, y, text, ha="center", va="center", fontsize=9,
@@ -110,15 +110,32 @@ def draw_values(arrays: Sequence[np.ndarray], titles: Sequence[str], ax: Any = N
 
 
 def draw_matmul_shapes(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any = None) -> Any:
-    """The shapes of a batched ``A @ B``, of ``C`` and of both gradients, as labelled boxes."""
+    """The shapes of a batched ``A @ B``, axis by axis: batch axes on the left, aligned
+    from the right, then the two matrix axes. A faded cell is a batch axis that A or B
+    lacks or has as size 1: broadcast forwards, so its gradient is summed back."""
+    from matplotlib.patches import Rectangle
     out = np.matmul(np.empty(a_shape), np.empty(b_shape)).shape
-    rows = [("A", a_shape, "#4a78a8"), ("B", b_shape, "#c48a2c"), ("C = A @ B", out, "#5b9e5b"),
-            ("dA = dC @ Bᵀ, summed to A's shape", a_shape, "#4a78a8"),
-            ("dB = Aᵀ @ dC, summed to B's shape", b_shape, "#c48a2c")]
-    ax = _axes(ax, (7, 3))
-    for i, (name, shape, color) in enumerate(rows):
-        ax.barh(-i, len(shape) + 0.5, color=color, alpha=0.25)
-        ax.text(0.1, -i, f"{name}:  {tuple(shape)}", va="center", fontsize=10)
+    batch = len(out) - 2
+    rows = [("A", tuple(a_shape), "#4a78a8"), ("B", tuple(b_shape), "#c48a2c"),
+            ("C = A @ B", out, "#5b9e5b"), ("dA = dC @ Bᵀ", tuple(a_shape), "#4a78a8"),
+            ("dB = Aᵀ @ dC", tuple(b_shape), "#c48a2c")]
+    ax = _axes(ax, (0.55 * (batch + 2) + 2.2, 3.2))
+    for r, (name, shape, color) in enumerate(rows):
+        y = -r * 1.2
+        ax.text(-0.3, y + 0.5, name, ha="right", va="center", fontsize=10)
+        padded = (None,) * (batch - (len(shape) - 2)) + tuple(shape)
+        for k, size in enumerate(padded):
+            stretched = k < batch and (size is None or size == 1) and out[k] > 1
+            ax.add_patch(Rectangle((k * 1.1 + (0.4 if k >= batch else 0), y), 1, 1, fc=color,
+                                   alpha=0.25 if stretched else 0.8, ec="white"))
+            label = "–" if size is None else str(size)
+            ax.text(k * 1.1 + (0.4 if k >= batch else 0) + 0.5, y + 0.5, label, ha="center", va="center",
+                    fontsize=11, color="black" if stretched else "white")
+    ax.text(batch * 1.1 / 2, 1.25, "batch axes", ha="center", fontsize=9)
+    ax.text(batch * 1.1 + 0.4 + 1.05, 1.25, "matrix", ha="center", fontsize=9)
+    ax.set_xlim(-3.4, (batch + 2) * 1.1 + 0.6)
+    ax.set_ylim(-len(rows) * 1.2 + 0.1, 1.7)
+    ax.set_aspect("equal")
     ax.axis("off")
     return ax
 

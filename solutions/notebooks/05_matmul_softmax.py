@@ -48,6 +48,11 @@ from minitorch.function import Context
 # and reshapes the upstream gradient to match, so one formula covers every case; reshape
 # each result back to its input's shape at the end.
 
+# %% [markdown]
+# The shapes of one batched product, axis by axis. Faded cells are batch axes that an
+# operand lacks or has as size 1: it was broadcast along them, so its gradient is summed
+# back over them.
+
 # %%
 plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 
