@@ -1,23 +1,127 @@
-"""Command line: ``python -m grader release``; more commands come with the autograder."""
+"""Command line of the course's tools.
+
+    python -m grader release                      rebuild minitorch/ and notebooks/ from solutions/
+    python -m grader check [PATH]                 grade your own work (the repo, a folder or a .zip)
+    python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
+"""
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import pathlib
 import sys
+import tempfile
+import time
 
 from . import release
+
+_course = None
+
+
+def _progress(learner: str, stage: str) -> None:
+    print(f"  {learner}: stage {stage} ...", flush=True)
+
+
+def check(args: argparse.Namespace) -> int:
+    from .course import Course
+    from .report import table
+    from .submission import locate
+
+    path = pathlib.Path(args.path).resolve()
+    if not path.exists():
+        print(f"error: {path} does not exist", file=sys.stderr)
+        return 2
+    out = pathlib.Path(args.out).resolve()
+    with tempfile.TemporaryDirectory(prefix="minitorch-check-") as scratch:
+        submission = locate(path, "you", pathlib.Path(scratch))
+        print(f"Grading {path} ...", flush=True)
+        course = Course(pathlib.Path(scratch) / "course", timeout=args.timeout).create()
+        result = course.grade(submission, progress=_progress)
+        written = course.feedback("you", out / "feedback", hide_hidden_tests=False)
+    print()
+    print(table(result))
+    if written:
+        print(f"\nFeedback: {written[0].parent}/")
+    return 0
+
+
+def _grade_one(job: tuple[str, str, str, bool]):
+    from .course import Course
+    from .submission import locate
+
+    global _course
+    course_root, learner, path, hide = job
+    if _course is None:
+        _course = Course(pathlib.Path(course_root))
+    with tempfile.TemporaryDirectory(prefix="minitorch-") as scratch:
+        submission = locate(pathlib.Path(path), learner, pathlib.Path(scratch))
+        start = time.perf_counter()
+        result = _course.grade(submission)
+        _course.feedback(learner, pathlib.Path(course_root).parent / "feedback", hide_hidden_tests=hide)
+    return result, time.perf_counter() - start
+
+
+def learners(folder: pathlib.Path) -> dict[str, pathlib.Path]:
+    """One learner per .zip or folder, named by it (a .zip's name without .zip)."""
+    found = {}
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir() or entry.suffix == ".zip":
+            found[entry.stem if entry.suffix == ".zip" else entry.name] = entry
+    return found
+
+
+def autograde(args: argparse.Namespace) -> int:
+    from .course import Course
+    from .report import plot_distribution, write_csv
+
+    folder = pathlib.Path(args.submissions).resolve()
+    if not folder.is_dir():
+        print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
+        return 2
+    out = pathlib.Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    course_root = out / "course"
+    Course(course_root, timeout=args.timeout).create()
+    jobs = [(str(course_root), name, str(path), not args.show_hidden) for name, path in learners(folder).items()]
+    print(f"Grading {len(jobs)} submission(s) from {folder} with {args.jobs} job(s) ...", flush=True)
+    start = time.perf_counter()
+    results = []
+    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+        for number, (result, seconds) in enumerate(pool.imap_unordered(_grade_one, jobs), start=1):
+            score, most = result.total
+            print(f"  [{number}/{len(jobs)}] {result.learner}: {score:g} / {most:g} ({seconds:.1f} s)", flush=True)
+            results.append(result)
+    write_csv(results, out / "grades.csv")
+    plot_distribution(results, out / "scores.png")
+    elapsed = time.perf_counter() - start
+    print(f"Done in {elapsed:.1f} s: {out / 'grades.csv'}, {out / 'scores.png'}, feedback in {out / 'feedback'}/")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader", description="The minitorch course's tools.")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("release", help="rebuild minitorch/ and notebooks/ from solutions/")
+    p = commands.add_parser("check", help="grade your own work")
+    p.add_argument("path", nargs="?", default=str(release.ROOT), help="the repo (default), a folder or a .zip")
+    p.add_argument("--out", default="grader-output", help="where to write the feedback (default: grader-output/)")
+    p.add_argument("--timeout", type=int, default=60, help="seconds allowed per notebook cell")
+    p = commands.add_parser("autograde", help="grade a class of submissions")
+    p.add_argument("submissions", help="a folder with one .zip or folder per learner, or an nbgrader submitted/")
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--out", default="grader-output", help="where to write grades.csv, feedback and the course")
+    p.add_argument("--timeout", type=int, default=60, help="seconds allowed per notebook cell")
+    p.add_argument("--show-hidden", action="store_true", help="keep the hidden tests' source in the feedback")
     args = parser.parse_args(argv)
     if args.command == "release":
         release.build()
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
               f"from {len(release.source_notebooks())} notebook(s)")
-    return 0
+        return 0
+    return check(args) if args.command == "check" else autograde(args)
 
 
 if __name__ == "__main__":

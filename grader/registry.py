@@ -8,6 +8,8 @@ here with ``@task("2.3")``. The helpers they share live in ``checks.py``.
 from __future__ import annotations
 
 import importlib
+import os
+import pathlib
 import sys
 from typing import Any, Callable
 
@@ -32,6 +34,10 @@ def check(task_id: str, mt: Any = None) -> None:
     for stage in STAGES:
         importlib.import_module(stage)
     mt = mt or sys.modules.get("minitorch") or importlib.import_module("minitorch")
+    expected = os.environ.get("MINITORCH_UNDER_TEST")  # set by the grader: the learner's copy
+    if expected and pathlib.Path(mt.__file__).resolve().parent != pathlib.Path(expected).resolve():
+        raise CheckFailure(f"the minitorch being checked was imported from {pathlib.Path(mt.__file__).parent}, "
+                           f"not from the submission ({expected}): nothing was graded")
     failures = []
     for number, fn in enumerate(CHECKS[task_id]):
         try:

@@ -61,7 +61,7 @@ plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 #
 # `np.swapaxes(m, -1, -2)` transposes the last two axes of any array.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Check Task 5.1
 from minitorch.ops_linalg import MatMul  # noqa: E402
 
@@ -75,6 +75,9 @@ ctx = Context((True, True))
 MatMul.forward(ctx, rng.standard_normal((5, 2, 3)), b)
 assert MatMul.backward(ctx, np.ones((5, 2, 4)))[1].shape == (3, 4)
 print("Task 5.1 passes the visible checks")
+
+# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# The hidden tests of Task 5.1 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
 check("5.1")
@@ -115,7 +118,7 @@ for ax, title in zip(axes, ["the functions", "their derivatives"]):
 # Both approximations (`ctx.approximate` is `"none"` or `"tanh"`). The module has
 # `normal_cdf`, `normal_pdf` and `tanh_inner` ready for you.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Check Task 5.2
 from minitorch.ops_activation import Gelu  # noqa: E402
 
@@ -128,6 +131,9 @@ for approximate in ("none", "tanh"):
                - Gelu.forward(Context(), points - eps, approximate=approximate)) / (2 * eps)
     assert np.allclose(Gelu.backward(ctx, np.ones(5)), numeric, atol=1e-6), approximate
 print("Task 5.2 passes the visible checks")
+
+# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# The hidden tests of Task 5.2 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
 check("5.2")
@@ -161,7 +167,7 @@ print("stable:", shifted / shifted.sum())
 #
 # ## Your task 5.3: `stable_logsumexp` and the three backward rules in `minitorch/ops_softmax.py`
 
-# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Check Task 5.3
 from minitorch import ops_softmax  # noqa: E402
 
@@ -173,6 +179,9 @@ s = ops_softmax.Softmax.forward(ctx, np.array([0.0, 1.0, 2.0]), axis=0)
 g = np.array([1.0, 0.0, 0.0])
 assert np.allclose(ops_softmax.Softmax.backward(ctx, g), s * (g - (g * s).sum()))
 print("Task 5.3 passes the visible checks")
+
+# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# The hidden tests of Task 5.3 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
 check("5.3")
@@ -214,7 +223,7 @@ ax.legend();
 # `stable_logsumexp`; `ctx.by_index` tells which kind of target you have. For an
 # integer `target`, `log_p[np.arange(n), target]` picks each row's true class.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
 # Check Task 5.4
 from minitorch.losses import CrossEntropy  # noqa: E402
 
@@ -226,6 +235,9 @@ assert np.isclose(loss, -(log_p[0, 0] + log_p[1, 2]) / 2)
 grad_logits, _ = CrossEntropy.backward(ctx, np.array(1.0))
 assert np.allclose(grad_logits, (np.exp(log_p) - np.eye(3)[[0, 2]]) / 2)
 print("Task 5.4 passes the visible checks")
+
+# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# The hidden tests of Task 5.4 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
 check("5.4")

@@ -11,6 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 from grader import release
+from grader.course import cell_points
 from grader.tasks import POINTS, STAGES, TASKS, marker
 
 ROOT = release.ROOT
@@ -82,8 +83,8 @@ def test_release_notebook_fails_only_at_stubs(path, tmp_path):
     failed = {i: TASK_ERROR.match(f"{o.ename}: {o.evalue}").group(1) for i, o in found}
     for index, cell in enumerate(notebook.cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-        if grade_id.startswith("task"):
-            task = grade_id[4:].replace("_", ".")
+        if grade_id.endswith("_visible"):
+            task = grade_id[4:-8].replace("_", ".")
             assert index in failed, f"the check of Task {task} passes against a stub"
             assert key(failed[index]) <= key(task) and failed[index].split(".")[0] == task.split(".")[0]
 
@@ -95,12 +96,12 @@ def test_graded_cells_carry_the_task_points(path):
               if c.metadata.get("nbgrader", {}).get("grade")}
     stage = path.stem[:2].lstrip("0")
     tasks = [t for t in TASKS if t.split(".")[0] == stage]
-    assert sorted(graded) == sorted(marker(t) for t in tasks)
+    assert sorted(graded) == sorted(g for t in tasks for g in cell_points(t))
     for t in tasks:
-        cell = graded[marker(t)]
-        assert cell.metadata["nbgrader"]["points"] == POINTS[t]
-        assert f'check("{t}")' in cell.source and "### BEGIN HIDDEN TESTS" in cell.source
-        assert f"Task {t}" in cell.source
+        visible, hidden = graded[f"{marker(t)}_visible"], graded[marker(t)]
+        assert sum(c.metadata["nbgrader"]["points"] for c in (visible, hidden)) == POINTS[t]
+        assert f'check("{t}")' in hidden.source and "### BEGIN HIDDEN TESTS" in hidden.source
+        assert f"Task {t}" in visible.source and "HIDDEN" not in visible.source
     headings = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     for t in tasks:
         assert f"Your task {t}" in headings

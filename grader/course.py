@@ -1,0 +1,261 @@
+"""A real nbgrader course that grades learners' packages.
+
+Each stage notebook is its own assignment (a crash costs one stage, not six). The source
+notebooks (with hidden tests) live in ``source/``; each learner's work is copied into
+``submitted/<learner>/<stage>/``: the notebook, and the package as ``minitorch/`` beside
+it, which the kernel imports from its working folder. The traps of nbgrader that would
+give wrong grades (../shared/NBGRADER_NOTES.md) are handled here:
+
+* nothing but notebooks is in ``source/``, so autograde overwrites no learner file and no
+  solution reaches ``autograded/`` or feedback;
+* deleted test cells are put back (``add_missing_cells``), edited locked ones restored;
+* a cell's score comes from whether it raised, not from whether it wrote to stderr;
+* each cell has a time limit and is interrupted, not left hanging; memory is bounded;
+* the kernel's package must be the learner's copy: the hidden checks verify its path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import shutil
+import warnings
+from dataclasses import dataclass, field
+
+from . import release
+from .submission import Submission, copy_package
+from .tasks import POINTS, STAGES, TASKS, marker
+
+GRADER = pathlib.Path(__file__).resolve().parent
+warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
+warnings.filterwarnings("ignore", message=".*not in session.*")
+TRUSTED_FILES = ["__init__.py", "checks.py", "numeric.py", "registry.py", "tasks.py", "sitecustomize.py"] + \
+    [f"stage{n}.py" for n in range(1, 7)]
+
+
+@dataclass
+class TaskResult:
+    task: str
+    score: float
+    max_score: float
+    message: str = ""
+
+
+@dataclass
+class LearnerResult:
+    learner: str
+    tasks: dict[str, TaskResult] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def stage_score(self, stage: str) -> tuple[float, float]:
+        rows = [r for t, r in self.tasks.items() if t.split(".")[0] == stage]
+        return sum(r.score for r in rows), sum(r.max_score for r in rows)
+
+    @property
+    def total(self) -> tuple[float, float]:
+        return sum(r.score for r in self.tasks.values()), sum(r.max_score for r in self.tasks.values())
+
+
+def config(root: pathlib.Path, timeout: int):
+    from traitlets.config import Config
+    c = Config()
+    c.CourseDirectory.root = str(root)
+    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}?timeout=120"
+    c.Execute.timeout = timeout
+    c.Execute.interrupt_on_timeout = True
+    c.Execute.allow_errors = True
+    c.OverwriteCells.add_missing_cells = True
+    c.GenerateFeedback.force = True
+    c.Application.log_level = "ERROR"  # our own report says what matters
+    return c
+
+
+class Course:
+    def __init__(self, root: pathlib.Path, timeout: int = 60, memory_mb: int = 4096) -> None:
+        self.root = pathlib.Path(root).resolve()
+        self.timeout, self.memory_mb = timeout, memory_mb
+        self._api = None
+
+    # ---- set-up --------------------------------------------------------------------
+    def create(self) -> "Course":
+        """Make the course (source notebooks, trusted checks, gradebook) unless it exists."""
+        release.with_environment_bin_on_path()
+        trusted = self.root / ".trusted" / "grader"
+        trusted.mkdir(parents=True, exist_ok=True)
+        for name in TRUSTED_FILES:
+            shutil.copyfile(GRADER / name, trusted / name)
+        shutil.move(str(trusted / "sitecustomize.py"), str(self.root / ".trusted" / "sitecustomize.py"))
+        if not (self.root / "gradebook.db").exists():
+            import nbformat
+            for path in release.source_notebooks():
+                folder = self.root / "source" / path.stem
+                folder.mkdir(parents=True, exist_ok=True)
+                nbformat.write(release.read_source_notebook(path), folder / f"{path.stem}.ipynb")
+            for path in release.source_notebooks():
+                result = self.api.generate_assignment(path.stem)
+                if not result["success"]:
+                    raise RuntimeError(f"nbgrader could not set up {path.stem}: {result.get('error')}")
+        (self.root / "nbgrader_config.py").write_text(
+            "# Lets nbgrader's own commands and formgrader work on this course.\n"
+            "c = get_config()  # noqa: F821\n"
+            f"c.CourseDirectory.root = {str(self.root)!r}\n"
+            "c.OverwriteCells.add_missing_cells = True\n"
+            f"c.Execute.timeout = {self.timeout}\nc.Execute.interrupt_on_timeout = True\n")
+        return self
+
+    @property
+    def api(self):
+        if self._api is None:
+            from nbgrader.apps import NbGraderAPI
+            self._api = NbGraderAPI(config=config(self.root, self.timeout))
+        return self._api
+
+    def add(self, submission: Submission) -> None:
+        """Copy a learner's notebooks and package into ``submitted/`` (replacing older ones)."""
+        for stage, name in STAGES.items():
+            folder = self.root / "submitted" / submission.learner / name
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
+            notebook = submission.notebooks.get(stage) or release.ROOT / "notebooks" / f"{name}.ipynb"
+            shutil.copyfile(notebook, folder / f"{name}.ipynb")
+            if submission.package is not None:
+                copy_package(submission.package, folder / "minitorch")
+
+    # ---- grading -------------------------------------------------------------------
+    def grade(self, submission: Submission, progress=None) -> LearnerResult:
+        result = LearnerResult(submission.learner, problems=list(submission.problems))
+        self.add(submission)
+        for stage, name in STAGES.items():
+            if progress:
+                progress(submission.learner, stage)
+            tasks = [t for t in TASKS if t.split(".")[0] == stage]
+            if submission.broken_package:
+                for t in tasks:
+                    result.tasks[t] = TaskResult(t, 0, POINTS[t], submission.broken_package)
+                continue
+            result.tasks.update(self._autograde_stage(submission.learner, name, tasks))
+        return result
+
+    def _autograde_stage(self, learner: str, name: str, tasks: list[str]) -> dict[str, TaskResult]:
+        folder = self.root / "autograded" / learner / name
+        env = {"PYTHONPATH": os.pathsep.join([str(folder), str(self.root / ".trusted")]),
+               "MINITORCH_UNDER_TEST": str(folder / "minitorch"),
+               "MINITORCH_MEMORY_LIMIT_MB": str(self.memory_mb)}
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            outcome = self.api.autograde(name, learner, force=True, create=True)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        notebook = folder / f"{name}.ipynb"
+        if not outcome["success"] or not notebook.exists():
+            why = "the kernel died while running this stage (os._exit, a crash, or memory exhausted)" \
+                if "died" in (outcome.get("log", "") + str(outcome.get("error", ""))).lower() else \
+                "this stage could not be run to the end: " + _last_line(outcome)
+            return {t: TaskResult(t, 0, POINTS[t], why) for t in tasks}
+        results = read_results(notebook, tasks, self.timeout)
+        self._store_scores(learner, name, results)
+        return results
+
+    def _store_scores(self, learner: str, name: str, results: dict[str, TaskResult]) -> None:
+        """Our score (the cell raised or not) replaces nbgrader's (which also fails a cell
+        that wrote to stderr), so formgrader and our reports agree."""
+        notebook = json.loads((self.root / "autograded" / learner / name / f"{name}.ipynb").read_text())
+        raised = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+                  for c in notebook["cells"] if any(o.get("output_type") == "error" for o in c.get("outputs", []))}
+        with self.api.gradebook as gb:
+            for t in results:
+                for grade_id, points in cell_points(t).items():
+                    grade = gb.find_grade(grade_id, name, name, learner)
+                    grade.auto_score = 0.0 if grade_id in raised else float(points)
+            gb.db.commit()
+
+    def feedback(self, learner: str, out: pathlib.Path, hide_hidden_tests: bool = True) -> list[pathlib.Path]:
+        """Feedback HTML per stage, copied to ``out``; hidden test source removed if asked."""
+        written = []
+        for name in STAGES.values():
+            self.api.coursedir.ignore = []
+            if hide_hidden_tests:
+                _scrub_hidden_tests(self.root / "autograded" / learner / name / f"{name}.ipynb")
+            self.api.generate_feedback(name, learner)
+            html = self.root / "feedback" / learner / name / f"{name}.html"
+            if html.exists():
+                target = out / learner / f"{name}.html"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(html, target)
+                written.append(target)
+        return written
+
+
+def _last_line(outcome: dict) -> str:
+    text = (str(outcome.get("error") or "") + "\n" + str(outcome.get("log") or "")).strip().splitlines()
+    return text[-1][:300] if text else "unknown error"
+
+
+def read_results(notebook: pathlib.Path, tasks: list[str], timeout: int) -> dict[str, TaskResult]:
+    """Score each task from its two graded cells, the visible checks (``taskX_Y_visible``)
+    and the hidden tests (``taskX_Y``): a cell earns its points if it did not raise."""
+    cells = json.loads(notebook.read_text())["cells"]
+    by_id = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c for c in cells}
+    results = {}
+    for t in tasks:
+        score, messages = 0.0, []
+        for grade_id, points in cell_points(t).items():
+            cell = by_id.get(grade_id)
+            if cell is None:
+                messages.append("a graded cell is missing from the notebook")
+                continue
+            errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+            if errors:
+                messages.append(explain_error(errors[0], t, timeout))
+            else:
+                score += points
+        unique = list(dict.fromkeys(messages))  # the same stub error in both cells: say it once
+        results[t] = TaskResult(t, score, POINTS[t], " / ".join(unique))
+    return results
+
+
+def cell_points(task: str) -> dict[str, int]:
+    """The graded cells of a task and their points: 1 for the visible checks, the rest hidden."""
+    return {f"{marker(task)}_visible": 1, marker(task): POINTS[task] - 1}
+
+
+def explain_error(error: dict, task: str, timeout: int) -> str:
+    name, value = error.get("ename", ""), str(error.get("evalue", "")).strip()
+    value = value.removeprefix(f"Task {task}: ")
+    if name == "NotImplementedError":
+        return f"not implemented yet ({value})" if value else "not implemented yet"
+    if name in ("CellTimeoutError", "KeyboardInterrupt", "TimeoutError"):
+        return f"took longer than {timeout} s and was stopped (an endless loop?)"
+    if name == "CheckFailure":
+        return value
+    if name == "AssertionError":
+        return f"a visible check failed{': ' + value if value else ''}"
+    if name == "MemoryError":
+        return "ran out of memory (the kernel's memory is limited)"
+    return f"{name}: {value}" if value else name
+
+
+def _scrub_hidden_tests(notebook: pathlib.Path) -> None:
+    """Remove hidden test source and tracebacks that quote it from an autograded notebook."""
+    if not notebook.exists():
+        return
+    data = json.loads(notebook.read_text())
+    for cell in data["cells"]:
+        source = "".join(cell.get("source", ""))
+        if "### BEGIN HIDDEN TESTS" in source:
+            head, _, rest = source.partition("### BEGIN HIDDEN TESTS")
+            _, _, tail = rest.partition("### END HIDDEN TESTS")
+            cell["source"] = head + "# (hidden tests)" + tail
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "error":
+                    output["traceback"] = [f"{output.get('ename')}: {output.get('evalue')}"]
+    notebook.write_text(json.dumps(data, indent=1))
+
+

@@ -1,0 +1,107 @@
+"""Find a learner's work in a folder or a .zip: the ``minitorch/`` package and the stage
+notebooks, and say clearly what is missing or broken before anything runs."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import py_compile
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass, field
+
+from .tasks import STAGES
+
+MAX_UNPACKED_BYTES = 200 * 2**20
+
+
+@dataclass
+class Submission:
+    learner: str
+    root: pathlib.Path                               # where the files were found
+    package: pathlib.Path | None = None              # the minitorch/ folder
+    notebooks: dict[str, pathlib.Path | None] = field(default_factory=dict)  # stage -> notebook
+    problems: list[str] = field(default_factory=list)  # plain words, for the learner
+    broken_package: str | None = None                # why the package cannot be imported
+
+
+def unpack(zip_path: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
+    """Extract safely: no absolute paths, no '..', no more than MAX_UNPACKED_BYTES."""
+    try:
+        archive = zipfile.ZipFile(zip_path)
+    except zipfile.BadZipFile:
+        raise ValueError(f"{zip_path.name} is not a valid .zip file") from None
+    with archive:
+        total = 0
+        for info in archive.infolist():
+            target = (into / info.filename).resolve()
+            if not target.is_relative_to(into.resolve()):
+                raise ValueError(f"{zip_path.name} contains an unsafe path: {info.filename}")
+            total += info.file_size
+            if total > MAX_UNPACKED_BYTES:
+                raise ValueError(f"{zip_path.name} unpacks to more than {MAX_UNPACKED_BYTES >> 20} MiB")
+        archive.extractall(into)
+    return into
+
+
+def locate(path: pathlib.Path, learner: str, scratch: pathlib.Path | None = None) -> Submission:
+    """Look for the package and the notebooks anywhere below ``path`` (a folder or .zip)."""
+    path = pathlib.Path(path)
+    if path.suffix == ".zip":
+        scratch = pathlib.Path(scratch or tempfile.mkdtemp(prefix="minitorch-"))
+        try:
+            path = unpack(path, scratch / learner)
+        except ValueError as error:
+            return Submission(learner, path, problems=[str(error)], broken_package=str(error))
+    found = Submission(learner, path)
+    packages = sorted((p.parent for p in path.rglob("minitorch/__init__.py")
+                       if "solutions" not in p.parts and ".venv" not in p.parts),
+                      key=lambda p: len(p.parts))
+    if not packages:
+        found.problems.append("no minitorch/ package found (a folder minitorch/ with __init__.py)")
+        found.broken_package = "the submission has no minitorch/ package"
+    else:
+        found.package = packages[0]
+        found.broken_package = syntax_errors(found.package)
+        if found.broken_package:
+            found.problems.append(found.broken_package)
+    for stage, name in STAGES.items():
+        candidates = sorted(path.rglob(f"{name}.ipynb"), key=lambda p: len(p.parts))
+        candidates = [c for c in candidates if ".ipynb_checkpoints" not in c.parts]
+        notebook = candidates[0] if candidates else None
+        if notebook is None:
+            found.problems.append(f"notebook {name}.ipynb is missing: stage {stage} was graded with a "
+                                  "fresh copy of it (your package is what earns the points)")
+        elif not valid_notebook(notebook):
+            found.problems.append(f"notebook {name}.ipynb is not a valid notebook (corrupt JSON): stage "
+                                  f"{stage} was graded with a fresh copy of it")
+            notebook = None
+        found.notebooks[stage] = notebook
+    return found
+
+
+def valid_notebook(path: pathlib.Path) -> bool:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and isinstance(data.get("cells"), list)
+
+
+def syntax_errors(package: pathlib.Path) -> str | None:
+    """The first file of the package that does not compile, in words; None if all do."""
+    for source in sorted(package.rglob("*.py")):
+        try:
+            py_compile.compile(str(source), cfile=str(pathlib.Path(tempfile.gettempdir()) / "minitorch-compile.pyc"),
+                               doraise=True)
+        except py_compile.PyCompileError as error:
+            detail = error.exc_value
+            where = f"line {getattr(detail, 'lineno', '?')}" if detail else ""
+            return (f"minitorch/{source.relative_to(package)} has a syntax error ({where}: "
+                    f"{getattr(detail, 'msg', error.msg)}): the package cannot be imported, so no check can run")
+    return None
+
+
+def copy_package(package: pathlib.Path, target: pathlib.Path) -> None:
+    shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"))
