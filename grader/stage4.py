@@ -37,14 +37,14 @@ INDICES = [
 
 @task("4.2")
 def getitem_gradients(mt, rng):
+    _, grads, _ = run_rule(mt, mt.ops_index.GetItem, [np.zeros(3)], upstream=np.ones(4), index=np.array([0, 2, 0, 0]))
+    explain("GetItem.backward for x[[0, 2, 0, 0]]: element 0 was picked three times, so it must "
+            "collect three gradients (np.add.at, not grad[index] = ... or +=)", grads[0], np.array([3.0, 0.0, 1.0]))
     x = rng.standard_normal((3, 4, 2))
     for index in INDICES:
         check_rule(mt, mt.ops_index.GetItem, lambda a: a[index], [x], rng, label=f"[{index}]", index=index)
     mask = np.array([True, False, True])
     check_rule(mt, mt.ops_index.GetItem, lambda a: a[mask], [x], rng, label="[boolean mask]", index=mask)
-    _, grads, _ = run_rule(mt, mt.ops_index.GetItem, [np.zeros(3)], upstream=np.ones(4), index=np.array([0, 2, 0, 0]))
-    explain("GetItem.backward for x[[0, 2, 0, 0]]: element 0 was picked three times, so it must "
-            "collect three gradients (np.add.at, not grad[index] = ... or +=)", grads[0], np.array([3.0, 0.0, 1.0]))
     check_float32(mt, mt.ops_index.GetItem, [x], index=(np.array([0, 0]),))
 
 
