@@ -16,9 +16,6 @@ import time
 
 from . import release
 
-_course = None
-
-
 def _progress(learner: str, stage: str) -> None:
     print(f"  {learner}: stage {stage} ...", flush=True)
 
@@ -38,28 +35,12 @@ def check(args: argparse.Namespace) -> int:
         print(f"Grading {path} ...", flush=True)
         course = Course(pathlib.Path(scratch) / "course", timeout=args.timeout).create()
         result = course.grade(submission, progress=_progress)
-        written = course.feedback("you", out / "feedback", hide_hidden_tests=False)
+        written = course.feedback("you", out / "feedback", hide_hidden_tests=False, result=result)
     print()
     print(table(result))
     if written:
         print(f"\nFeedback: {written[0].parent}/")
     return 0
-
-
-def _grade_one(job: tuple[str, str, str, bool]):
-    from .course import Course
-    from .submission import locate
-
-    global _course
-    course_root, learner, path, hide = job
-    if _course is None:
-        _course = Course(pathlib.Path(course_root))
-    with tempfile.TemporaryDirectory(prefix="minitorch-") as scratch:
-        submission = locate(pathlib.Path(path), learner, pathlib.Path(scratch))
-        start = time.perf_counter()
-        result = _course.grade(submission)
-        _course.feedback(learner, pathlib.Path(course_root).parent / "feedback", hide_hidden_tests=hide)
-    return result, time.perf_counter() - start
 
 
 def learners(folder: pathlib.Path) -> dict[str, pathlib.Path]:
@@ -74,7 +55,7 @@ def learners(folder: pathlib.Path) -> dict[str, pathlib.Path]:
 
 
 def autograde(args: argparse.Namespace) -> int:
-    from .course import Course
+    from .course import Course, grade_job
     from .report import plot_distribution, write_csv
 
     folder = pathlib.Path(args.submissions).resolve()
@@ -85,12 +66,13 @@ def autograde(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     course_root = out / "course"
     Course(course_root, timeout=args.timeout).create()
-    jobs = [(str(course_root), name, str(path), not args.show_hidden) for name, path in learners(folder).items()]
+    jobs = [(str(course_root), name, str(path), not args.show_hidden, args.timeout)
+            for name, path in learners(folder).items()]
     print(f"Grading {len(jobs)} submission(s) from {folder} with {args.jobs} job(s) ...", flush=True)
     start = time.perf_counter()
     results = []
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        for number, (result, seconds) in enumerate(pool.imap_unordered(_grade_one, jobs), start=1):
+        for number, (result, seconds) in enumerate(pool.imap_unordered(grade_job, jobs), start=1):
             score, most = result.total
             print(f"  [{number}/{len(jobs)}] {result.learner}: {score:g} / {most:g} ({seconds:.1f} s)", flush=True)
             results.append(result)

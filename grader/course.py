@@ -176,21 +176,61 @@ class Course:
                     grade.auto_score = 0.0 if grade_id in raised else float(points)
             gb.db.commit()
 
-    def feedback(self, learner: str, out: pathlib.Path, hide_hidden_tests: bool = True) -> list[pathlib.Path]:
-        """Feedback HTML per stage, copied to ``out``; hidden test source removed if asked."""
+    def feedback(self, learner: str, out: pathlib.Path, hide_hidden_tests: bool = True,
+                 result: LearnerResult | None = None) -> list[pathlib.Path]:
+        """Feedback HTML per stage, copied to ``out``; hidden test source removed if asked.
+        A stage that could not run (no package, a dead kernel) gets a page that says why."""
         written = []
-        for name in STAGES.values():
+        for stage, name in STAGES.items():
             self.api.coursedir.ignore = []
             if hide_hidden_tests:
                 _scrub_hidden_tests(self.root / "autograded" / learner / name / f"{name}.ipynb")
             self.api.generate_feedback(name, learner)
             html = self.root / "feedback" / learner / name / f"{name}.html"
-            if html.exists():
-                target = out / learner / f"{name}.html"
-                target.parent.mkdir(parents=True, exist_ok=True)
+            target = out / learner / f"{name}.html"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if html.exists() and (self.root / "autograded" / learner / name / f"{name}.ipynb").exists():
                 shutil.copyfile(html, target)
-                written.append(target)
+            elif result is not None:
+                target.write_text(_plain_feedback(result, stage, name))
+            else:
+                continue
+            written.append(target)
         return written
+
+
+_worker_course: Course | None = None
+
+
+def grade_job(job: tuple[str, str, str, bool, int]) -> tuple[LearnerResult, float]:
+    """Grade one learner in a worker process: (course root, learner, path, hide hidden
+    tests, seconds per cell)."""
+    import tempfile
+    import time
+
+    from .submission import locate
+
+    global _worker_course
+    course_root, learner, path, hide, timeout = job
+    if _worker_course is None or str(_worker_course.root) != course_root:
+        _worker_course = Course(pathlib.Path(course_root), timeout=timeout)
+    with tempfile.TemporaryDirectory(prefix="minitorch-") as scratch:
+        submission = locate(pathlib.Path(path), learner, pathlib.Path(scratch))
+        start = time.perf_counter()
+        result = _worker_course.grade(submission)
+        _worker_course.feedback(learner, pathlib.Path(course_root).parent / "feedback", hide_hidden_tests=hide,
+                                result=result)
+    return result, time.perf_counter() - start
+
+
+def _plain_feedback(result: LearnerResult, stage: str, name: str) -> str:
+    import html
+    rows = "".join(f"<tr><td>Task {t}</td><td>{r.score:g} / {r.max_score:g}</td><td>{html.escape(r.message)}</td></tr>"
+                   for t, r in result.tasks.items() if t.split(".")[0] == stage)
+    problems = "".join(f"<li>{html.escape(p)}</li>" for p in result.problems)
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{name}: {result.learner}</title></head>"
+            f"<body><h1>{name}</h1><p>This stage could not be run, so there is no notebook to show.</p>"
+            f"<ul>{problems}</ul><table border='1' cellpadding='4'>{rows}</table></body></html>")
 
 
 def _last_line(outcome: dict) -> str:

@@ -1,0 +1,160 @@
+"""The whole pipeline on a small class: real nbgrader course, real kernels, two jobs.
+
+The class: the reference (full marks), the blank release (zero), a package with a syntax
+error, a submission without a package, and one that does everything wrong at once (kills
+its kernel in stage 4, loops forever in stage 5, exhausts memory in stage 6, writes to
+stderr, deletes and edits test cells, ships a corrupt notebook). Each gets a clear
+message and loses only what it breaks; nobody's grade depends on anybody else's.
+"""
+
+import csv
+import hashlib
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from grader.tasks import POINTS, STAGES, TASKS
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def write_package(target: pathlib.Path, source: pathlib.Path, patches=()):
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    for file, old, new in patches:
+        text = (target / file).read_text()
+        assert text.count(old) == 1, (file, old)
+        (target / file).write_text(text.replace(old, new))
+
+
+def write_notebooks(target: pathlib.Path):
+    shutil.copytree(ROOT / "notebooks", target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+
+
+CHAOS = [
+    ("ops_unary.py", "        return grad * out * (1 - out)",
+     "        import sys\n        print('debugging on stderr', file=sys.stderr)\n        return grad * out * (1 - out)"),
+    ("ops_index.py", "        full = np.zeros(ctx.shape, dtype=ctx.dtype)",
+     "        import os\n        os._exit(3)\n        full = np.zeros(ctx.shape, dtype=ctx.dtype)"),
+    ("ops_activation.py", "        if ctx.approximate == \"tanh\":\n            t = np.tanh",
+     "        while True:\n            pass\n        if ctx.approximate == \"tanh\":\n            t = np.tanh"),
+    ("optim.py", "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            t = state",
+     "            hoard = [np.ones(2**25) for _ in range(400)]\n"
+     "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            t = state"),
+]
+
+
+def make_class(folder: pathlib.Path) -> None:
+    reference = folder / "ref"
+    write_package(reference / "minitorch", ROOT / "solutions" / "minitorch")
+    write_notebooks(reference / "notebooks")
+
+    blank = folder / "blank_work"
+    write_package(blank / "minitorch", ROOT / "minitorch")
+    write_notebooks(blank / "notebooks")
+    with zipfile.ZipFile(folder / "blank.zip", "w") as archive:
+        for path in blank.rglob("*"):
+            archive.write(path, path.relative_to(blank))
+    shutil.rmtree(blank)
+
+    broken = folder / "syntax"
+    write_package(broken / "minitorch", ROOT / "solutions" / "minitorch",
+                  [("ops_index.py", "class Cat(Function):", "class Cat(Function)")])
+    write_notebooks(broken / "notebooks")
+
+    write_notebooks(folder / "nopackage" / "notebooks")
+
+    chaos = folder / "chaos"
+    write_package(chaos / "minitorch", ROOT / "solutions" / "minitorch", CHAOS)
+    write_notebooks(chaos / "notebooks")
+    first = chaos / "notebooks" / "01_chain_rule.ipynb"
+    notebook = json.loads(first.read_text())
+    notebook["cells"] = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != "task1_2"]
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "task1_1_visible":
+            cell["source"] = "assert True  # the learner edited the check"
+    first.write_text(json.dumps(notebook))
+    (chaos / "notebooks" / "02_broadcasting.ipynb").write_text('{"cells": [ this is not json')
+
+
+def digest(folder: pathlib.Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+def run_autograde(submissions, out):
+    return subprocess.run([sys.executable, "-m", "grader", "autograde", str(submissions), "--jobs", "2",
+                           "--out", str(out), "--timeout", "8"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=1200)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("class")
+    make_class(base / "submissions")
+    before = digest(base / "submissions")
+    first = run_autograde(base / "submissions", base / "out")
+    assert first.returncode == 0, first.stdout + first.stderr
+    grades_first = (base / "out" / "grades.csv").read_text()
+    second = run_autograde(base / "submissions", base / "out")
+    assert second.returncode == 0, second.stdout + second.stderr
+    return base, before, grades_first, first.stdout
+
+
+def rows(base):
+    with (base / "out" / "grades.csv").open() as file:
+        return {row["learner"]: row for row in csv.DictReader(file)}
+
+
+def test_reference_scores_everything_and_blank_scores_nothing(graded):
+    table = rows(graded[0])
+    assert float(table["ref"]["total"]) == sum(POINTS.values())
+    assert float(table["blank"]["total"]) == 0
+
+
+def test_broken_submissions_get_zero_with_a_clear_message(graded):
+    table = rows(graded[0])
+    assert float(table["syntax"]["total"]) == 0
+    assert "ops_index.py has a syntax error" in table["syntax"]["problems"]
+    assert float(table["nopackage"]["total"]) == 0
+    assert "no minitorch/ package" in table["nopackage"]["problems"]
+
+
+def test_chaos_loses_only_what_it_breaks(graded):
+    row = rows(graded[0])["chaos"]
+    lost = {t for t in TASKS if float(row[f"task{t}"]) < POINTS[t]}
+    assert lost == {"4.1", "4.2", "4.3", "5.2", "6.3"}, row
+    assert float(row["stage4"]) == 0 and float(row["stage1"]) == 13 and float(row["stage2"]) == 12
+    assert float(row["stage3"]) == 11  # stderr output costs nothing
+    assert "02_broadcasting.ipynb is not a valid notebook" in row["problems"]
+
+
+def test_rerunning_is_idempotent_and_submissions_are_untouched(graded):
+    base, before, grades_first, _ = graded
+    assert (base / "out" / "grades.csv").read_text() == grades_first
+    assert digest(base / "submissions") == before
+    assert len(rows(base)) == 6  # five learners and the row of maxima
+
+
+def test_feedback_and_plot_without_hidden_test_source(graded):
+    base = graded[0]
+    assert (base / "out" / "scores.png").stat().st_size > 1000
+    for learner in ("ref", "chaos", "blank"):
+        pages = sorted((base / "out" / "feedback" / learner).glob("*.html"))
+        assert [p.stem for p in pages] == sorted(STAGES.values()), learner
+        for page in pages:
+            assert "grader.registry" not in page.read_text()
+
+
+def test_course_is_a_real_nbgrader_course(graded):
+    course = graded[0] / "out" / "course"
+    assert (course / "gradebook.db").exists() and (course / "nbgrader_config.py").exists()
+    assert sorted(p.name for p in (course / "source").iterdir()) == sorted(STAGES.values())
+    assert not list((course / "source").rglob("*.py")), "no solution file may sit in source/"
