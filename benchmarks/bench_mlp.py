@@ -169,7 +169,7 @@ def main() -> None:
     t_np = min(timeit.repeat(lambda: np.add(a_np, b_np), number=calls, repeat=3)) / calls
     ga, gb = mt.Tensor([1.0], requires_grad=True), mt.Tensor([2.0], requires_grad=True)
     t_graph = min(timeit.repeat(lambda: ga + gb, number=calls, repeat=3)) / calls
-    print(f"\nper-op overhead, a + b on one-element tensors:")
+    print("\nper-op overhead, a + b on one-element tensors:")
     print(f"  np.add                    {t_np * 1e6:6.2f} us")
     print(f"  minitorch, no grad        {t_mt * 1e6:6.2f} us   {t_mt / t_np:5.1f}x np.add")
     print(f"  minitorch, recording      {t_graph * 1e6:6.2f} us   {t_graph / t_np:5.1f}x np.add")

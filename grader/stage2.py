@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .checks import (CheckFailure, check_float32, check_rule, explain, patched, run_rule,

@@ -30,6 +30,13 @@ def _setup(ctx: Context, x: np.ndarray, axis, keepdims: bool) -> tuple[int, ...]
     return ctx.axes
 
 
+def _extreme(ctx: Context, x: np.ndarray, axis, keepdims: bool, reduce) -> np.ndarray:
+    """The forward of Max and Min: saves x and the extremes with the reduced axes kept."""
+    out = reduce(x, axis=_setup(ctx, x, axis, keepdims), keepdims=True)
+    ctx.save_for_backward(x, out)
+    return out if keepdims else np.squeeze(out, ctx.axes)
+
+
 class Sum(Function):
     """out = x summed over ``axis``."""
 
@@ -61,9 +68,7 @@ class Max(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
-        out = np.max(x, axis=_setup(ctx, x, axis, keepdims), keepdims=True)
-        ctx.save_for_backward(x, out)  # out keeps the reduced axes, as size 1
-        return out if keepdims else np.squeeze(out, ctx.axes)
+        return _extreme(ctx, x, axis, keepdims, np.max)
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
@@ -77,9 +82,7 @@ class Min(Function):
 
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axis=None, keepdims: bool = False) -> np.ndarray:
-        out = np.min(x, axis=_setup(ctx, x, axis, keepdims), keepdims=True)
-        ctx.save_for_backward(x, out)  # out keeps the reduced axes, as size 1
-        return out if keepdims else np.squeeze(out, ctx.axes)
+        return _extreme(ctx, x, axis, keepdims, np.min)
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:

@@ -2,7 +2,6 @@
 makes now, and carries no solution or hidden-test text."""
 
 import json
-import pathlib
 
 import pytest
 
