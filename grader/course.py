@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from . import release
 from .submission import Submission, copy_package
-from .tasks import POINTS, STAGES, TASKS, marker
+from .tasks import POINTS, STAGES, TASKS, cell_points
 
 GRADER = pathlib.Path(__file__).resolve().parent
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
@@ -260,11 +260,6 @@ def read_results(notebook: pathlib.Path, tasks: list[str], timeout: int) -> dict
         unique = list(dict.fromkeys(messages))  # the same stub error in both cells: say it once
         results[t] = TaskResult(t, score, POINTS[t], " / ".join(unique))
     return results
-
-
-def cell_points(task: str) -> dict[str, int]:
-    """The graded cells of a task and their points: 1 for the visible checks, the rest hidden."""
-    return {f"{marker(task)}_visible": 1, marker(task): POINTS[task] - 1}
 
 
 def explain_error(error: dict, task: str, timeout: int) -> str:

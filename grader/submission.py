@@ -11,7 +11,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 
-from .tasks import STAGES
+from .tasks import STAGES, TASKS, cell_points
 
 MAX_UNPACKED_BYTES = 200 * 2**20
 
@@ -77,6 +77,11 @@ def locate(path: pathlib.Path, learner: str, scratch: pathlib.Path | None = None
             found.problems.append(f"notebook {name}.ipynb is not a valid notebook (corrupt JSON): stage "
                                   f"{stage} was graded with a fresh copy of it")
             notebook = None
+        elif missing_graded_cells(notebook, stage):
+            found.problems.append(f"notebook {name}.ipynb lacks graded cells "
+                                  f"({', '.join(missing_graded_cells(notebook, stage))}): stage {stage} was "
+                                  "graded with a fresh copy of it")
+            notebook = None
         found.notebooks[stage] = notebook
     return found
 
@@ -87,6 +92,14 @@ def valid_notebook(path: pathlib.Path) -> bool:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return False
     return isinstance(data, dict) and isinstance(data.get("cells"), list)
+
+
+def missing_graded_cells(path: pathlib.Path, stage: str) -> list[str]:
+    """The graded cells of ``stage`` that a notebook no longer has (a learner deleted them).
+    nbgrader could put them back, but not in their place, where they would fail."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    present = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells if isinstance(c, dict)}
+    return [g for t in TASKS if t.split(".")[0] == stage for g in cell_points(t) if g not in present]
 
 
 def syntax_errors(package: pathlib.Path) -> str | None:

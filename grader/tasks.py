@@ -41,6 +41,11 @@ POINTS: dict[str, int] = {
     "6.1": 4, "6.2": 3, "6.3": 3, "6.4": 3,
 }
 
+def cell_points(task: str) -> dict[str, int]:
+    """The graded cells of a task and their points: 1 for the visible checks, the rest hidden."""
+    return {f"{marker(task)}_visible": 1, marker(task): POINTS[task] - 1}
+
+
 # Which notebook (nbgrader assignment) introduces each stage's tasks.
 STAGES: dict[str, str] = {
     "1": "01_chain_rule", "2": "02_broadcasting", "3": "03_reductions",

@@ -73,11 +73,15 @@ def make_class(folder: pathlib.Path) -> None:
     write_notebooks(chaos / "notebooks")
     first = chaos / "notebooks" / "01_chain_rule.ipynb"
     notebook = json.loads(first.read_text())
-    notebook["cells"] = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") != "task1_2"]
-    for cell in notebook["cells"]:
-        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "task1_1_visible":
-            cell["source"] = "assert True  # the learner edited the check"
+    notebook["cells"] = [c for c in notebook["cells"]
+                         if c["metadata"].get("nbgrader", {}).get("grade_id") not in ("task1_2", "task1_3_visible")]
     first.write_text(json.dumps(notebook))
+    third = chaos / "notebooks" / "03_reductions.ipynb"
+    notebook = json.loads(third.read_text())
+    for cell in notebook["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "task3_2_visible":
+            cell["source"] = "raise AssertionError('the learner edited a locked cell')"  # restored by nbgrader
+    third.write_text(json.dumps(notebook))
     (chaos / "notebooks" / "02_broadcasting.ipynb").write_text('{"cells": [ this is not json')
 
 
@@ -132,8 +136,9 @@ def test_chaos_loses_only_what_it_breaks(graded):
     lost = {t for t in TASKS if float(row[f"task{t}"]) < POINTS[t]}
     assert lost == {"4.1", "4.2", "4.3", "5.2", "6.3"}, row
     assert float(row["stage4"]) == 0 and float(row["stage1"]) == 13 and float(row["stage2"]) == 12
-    assert float(row["stage3"]) == 11  # stderr output costs nothing
+    assert float(row["stage3"]) == 11  # stderr output costs nothing; the edited cell was restored
     assert "02_broadcasting.ipynb is not a valid notebook" in row["problems"]
+    assert "01_chain_rule.ipynb lacks graded cells (task1_2, task1_3_visible)" in row["problems"]
 
 
 def test_rerunning_is_idempotent_and_submissions_are_untouched(graded):

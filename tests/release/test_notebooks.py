@@ -11,8 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 from grader import release
-from grader.course import cell_points
-from grader.tasks import POINTS, STAGES, TASKS, marker
+from grader.tasks import POINTS, STAGES, TASKS, cell_points, marker
 
 ROOT = release.ROOT
 TASK_ERROR = re.compile(r"NotImplementedError: Task (\d+\.\d+): ")
