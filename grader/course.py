@@ -20,6 +20,7 @@ import json
 import os
 import pathlib
 import shutil
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -30,7 +31,7 @@ from .tasks import POINTS, STAGES, TASKS, cell_points
 GRADER = pathlib.Path(__file__).resolve().parent
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
 warnings.filterwarnings("ignore", message=".*not in session.*")
-TRUSTED_FILES = ["__init__.py", "checks.py", "numeric.py", "registry.py", "tasks.py", "sitecustomize.py"] + \
+TRUSTED_FILES = ["__init__.py", "checks.py", "numeric.py", "registry.py", "tasks.py", "verify.py", "sitecustomize.py"] + \
     [f"stage{n}.py" for n in range(1, 7)]
 
 
@@ -40,6 +41,7 @@ class TaskResult:
     score: float
     max_score: float
     message: str = ""
+    hidden_passed: bool = False  # the hidden cell ran without raising
 
 
 @dataclass
@@ -119,7 +121,7 @@ class Course:
                 shutil.rmtree(folder)
             folder.mkdir(parents=True)
             notebook = submission.notebooks.get(stage) or release.ROOT / "notebooks" / f"{name}.ipynb"
-            shutil.copyfile(notebook, folder / f"{name}.ipynb")
+            (folder / f"{name}.ipynb").write_text(json.dumps(without_ungraded_cells(notebook), indent=1))
             if submission.package is not None:
                 copy_package(submission.package, folder / "minitorch")
 
@@ -136,7 +138,24 @@ class Course:
                     result.tasks[t] = TaskResult(t, 0, POINTS[t], submission.broken_package)
                 continue
             result.tasks.update(self._autograde_stage(submission.learner, name, tasks))
+        if not submission.broken_package:
+            self._verify(submission.learner, result)
         return result
+
+    def _verify(self, learner: str, result: LearnerResult) -> None:
+        """Re-run the hidden checks of every task whose hidden cell passed, in a fresh
+        process (``verify.py``); a task that fails there loses its hidden points."""
+        package = self.root / "submitted" / learner / STAGES["1"] / "minitorch"
+        pending = [t for t, r in result.tasks.items() if r.hidden_passed]
+        outcome = run_verify(self.root / ".trusted", package, pending, self.timeout, self.memory_mb)
+        for task, error in outcome.items():
+            if error is not None:
+                r = result.tasks[task]
+                r.score, r.hidden_passed = r.score - (POINTS[task] - 1), False
+                r.message = "; ".join(filter(None, [r.message, "the hidden tests, re-run in a separate "
+                                                    f"process, failed: {error}"]))
+                self._store_scores(learner, STAGES[task.split(".")[0]], {task: r}, hidden_failed=True)
+        return None
 
     def _autograde_stage(self, learner: str, name: str, tasks: list[str]) -> dict[str, TaskResult]:
         folder = self.root / "autograded" / learner / name
@@ -164,7 +183,8 @@ class Course:
         self._store_scores(learner, name, results)
         return results
 
-    def _store_scores(self, learner: str, name: str, results: dict[str, TaskResult]) -> None:
+    def _store_scores(self, learner: str, name: str, results: dict[str, TaskResult],
+                      hidden_failed: bool = False) -> None:
         """Our score (the cell raised or not) replaces nbgrader's (which also fails a cell
         that wrote to stderr), so formgrader and our reports agree."""
         notebook = json.loads((self.root / "autograded" / learner / name / f"{name}.ipynb").read_text())
@@ -174,7 +194,8 @@ class Course:
             for t in results:
                 for grade_id, points in cell_points(t).items():
                     grade = gb.find_grade(grade_id, name, name, learner)
-                    grade.auto_score = 0.0 if grade_id in raised else float(points)
+                    failed = grade_id in raised or (hidden_failed and not grade_id.endswith("_visible"))
+                    grade.auto_score = 0.0 if failed else float(points)
             gb.db.commit()
 
     def feedback(self, learner: str, out: pathlib.Path, hide_hidden_tests: bool = True,
@@ -198,6 +219,15 @@ class Course:
                 continue
             written.append(target)
         return written
+
+
+def without_ungraded_cells(path: pathlib.Path) -> dict:
+    """The notebook without the cells tagged "not-graded" (pictures and demonstrations
+    that no graded cell needs): grading runs only what decides the grade."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    notebook["cells"] = [c for c in notebook["cells"]
+                         if "not-graded" not in c.get("metadata", {}).get("tags", [])]
+    return notebook
 
 
 _worker_course: Course | None = None
@@ -224,6 +254,36 @@ def grade_job(job: tuple[str, str, str, bool, int]) -> tuple[LearnerResult, floa
     return result, time.perf_counter() - start
 
 
+def run_verify(trusted: pathlib.Path, package: pathlib.Path, tasks: list[str], timeout: int,
+               memory_mb: int) -> dict[str, str | None]:
+    """Run ``verify.py`` on ``tasks``; if the process dies (os._exit, a crash), the task it was
+    on fails and the rest are run again in a new process."""
+    import subprocess
+    env = dict(os.environ, PYTHONPATH=str(trusted), MINITORCH_MEMORY_LIMIT_MB=str(memory_mb))
+    env.pop("MINITORCH_UNDER_TEST", None)
+    results: dict[str, str | None] = {}
+    remaining = list(tasks)
+    while remaining:
+        try:
+            done = subprocess.run([sys.executable, "-m", "grader.verify", str(package), str(timeout), *remaining],
+                                  cwd=trusted, env=env, capture_output=True, text=True,
+                                  timeout=timeout * (len(remaining) + 2))
+            lines = done.stdout
+        except subprocess.TimeoutExpired as expired:
+            lines = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        for line in lines.splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the learner's code printed something
+            if isinstance(record, dict) and record.get("task") in remaining and record["task"] not in results:
+                results[record["task"]] = record.get("error")
+        remaining = [t for t in remaining if t not in results]
+        if remaining:
+            results[remaining.pop(0)] = "the process running the checks died or hung here"
+    return results
+
+
 def _plain_feedback(result: LearnerResult, stage: str, name: str) -> str:
     import html
     rows = "".join(f"<tr><td>Task {t}</td><td>{r.score:g} / {r.max_score:g}</td><td>{html.escape(r.message)}</td></tr>"
@@ -246,7 +306,7 @@ def read_results(notebook: pathlib.Path, tasks: list[str], timeout: int) -> dict
     by_id = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c for c in cells}
     results = {}
     for t in tasks:
-        score, messages = 0.0, []
+        score, messages, hidden_passed = 0.0, [], False
         for grade_id, points in cell_points(t).items():
             cell = by_id.get(grade_id)
             if cell is None:
@@ -257,8 +317,9 @@ def read_results(notebook: pathlib.Path, tasks: list[str], timeout: int) -> dict
                 messages.append(explain_error(errors[0], t, timeout))
             else:
                 score += points
+                hidden_passed = hidden_passed or not grade_id.endswith("_visible")
         unique = list(dict.fromkeys(messages))  # the same stub error in both cells: say it once
-        results[t] = TaskResult(t, score, POINTS[t], " / ".join(unique))
+        results[t] = TaskResult(t, score, POINTS[t], " / ".join(unique), hidden_passed)
     return results
 
 

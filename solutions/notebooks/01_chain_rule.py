@@ -37,7 +37,7 @@ from minitorch import plotting
 # always moves toward $w = 3$. With many weights, the derivative becomes the gradient, one
 # partial derivative per weight, and the step is the same.
 
-# %%
+# %% tags=["not-graded"]
 w, path = -1.0, []
 for _ in range(12):
     path.append(w)
@@ -211,7 +211,7 @@ check("1.4")
 # and $\partial y / \partial(\text{box})$. Check one by hand: $y = 4 \sin(b + c)$, so
 # the gradient at `b` is $4\cos(b + c)$.
 
-# %%
+# %% tags=["not-graded"]
 y = worked_model(*leaves())
 y.backward()
 plotting.draw_graph(y);
@@ -224,7 +224,7 @@ plotting.draw_graph(y);
 # keeps the weights small. Each step: compute the loss, zero the gradients, backward,
 # step every weight against its gradient.
 
-# %%
+# %% tags=["not-graded"]
 inputs = [-1.0, -0.5, 0.0, 0.5, 1.0]
 targets = [1.5, 0.3, 0.1, 0.3, 1.5]
 

@@ -35,7 +35,7 @@ from minitorch import plotting
 # the larger size, and a size-1 (or missing) axis is *stretched*: its values are reused
 # along it. In the pictures, solid cells are an operand's own values, faded cells copies.
 
-# %%
+# %% tags=["not-graded"]
 fig, axes = plt.subplots(2, 1, figsize=(8, 4.2), layout="constrained")
 plotting.draw_broadcast((3,), (4, 1), ax=axes[0])
 plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
@@ -79,7 +79,7 @@ check("2.1")
 # input was stretched along. Leading axes the input lacked disappear; size-1 axes it had
 # are summed *with keepdims*, so they stay as size 1.
 
-# %%
+# %% tags=["not-graded"]
 upstream = np.arange(12.0).reshape(4, 3)
 plotting.draw_values([upstream, upstream.sum(axis=0), upstream.sum(axis=1, keepdims=True)],
                      ["upstream (4, 3)", "for a of shape (3,)", "for b of shape (4, 1)"]);
@@ -163,7 +163,7 @@ check("2.3")
 #
 # **1. Forgetting the reduction.** The gradient keeps the broadcast shape:
 
-# %%
+# %% tags=["not-graded"]
 class MulForgetsToSum(mt.Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -187,7 +187,7 @@ except ValueError as error:
 # **2. Summing without keepdims.** For an input of shape `(4, 1)`, `grad.sum(axis=1)`
 # gives `(4,)`: the right numbers in the wrong shape.
 
-# %%
+# %% tags=["not-graded"]
 grad = np.ones((4, 3))
 print("sum(axis=1):", grad.sum(axis=1).shape, "  sum(axis=1, keepdims=True):", grad.sum(axis=1, keepdims=True).shape)
 
@@ -196,7 +196,7 @@ print("sum(axis=1):", grad.sum(axis=1).shape, "  sum(axis=1, keepdims=True):", g
 # passed in, and other ops may share it: every gradient computed after that is silently
 # wrong. Always build a new array (`grad * b`).
 
-# %%
+# %% tags=["not-graded"]
 class MulInPlace(mt.Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -221,7 +221,7 @@ print("the upstream gradient after backward:", upstream, "(it was all ones)")
 # With tasks 2.1 to 2.3 done, arrays flow through the whole engine. A last look: the
 # gradient of a broadcast product, computed by your code.
 
-# %%
+# %% tags=["not-graded"]
 a = mt.Tensor(np.array([[1.0], [2.0], [3.0]]), requires_grad=True)
 b = mt.Tensor(np.array([10.0, 20.0]), requires_grad=True)
 (a * b).backward(np.ones((3, 2)))

@@ -40,7 +40,7 @@ from minitorch.function import Context
 #
 # Several rules are cheapest from the output the forward saved rather than from `x`.
 
-# %%
+# %% tags=["not-graded"]
 x = np.linspace(-4, 4, 400)
 fig, axes = plt.subplots(1, 3, figsize=(10, 2.8), layout="constrained")
 for ax, (name, f, df) in zip(axes, [("tanh", np.tanh, lambda t: 1 - np.tanh(t) ** 2),
@@ -82,7 +82,7 @@ check("3.1")
 # Without reinserting the axis, `(3,)` would broadcast against `(3, 4)` along the *wrong*
 # axis (or fail): that is the "lost keepdims" bug.
 
-# %%
+# %% tags=["not-graded"]
 x = np.arange(12.0).reshape(3, 4)
 g = np.array([1.0, -2.0, 0.5])
 plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_to(g[:, None], x.shape)],
@@ -162,7 +162,7 @@ check("3.3")
 # A softened maximum pulls a little gradient to every element; the hard maximum gives all
 # of it to the winner. Your reductions and unary rules, through the whole engine:
 
-# %%
+# %% tags=["not-graded"]
 x = mt.Tensor(np.array([0.5, 2.0, 1.0, 1.8]), requires_grad=True)
 x.max().backward()
 hard = x.grad.copy()

@@ -53,7 +53,7 @@ from minitorch.function import Context
 # operand lacks or has as size 1: it was broadcast along them, so its gradient is summed
 # back over them.
 
-# %%
+# %% tags=["not-graded"]
 plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 
 # %% [markdown]
@@ -98,7 +98,7 @@ check("5.1")
 # $u'(x) = \sqrt{2/\pi}\,(1 + 3 \cdot 0.044715\,x^2)$.
 # Note the dip below zero around $x \approx -0.75$: unlike ReLU, GELU is not monotonic.
 
-# %%
+# %% tags=["not-graded"]
 x = np.linspace(-4, 4, 400)
 phi = 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
 gelu = x * phi
@@ -150,7 +150,7 @@ check("5.2")
 # $\mathrm{logsumexp}(x) = m + \log \sum_j e^{x_j - m}$, and then
 # $\log\mathrm{softmax}(x) = x - \mathrm{logsumexp}(x)$.
 
-# %%
+# %% tags=["not-graded"]
 scores = np.array([1000.0, 1001.0, 1002.0])
 with np.errstate(over="ignore", invalid="ignore"):
     naive = np.exp(scores) / np.exp(scores).sum()
@@ -202,7 +202,7 @@ check("5.3")
 # softmax node. Below, one gradient step on the logits of one sample moves probability
 # toward the true class (class 2).
 
-# %%
+# %% tags=["not-graded"]
 z = np.array([2.0, 1.0, 0.1, -1.0])
 p = np.exp(z - z.max())
 p /= p.sum()
@@ -249,7 +249,7 @@ check("5.4")
 # `mt.gradcheck` compares every gradient your engine computes with central differences.
 # Here it checks a linear layer, GELU, another layer and the cross-entropy in one go.
 
-# %%
+# %% tags=["not-graded"]
 rng = np.random.default_rng(1)
 inputs = [mt.Tensor(rng.standard_normal((6, 4)), requires_grad=True),
           mt.Tensor(rng.standard_normal((4, 5)), requires_grad=True),

@@ -140,7 +140,7 @@ check("6.4")
 # 600 points on three interleaved spiral arms: no straight line separates them, so a
 # network needs its hidden layers. We hold out 20% to watch for overfitting.
 
-# %%
+# %% tags=["not-graded"]
 x_all, y_all = datasets.make_spirals(600, classes=3, noise=0.15)
 (x_train, y_train), (x_val, y_val) = datasets.train_val_split(x_all, y_all)
 fig, ax = plt.subplots(figsize=(3.6, 3.6), layout="constrained")
@@ -156,7 +156,7 @@ ax.set_yticks([]);
 # The same network, the same initial weights, two optimizers. Solid lines are the
 # training loss, dashed the validation loss.
 
-# %%
+# %% tags=["not-graded"]
 def train_spirals(make_optimizer, epochs=60):
     mt.manual_seed(1)
     model = nn.MLP([2, 64, 64, 3])
@@ -193,7 +193,7 @@ ax.legend(fontsize=8);
 # Each panel colours the plane by the class the network predicts there, after 1, 5, 20
 # and 60 epochs of Adam.
 
-# %%
+# %% tags=["not-graded"]
 def boundary_snapshots(epochs=(1, 5, 20, 60)):
     mt.manual_seed(1)
     model = nn.MLP([2, 64, 64, 3])
@@ -220,7 +220,7 @@ boundary_snapshots()
 # 1,797 digits scanned at 8×8 pixels (shipped with the package, no download). Each image
 # becomes 64 numbers, scaled to [0, 1]; the network maps them to 10 scores.
 
-# %%
+# %% tags=["not-graded"]
 pixels, digits = datasets.load_digits()
 pixels = pixels / 16.0
 (d_train, t_train), (d_val, t_val) = datasets.train_val_split(pixels, digits)
@@ -230,7 +230,7 @@ for ax, image, label in zip(axes, d_train[:10], t_train[:10]):
     ax.set_title(str(label), fontsize=9)
     ax.axis("off")
 
-# %%
+# %% tags=["not-graded"]
 @functools.cache  # trained once, however many cells ask for it
 def train_digits(epochs=25):
     mt.manual_seed(2)
@@ -247,7 +247,7 @@ print(f"digits validation accuracy {accuracy(digit_model, d_val, t_val):.3f}")
 # %% [markdown]
 # Some validation digits with the network's guesses (red when wrong):
 
-# %%
+# %% tags=["not-graded"]
 digit_model, _ = train_digits()
 with mt.no_grad():
     guesses = digit_model(mt.Tensor(d_val[:16])).data.argmax(axis=1)

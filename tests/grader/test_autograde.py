@@ -1,7 +1,8 @@
 """The whole pipeline on a small class: real nbgrader course, real kernels, two jobs.
 
 The class: the reference (full marks), the blank release (zero), a package with a syntax
-error, a submission without a package, and one that does everything wrong at once (kills
+error, a submission without a package, one that disarms the hidden checks when imported,
+and one that does everything wrong at once (kills
 its kernel in stage 4, loops forever in stage 5, exhausts memory in stage 6, writes to
 stderr, deletes and edits test cells, ships a corrupt notebook). Each gets a clear
 message and loses only what it breaks; nobody's grade depends on anybody else's.
@@ -67,6 +68,13 @@ def make_class(folder: pathlib.Path) -> None:
     write_notebooks(broken / "notebooks")
 
     write_notebooks(folder / "nopackage" / "notebooks")
+
+    cheat = folder / "cheater"  # the blank stubs, plus an import that disarms the checks
+    write_package(cheat / "minitorch", ROOT / "minitorch")
+    init = cheat / "minitorch" / "__init__.py"
+    init.write_text(init.read_text() + "\nimport numpy as _np\nimport grader.registry as _r\n"
+                    "_r.check = lambda *args, **kwargs: None\n_np.allclose = lambda *args, **kwargs: True\n")
+    write_notebooks(cheat / "notebooks")
 
     chaos = folder / "chaos"
     write_package(chaos / "minitorch", ROOT / "solutions" / "minitorch", CHAOS)
@@ -141,11 +149,16 @@ def test_chaos_loses_only_what_it_breaks(graded):
     assert "01_chain_rule.ipynb lacks graded cells (task1_2, task1_3_visible)" in row["problems"]
 
 
+def test_tampering_with_the_checks_earns_nothing(graded):
+    row = rows(graded[0])["cheater"]
+    assert float(row["total"]) == 0, row
+
+
 def test_rerunning_is_idempotent_and_submissions_are_untouched(graded):
     base, before, grades_first, _ = graded
     assert (base / "out" / "grades.csv").read_text() == grades_first
     assert digest(base / "submissions") == before
-    assert len(rows(base)) == 6  # five learners and the row of maxima
+    assert len(rows(base)) == 7  # six learners and the row of maxima
 
 
 def test_feedback_and_plot_without_hidden_test_source(graded):
