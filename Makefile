@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: lab test bench release venv lock clean
+.PHONY: lab test bench release bundle venv lock clean
 
 $(READY): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ bench: $(READY)
 # Regenerate the learner's minitorch/ and notebooks/ from solutions/ (commit the result).
 release: $(READY)
 	$(BIN)/python -m grader release
+
+# The zip to hand to learners: release, environment, a learner README; no solutions.
+bundle: $(READY)
+	$(BIN)/python -m grader bundle --out build/minitorch-course.zip
 
 # Re-pin everything after changing the direct pins in pyproject.toml.
 lock:

@@ -3,6 +3,7 @@
     python -m grader release                      rebuild minitorch/ and notebooks/ from solutions/
     python -m grader check [PATH]                 grade your own work (the repo, a folder or a .zip)
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
+    python -m grader bundle [--out FILE]          the zip to hand to learners
 """
 
 from __future__ import annotations
@@ -97,7 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="grader-output", help="where to write grades.csv, feedback and the course")
     p.add_argument("--timeout", type=int, default=60, help="seconds allowed per notebook cell")
     p.add_argument("--show-hidden", action="store_true", help="keep the hidden tests' source in the feedback")
+    p = commands.add_parser("bundle", help="build the zip to hand to learners")
+    p.add_argument("--out", default="build/minitorch-course.zip")
     args = parser.parse_args(argv)
+    if args.command == "bundle":
+        from .bundle import build
+        print(f"wrote {build(pathlib.Path(args.out).resolve())}")
+        return 0
     if args.command == "release":
         release.build()
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
