@@ -35,7 +35,7 @@ from minitorch import plotting
 # the larger size, and a size-1 (or missing) axis is *stretched*: its values are reused
 # along it. In the pictures, solid cells are an operand's own values, faded cells copies.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 fig, axes = plt.subplots(2, 1, figsize=(8, 4.2), layout="constrained")
 plotting.draw_broadcast((3,), (4, 1), ax=axes[0])
 plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
@@ -47,7 +47,7 @@ plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
 # `np.broadcast_shapes` does, and raise a `ValueError` that names the shapes when they do
 # not fit (for example `(2, 3)` with `(4,)`).
 
-# %% nbgrader={"grade": true, "grade_id": "task2_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task2_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.1
 assert mt.broadcast_shapes((3,), (4, 1)) == (4, 3)
 assert mt.broadcast_shapes((2, 1, 5), (3, 1), ()) == (2, 3, 5)
@@ -58,7 +58,7 @@ except ValueError as error:
     print("good error:", error)
 print("Task 2.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task2_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 2.1 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -79,7 +79,7 @@ check("2.1")
 # input was stretched along. Leading axes the input lacked disappear; size-1 axes it had
 # are summed *with keepdims*, so they stay as size 1.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 upstream = np.arange(12.0).reshape(4, 3)
 plotting.draw_values([upstream, upstream.sum(axis=0), upstream.sum(axis=1, keepdims=True)],
                      ["upstream (4, 3)", "for a of shape (3,)", "for b of shape (4, 1)"]);
@@ -91,7 +91,7 @@ plotting.draw_values([upstream, upstream.sum(axis=0), upstream.sum(axis=1, keepd
 # the package where the reverse of broadcasting lives; every op that broadcasts calls it.
 # Return a new array: never change `grad` itself.
 
-# %% nbgrader={"grade": true, "grade_id": "task2_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task2_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.2
 g = np.arange(24.0).reshape(2, 4, 3)
 assert np.array_equal(mt.unbroadcast(g, (3,)), g.sum(axis=(0, 1)))
@@ -100,7 +100,7 @@ assert mt.unbroadcast(g, ()).shape == ()
 assert mt.unbroadcast(g.astype(np.float32), (1, 3)).dtype == np.float32
 print("Task 2.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task2_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 2.2 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -129,7 +129,7 @@ check("2.2")
 # The engine checks every gradient a rule returns: if its shape or dtype differs from its
 # input's, you get an error naming the op and the input.
 
-# %% nbgrader={"grade": true, "grade_id": "task2_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task2_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.3: call each rule on plain arrays
 from minitorch.function import Context  # noqa: E402
 from minitorch.ops_binary import Div, Maximum, Mul  # noqa: E402
@@ -148,7 +148,7 @@ Maximum.forward(ctx, np.array([1.0, 2.0]), np.array([1.0, 0.0]))
 assert np.allclose(Maximum.backward(ctx, np.array([2.0, 2.0]))[0], [1.0, 2.0])
 print("Task 2.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 2.3 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -163,7 +163,7 @@ check("2.3")
 #
 # **1. Forgetting the reduction.** The gradient keeps the broadcast shape:
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 class MulForgetsToSum(mt.Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -187,7 +187,7 @@ except ValueError as error:
 # **2. Summing without keepdims.** For an input of shape `(4, 1)`, `grad.sum(axis=1)`
 # gives `(4,)`: the right numbers in the wrong shape.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 grad = np.ones((4, 3))
 print("sum(axis=1):", grad.sum(axis=1).shape, "  sum(axis=1, keepdims=True):", grad.sum(axis=1, keepdims=True).shape)
 
@@ -196,7 +196,7 @@ print("sum(axis=1):", grad.sum(axis=1).shape, "  sum(axis=1, keepdims=True):", g
 # passed in, and other ops may share it: every gradient computed after that is silently
 # wrong. Always build a new array (`grad * b`).
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 class MulInPlace(mt.Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -221,7 +221,7 @@ print("the upstream gradient after backward:", upstream, "(it was all ones)")
 # With tasks 2.1 to 2.3 done, arrays flow through the whole engine. A last look: the
 # gradient of a broadcast product, computed by your code.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 a = mt.Tensor(np.array([[1.0], [2.0], [3.0]]), requires_grad=True)
 b = mt.Tensor(np.array([10.0, 20.0]), requires_grad=True)
 (a * b).backward(np.ones((3, 2)))

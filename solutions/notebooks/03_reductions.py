@@ -40,7 +40,7 @@ from minitorch.function import Context
 #
 # Several rules are cheapest from the output the forward saved rather than from `x`.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 x = np.linspace(-4, 4, 400)
 fig, axes = plt.subplots(1, 3, figsize=(10, 2.8), layout="constrained")
 for ax, (name, f, df) in zip(axes, [("tanh", np.tanh, lambda t: 1 - np.tanh(t) ** 2),
@@ -51,7 +51,7 @@ for ax, (name, f, df) in zip(axes, [("tanh", np.tanh, lambda t: 1 - np.tanh(t) *
     ax.legend(fontsize=9)
     ax.grid(alpha=0.3)
 
-# %% nbgrader={"grade": true, "grade_id": "task3_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task3_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.1
 from minitorch import ops_unary  # noqa: E402
 
@@ -63,7 +63,7 @@ for name, derivative in [("Exp", np.exp(x)), ("Sin", np.cos(x)), ("Tanh", 1 - np
     assert np.allclose(op.backward(ctx, np.ones(3)), derivative), name
 print("Task 3.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 3.1 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -82,7 +82,7 @@ check("3.1")
 # Without reinserting the axis, `(3,)` would broadcast against `(3, 4)` along the *wrong*
 # axis (or fail): that is the "lost keepdims" bug.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 x = np.arange(12.0).reshape(3, 4)
 g = np.array([1.0, -2.0, 0.5])
 plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_to(g[:, None], x.shape)],
@@ -95,7 +95,7 @@ plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_
 # tuple of non-negative axes, `ctx.axes`, and stored `ctx.keepdims` and the input's
 # `ctx.shape`. `np.expand_dims` accepts a tuple of axes.
 
-# %% nbgrader={"grade": true, "grade_id": "task3_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task3_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.2
 from minitorch.ops_reduce import Mean, Sum  # noqa: E402
 
@@ -108,7 +108,7 @@ Mean.forward(ctx, x, axis=1, keepdims=True)
 assert np.allclose(Mean.backward(ctx, np.ones((2, 1, 4))), np.full(x.shape, 1 / 3))
 print("Task 3.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 3.2 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -124,7 +124,7 @@ check("3.2")
 # among them (PyTorch's `amax` does the same), so the shares still add up to the
 # upstream gradient.
 
-# %%
+# %% tags=["raises-exception"]
 x = np.array([[1.0, 4.0, 2.0, 4.0], [3.0, 0.0, 1.0, 2.0]])
 winners = x == x.max(axis=1, keepdims=True)
 share = winners / winners.sum(axis=1, keepdims=True)
@@ -137,7 +137,7 @@ plotting.draw_values([x, x.max(axis=1, keepdims=True), share], ["x", "x.max(axis
 # `x == out` marks the winners. Count them per reduced group, in the gradient's dtype
 # (an integer count would turn a float32 gradient into float64).
 
-# %% nbgrader={"grade": true, "grade_id": "task3_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task3_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.3
 from minitorch.ops_reduce import Max  # noqa: E402
 
@@ -149,7 +149,7 @@ Max.forward(ctx, np.ones(4, dtype=np.float32))
 assert Max.backward(ctx, np.float32(1.0)).dtype == np.float32
 print("Task 3.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task3_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 3.3 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -162,7 +162,7 @@ check("3.3")
 # A softened maximum pulls a little gradient to every element; the hard maximum gives all
 # of it to the winner. Your reductions and unary rules, through the whole engine:
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 x = mt.Tensor(np.array([0.5, 2.0, 1.0, 1.8]), requires_grad=True)
 x.max().backward()
 hard = x.grad.copy()

@@ -33,11 +33,11 @@ from minitorch.function import Context
 #   position `axes.index(i)`. (For 2-D, the inverse of swapping is swapping.)
 # * `broadcast_to` repeats elements: its backward is the sum from notebook 2.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 x = np.arange(6.0).reshape(2, 3)
 plotting.draw_values([x, x.reshape(3, 2), x.T], ["x  (2, 3)", "x.reshape(3, 2)", "x.T  (3, 2)"]);
 
-# %% nbgrader={"grade": true, "grade_id": "task4_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task4_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.1
 from minitorch.ops_shape import Reshape, Transpose  # noqa: E402
 
@@ -51,7 +51,7 @@ Reshape.forward(ctx, x, shape=(4, -1))
 assert Reshape.backward(ctx, np.ones((4, 6))).shape == (2, 3, 4)
 print("Task 4.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 4.1 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -70,7 +70,7 @@ check("4.1")
 # evaluates it as `full[index] = full[index] + grad`, and of two writes to the same
 # element only the last survives. `np.add.at(full, index, grad)` really adds them all.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 index = np.array([0, 2, 0, 0])
 grad = np.ones(4)
 lossy = np.zeros(3)
@@ -88,7 +88,7 @@ print("  np.add.at(full, ...)     ->", exact)
 # `None`, `...`, integer arrays, boolean masks, or a tuple of them: NumPy accepts them all
 # in `np.add.at` too).
 
-# %% nbgrader={"grade": true, "grade_id": "task4_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task4_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.2
 from minitorch.ops_index import GetItem  # noqa: E402
 
@@ -97,7 +97,7 @@ GetItem.forward(ctx, np.zeros((3, 2)), index=(np.array([0, 2, 0]), slice(None, N
 assert np.array_equal(GetItem.backward(ctx, np.ones((3, 2))), [[2, 2], [0, 0], [1, 1]])
 print("Task 4.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 4.2 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -111,12 +111,12 @@ check("4.2")
 # inputs' sizes along that axis (`np.split` takes the cut points). `stack` joins them
 # along a *new* axis: input `i` gets slice `i` along it.
 
-# %%
+# %% tags=["raises-exception"]
 parts = [np.full((2, 1), 1.0), np.full((2, 3), 2.0), np.full((2, 2), 3.0)]
 joined = np.concatenate(parts, axis=1)
 plotting.draw_values([joined] + parts, ["cat(axis=1)  (2, 6)", "piece 0", "piece 1", "piece 2"]);
 
-# %% nbgrader={"grade": true, "grade_id": "task4_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task4_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.3
 from minitorch.ops_index import Cat, Stack  # noqa: E402
 
@@ -129,7 +129,7 @@ Stack.forward(ctx, np.zeros(3), np.zeros(3), axis=1)
 assert np.array_equal(Stack.backward(ctx, np.arange(6.0).reshape(3, 2))[1], [1.0, 3.0, 5.0])
 print("Task 4.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 4.3 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -142,7 +142,7 @@ check("4.3")
 # Overlapping slices stacked into one tensor use each interior element several times. The
 # gradient of their sum counts how often each element was used, computed by your code.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 signal = mt.Tensor(np.sin(np.linspace(0, 3, 10)), requires_grad=True)
 windows = mt.stack([signal[i:i + 4] for i in range(7)])
 windows.sum().backward()

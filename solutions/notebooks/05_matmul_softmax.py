@@ -53,7 +53,7 @@ from minitorch.function import Context
 # operand lacks or has as size 1: it was broadcast along them, so its gradient is summed
 # back over them.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 
 # %% [markdown]
@@ -61,7 +61,7 @@ plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 #
 # `np.swapaxes(m, -1, -2)` transposes the last two axes of any array.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.1
 from minitorch.ops_linalg import MatMul  # noqa: E402
 
@@ -76,7 +76,7 @@ MatMul.forward(ctx, rng.standard_normal((5, 2, 3)), b)
 assert MatMul.backward(ctx, np.ones((5, 2, 4)))[1].shape == (3, 4)
 print("Task 5.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 5.1 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -98,7 +98,7 @@ check("5.1")
 # $u'(x) = \sqrt{2/\pi}\,(1 + 3 \cdot 0.044715\,x^2)$.
 # Note the dip below zero around $x \approx -0.75$: unlike ReLU, GELU is not monotonic.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 x = np.linspace(-4, 4, 400)
 phi = 0.5 * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
 gelu = x * phi
@@ -118,7 +118,7 @@ for ax, title in zip(axes, ["the functions", "their derivatives"]):
 # Both approximations (`ctx.approximate` is `"none"` or `"tanh"`). The module has
 # `normal_cdf`, `normal_pdf` and `tanh_inner` ready for you.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.2
 from minitorch.ops_activation import Gelu  # noqa: E402
 
@@ -132,7 +132,7 @@ for approximate in ("none", "tanh"):
     assert np.allclose(Gelu.backward(ctx, np.ones(5)), numeric, atol=1e-6), approximate
 print("Task 5.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 5.2 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -150,7 +150,7 @@ check("5.2")
 # $\mathrm{logsumexp}(x) = m + \log \sum_j e^{x_j - m}$, and then
 # $\log\mathrm{softmax}(x) = x - \mathrm{logsumexp}(x)$.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 scores = np.array([1000.0, 1001.0, 1002.0])
 with np.errstate(over="ignore", invalid="ignore"):
     naive = np.exp(scores) / np.exp(scores).sum()
@@ -167,7 +167,7 @@ print("stable:", shifted / shifted.sum())
 #
 # ## Your task 5.3: `stable_logsumexp` and the three backward rules in `minitorch/ops_softmax.py`
 
-# %% nbgrader={"grade": true, "grade_id": "task5_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.3
 from minitorch import ops_softmax  # noqa: E402
 
@@ -180,7 +180,7 @@ g = np.array([1.0, 0.0, 0.0])
 assert np.allclose(ops_softmax.Softmax.backward(ctx, g), s * (g - (g * s).sum()))
 print("Task 5.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 5.3 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -202,7 +202,7 @@ check("5.3")
 # softmax node. Below, one gradient step on the logits of one sample moves probability
 # toward the true class (class 2).
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 z = np.array([2.0, 1.0, 0.1, -1.0])
 p = np.exp(z - z.max())
 p /= p.sum()
@@ -223,7 +223,7 @@ ax.legend();
 # `stable_logsumexp`; `ctx.by_index` tells which kind of target you have. For an
 # integer `target`, `log_p[np.arange(n), target]` picks each row's true class.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.4
 from minitorch.losses import CrossEntropy  # noqa: E402
 
@@ -236,7 +236,7 @@ grad_logits, _ = CrossEntropy.backward(ctx, np.array(1.0))
 assert np.allclose(grad_logits, (np.exp(log_p) - np.eye(3)[[0, 2]]) / 2)
 print("Task 5.4 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 5.4 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -249,7 +249,7 @@ check("5.4")
 # `mt.gradcheck` compares every gradient your engine computes with central differences.
 # Here it checks a linear layer, GELU, another layer and the cross-entropy in one go.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 rng = np.random.default_rng(1)
 inputs = [mt.Tensor(rng.standard_normal((6, 4)), requires_grad=True),
           mt.Tensor(rng.standard_normal((4, 5)), requires_grad=True),

@@ -39,7 +39,7 @@ from minitorch import datasets, nn, optim, plotting, training
 # * `MLP([2, 64, 64, 3])` is three `Linear` layers with the activation between them, and
 #   none after the last (the loss applies its own softmax).
 
-# %% nbgrader={"grade": true, "grade_id": "task6_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.1
 model = nn.MLP([2, 8, 3])
 assert [p.shape for p in model.parameters()] == [(8, 2), (8,), (3, 8), (3,)]
@@ -49,7 +49,7 @@ assert np.allclose(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bia
 assert model(mt.Tensor(x)).shape == (5, 3)
 print("Task 6.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 6.1 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -68,7 +68,7 @@ check("6.1")
 # step, $b = g$) and steps along it: consistent directions build up speed, zig-zags
 # cancel out.
 
-# %% nbgrader={"grade": true, "grade_id": "task6_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.2
 p = nn.Parameter(np.array([1.0, -2.0]))
 sgd = optim.SGD([p], lr=0.1, momentum=0.9)
@@ -78,7 +78,7 @@ for _ in range(2):
 assert np.allclose(p.data, [1.0 - 0.1 - 0.19, -2.0 - 0.1 - 0.19])
 print("Task 6.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 6.2 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -93,7 +93,7 @@ check("6.2")
 # its gradient. Both averages start at 0, which biases them toward 0 in the first steps;
 # dividing by $1 - \beta^t$ at step $t$ corrects that.
 
-# %% nbgrader={"grade": true, "grade_id": "task6_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.3: Adam's first step is lr times the sign of the gradient (almost exactly)
 p = nn.Parameter(np.array([1.0, -2.0]))
 adam = optim.Adam([p], lr=0.01)
@@ -102,7 +102,7 @@ adam.step()
 assert np.allclose(p.data, [1.0 - 0.01, -2.0 + 0.01], atol=1e-7)
 print("Task 6.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 6.3 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -117,7 +117,7 @@ check("6.3")
 # the mean loss over the epoch, each batch weighted by its size. `fit` (given) calls it
 # once per epoch and records the validation loss too.
 
-# %% nbgrader={"grade": true, "grade_id": "task6_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.4
 mt.manual_seed(0)
 model = nn.Linear(1, 1)
@@ -127,7 +127,7 @@ losses = [training.train_epoch(model, mt.mse_loss, optim.SGD(model.parameters(),
 assert losses[-1] < 0.1 * losses[0] and abs(model.weight.data[0, 0] - 3) < 0.3
 print("Task 6.4 passes the visible checks; losses:", np.round(losses, 4))
 
-# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # The hidden tests of Task 6.4 run here when your work is graded.
 ### BEGIN HIDDEN TESTS
 from grader.registry import check  # noqa: E402
@@ -140,7 +140,7 @@ check("6.4")
 # 600 points on three interleaved spiral arms: no straight line separates them, so a
 # network needs its hidden layers. We hold out 20% to watch for overfitting.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 x_all, y_all = datasets.make_spirals(600, classes=3, noise=0.15)
 (x_train, y_train), (x_val, y_val) = datasets.train_val_split(x_all, y_all)
 fig, ax = plt.subplots(figsize=(3.6, 3.6), layout="constrained")
@@ -156,7 +156,7 @@ ax.set_yticks([]);
 # The same network, the same initial weights, two optimizers. Solid lines are the
 # training loss, dashed the validation loss.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 def train_spirals(make_optimizer, epochs=60):
     mt.manual_seed(1)
     model = nn.MLP([2, 64, 64, 3])
@@ -193,7 +193,7 @@ ax.legend(fontsize=8);
 # Each panel colours the plane by the class the network predicts there, after 1, 5, 20
 # and 60 epochs of Adam.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 def boundary_snapshots(epochs=(1, 5, 20, 60)):
     mt.manual_seed(1)
     model = nn.MLP([2, 64, 64, 3])
@@ -220,7 +220,7 @@ boundary_snapshots()
 # 1,797 digits scanned at 8×8 pixels (shipped with the package, no download). Each image
 # becomes 64 numbers, scaled to [0, 1]; the network maps them to 10 scores.
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 pixels, digits = datasets.load_digits()
 pixels = pixels / 16.0
 (d_train, t_train), (d_val, t_val) = datasets.train_val_split(pixels, digits)
@@ -230,7 +230,7 @@ for ax, image, label in zip(axes, d_train[:10], t_train[:10]):
     ax.set_title(str(label), fontsize=9)
     ax.axis("off")
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 @functools.cache  # trained once, however many cells ask for it
 def train_digits(epochs=25):
     mt.manual_seed(2)
@@ -247,7 +247,7 @@ print(f"digits validation accuracy {accuracy(digit_model, d_val, t_val):.3f}")
 # %% [markdown]
 # Some validation digits with the network's guesses (red when wrong):
 
-# %% tags=["not-graded"]
+# %% tags=["not-graded", "raises-exception"]
 digit_model, _ = train_digits()
 with mt.no_grad():
     guesses = digit_model(mt.Tensor(d_val[:16])).data.argmax(axis=1)
