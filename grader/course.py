@@ -31,7 +31,7 @@ from .tasks import POINTS, STAGES, TASKS, cell_points
 GRADER = pathlib.Path(__file__).resolve().parent
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
 warnings.filterwarnings("ignore", message=".*not in session.*")
-TRUSTED_FILES = ["__init__.py", "checks.py", "numeric.py", "registry.py", "tasks.py", "verify.py", "sitecustomize.py"] + \
+TRUSTED_FILES = ["__init__.py", "checks.py", "numeric.py", "registry.py", "tasks.py", "verify.py"] + \
     [f"stage{n}.py" for n in range(1, 7)]
 
 
@@ -82,22 +82,13 @@ class Course:
     # ---- set-up --------------------------------------------------------------------
     def create(self) -> "Course":
         """Make the course (source notebooks, trusted checks, gradebook) unless it exists."""
-        release.with_environment_bin_on_path()
-        trusted = self.root / ".trusted" / "grader"
-        trusted.mkdir(parents=True, exist_ok=True)
+        trusted = self.root / ".trusted"
+        (trusted / "grader").mkdir(parents=True, exist_ok=True)
         for name in TRUSTED_FILES:
-            shutil.copyfile(GRADER / name, trusted / name)
-        shutil.move(str(trusted / "sitecustomize.py"), str(self.root / ".trusted" / "sitecustomize.py"))
+            shutil.copyfile(GRADER / name, trusted / "grader" / name)
+        shutil.copyfile(GRADER / "sitecustomize.py", trusted / "sitecustomize.py")
         if not (self.root / "gradebook.db").exists():
-            import nbformat
-            for path in release.source_notebooks():
-                folder = self.root / "source" / path.stem
-                folder.mkdir(parents=True, exist_ok=True)
-                nbformat.write(release.read_source_notebook(path), folder / f"{path.stem}.ipynb")
-            for path in release.source_notebooks():
-                result = self.api.generate_assignment(path.stem)
-                if not result["success"]:
-                    raise RuntimeError(f"nbgrader could not set up {path.stem}: {result.get('error')}")
+            release.generate_course(self.root, self.api)
         (self.root / "nbgrader_config.py").write_text(
             "# Lets nbgrader's own commands and formgrader work on this course.\n"
             "c = get_config()  # noqa: F821\n"

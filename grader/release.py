@@ -69,27 +69,33 @@ def with_environment_bin_on_path() -> None:
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 
-def build_notebooks(target: pathlib.Path, course: pathlib.Path | None = None) -> None:
-    """Write the release notebooks to ``target``, replacing them. ``course`` (a folder)
-    keeps the nbgrader course used to make them; by default a temporary one."""
+def generate_course(course: pathlib.Path, api) -> None:
+    """Put every source notebook in ``course/source/`` and let nbgrader generate its
+    assignment (filling the gradebook and ``course/release/``)."""
     import nbformat
-    from nbgrader.apps import NbGraderAPI
 
     with_environment_bin_on_path()
+    for path in source_notebooks():
+        folder = course / "source" / path.stem
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(read_source_notebook(path), folder / f"{path.stem}.ipynb")
+    for path in source_notebooks():
+        result = api.generate_assignment(path.stem)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader could not generate {path.stem}:\n{result.get('error')}\n{result.get('log')}")
+
+
+def build_notebooks(target: pathlib.Path) -> None:
+    """Write the release notebooks to ``target``, replacing them."""
+    from nbgrader.apps import NbGraderAPI
+
     with tempfile.TemporaryDirectory() as scratch:
-        course = course or pathlib.Path(scratch) / "course"
-        for path in source_notebooks():
-            folder = course / "source" / path.stem
-            folder.mkdir(parents=True, exist_ok=True)
-            nbformat.write(read_source_notebook(path), folder / f"{path.stem}.ipynb")
-        api = NbGraderAPI(config=nbgrader_config(course))
+        course = pathlib.Path(scratch) / "course"
+        generate_course(course, NbGraderAPI(config=nbgrader_config(course)))
         if target.exists():
             shutil.rmtree(target)
         target.mkdir(parents=True)
         for path in source_notebooks():
-            result = api.generate_assignment(path.stem)
-            if not result["success"]:
-                raise RuntimeError(f"nbgrader could not generate {path.stem}:\n{result['error']}\n{result['log']}")
             shutil.copyfile(course / "release" / path.stem / f"{path.stem}.ipynb", target / f"{path.stem}.ipynb")
 
 

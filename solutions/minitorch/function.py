@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .shapes import broadcasts_to
 from .tensor import Tensor, as_array
 
 _grad_enabled = True
@@ -150,7 +151,7 @@ class BackwardNode:
         label = f"{self.name}.backward: the gradient for input {index} (`{_input_name(self.function, index)}`)"
         if grad.shape != shape:
             hint = ""
-            if grad.ndim >= len(shape) and _stretches_to(shape, grad.shape):
+            if grad.ndim >= len(shape) and broadcasts_to(shape, grad.shape):
                 hint = (": the input was broadcast in the forward pass, so its gradient "
                         "must be summed back over the broadcast axes (unbroadcast)")
             raise ValueError(f"{label} has shape {grad.shape}, but that input has shape "
@@ -161,11 +162,6 @@ class BackwardNode:
         raise TypeError(f"{label} has dtype {grad.dtype}, but that input has dtype "
                         f"{dtype}: a constant or an intermediate array of another "
                         "dtype crept into the rule")
-
-
-def _stretches_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    tail = target[len(target) - len(shape):]
-    return all(n == t or n == 1 for n, t in zip(shape, tail))
 
 
 _names_cache: dict[type, list[str]] = {}

@@ -56,7 +56,7 @@ def unbroadcast(grad: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     shape = tuple(shape)
     if grad.shape == shape:  # nothing was broadcast
         return grad
-    if not _broadcasts_to(shape, grad.shape):
+    if not broadcasts_to(shape, grad.shape):
         raise ValueError(f"unbroadcast: a gradient of shape {grad.shape} cannot come from "
                          f"broadcasting shape {shape}")
     # Task 2.2: unbroadcast
@@ -92,9 +92,9 @@ def check_broadcast(op: str, *shapes: Shape) -> Shape:
     """The broadcast shape of ``shapes``, or a ValueError that names ``op`` and the shapes."""
     if len(shapes) == 2:  # the common case, without np.broadcast_shapes' overhead
         a, b = shapes
-        if a == b or _broadcasts_to(b, a):
+        if a == b or broadcasts_to(b, a):
             return a
-        if _broadcasts_to(a, b):
+        if broadcasts_to(a, b):
             return b
     try:
         return np.broadcast_shapes(*shapes)
@@ -104,7 +104,8 @@ def check_broadcast(op: str, *shapes: Shape) -> Shape:
                          "the right, each pair of sizes must be equal or contain a 1)") from None
 
 
-def _broadcasts_to(shape: Shape, target: Shape) -> bool:
+def broadcasts_to(shape: Shape, target: Shape) -> bool:
+    """Whether an array of ``shape`` broadcasts to exactly ``target``."""
     if len(shape) > len(target):
         return False
     for n, t in zip(shape, target[len(target) - len(shape):]):
