@@ -16,11 +16,13 @@ give wrong grades (../shared/NBGRADER_NOTES.md) are handled here:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
 import shutil
 import sys
+import tempfile
 import warnings
 from dataclasses import dataclass, field
 
@@ -31,8 +33,9 @@ from .tasks import POINTS, STAGES, TASKS, cell_points
 GRADER = pathlib.Path(__file__).resolve().parent
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
 warnings.filterwarnings("ignore", message=".*not in session.*")
-TRUSTED_FILES = ["__init__.py", "checks.py", "numeric.py", "registry.py", "tasks.py", "verify.py"] + \
-    [f"stage{n}.py" for n in range(1, 7)]
+TRUSTED_FILES = ["__init__.py", "checks.py", "forkserver.py", "numeric.py", "registry.py", "sandbox.py",
+                 "tasks.py", "verify.py"] + [f"stage{n}.py" for n in range(1, 7)]
+FORK = hasattr(os, "fork") and hasattr(os, "pidfd_open")  # Linux: start kernels by forking
 
 
 @dataclass
@@ -70,6 +73,12 @@ def config(root: pathlib.Path, timeout: int):
     c.OverwriteCells.add_missing_cells = True
     c.GenerateFeedback.force = True
     c.Application.log_level = "ERROR"  # our own report says what matters
+    if FORK:
+        from nbgrader.converters import Autograde
+
+        from .forkserver import execute_class
+        c.Autograde.autograde_preprocessors = [execute_class() if p.__name__ == "Execute" else p
+                                               for p in Autograde.class_traits()["autograde_preprocessors"].default()]
     return c
 
 
@@ -150,20 +159,18 @@ class Course:
 
     def _autograde_stage(self, learner: str, name: str, tasks: list[str]) -> dict[str, TaskResult]:
         folder = self.root / "autograded" / learner / name
-        env = {"PYTHONPATH": os.pathsep.join([str(folder), str(self.root / ".trusted")]),
-               "MINITORCH_UNDER_TEST": str(folder / "minitorch"),
-               "MINITORCH_MEMORY_LIMIT_MB": str(self.memory_mb),
-               "MPLBACKEND": "agg"}  # pictures are not graded: do not render them
-        saved = {k: os.environ.get(k) for k in env}
-        os.environ.update(env)
-        try:
-            outcome = self.api.autograde(name, learner, force=True, create=True)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        trusted = self.root / ".trusted"
+        with tempfile.TemporaryDirectory(prefix="minitorch-kernel-") as scratch:
+            env = {"PYTHONPATH": os.pathsep.join([str(folder), str(trusted)]),
+                   "MINITORCH_UNDER_TEST": str(folder / "minitorch"),
+                   "MINITORCH_MEMORY_LIMIT_MB": str(self.memory_mb),
+                   "MINITORCH_WRITABLE": os.pathsep.join([str(folder), scratch]),  # sandbox.py
+                   "MINITORCH_TRUSTED": str(trusted) if FORK else "",  # forkserver.py
+                   "TMPDIR": scratch, "IPYTHONDIR": os.path.join(scratch, "ipython"),
+                   "PYTHONDONTWRITEBYTECODE": "1",
+                   "MPLBACKEND": "agg"}  # pictures are not graded: do not render them
+            with _environment(env):
+                outcome = self.api.autograde(name, learner, force=True, create=True)
         notebook = folder / f"{name}.ipynb"
         if not outcome["success"] or not notebook.exists():
             why = "the kernel died while running this stage (os._exit, a crash, or memory exhausted)" \
@@ -212,6 +219,21 @@ class Course:
         return written
 
 
+@contextlib.contextmanager
+def _environment(changes: dict[str, str]):
+    """Set environment variables (kernels inherit them) for the duration of a block."""
+    saved = {k: os.environ.get(k) for k in changes}
+    os.environ.update(changes)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def without_ungraded_cells(path: pathlib.Path) -> dict:
     """The notebook without the cells tagged "not-graded" (pictures and demonstrations
     that no graded cell needs): grading runs only what decides the grade."""
@@ -249,9 +271,19 @@ def run_verify(trusted: pathlib.Path, package: pathlib.Path, tasks: list[str], t
                memory_mb: int) -> dict[str, str | None]:
     """Run ``verify.py`` on ``tasks``; if the process dies (os._exit, a crash), the task it was
     on fails and the rest are run again in a new process."""
-    import subprocess
-    env = dict(os.environ, PYTHONPATH=str(trusted), MINITORCH_MEMORY_LIMIT_MB=str(memory_mb))
+    scratch = tempfile.mkdtemp(prefix="minitorch-verify-")
+    env = dict(os.environ, PYTHONPATH=str(trusted), MINITORCH_MEMORY_LIMIT_MB=str(memory_mb),
+               MINITORCH_WRITABLE=scratch, TMPDIR=scratch, PYTHONDONTWRITEBYTECODE="1")
     env.pop("MINITORCH_UNDER_TEST", None)
+    try:
+        return _verify_rounds(tasks, trusted, package, timeout, env)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _verify_rounds(tasks: list[str], trusted: pathlib.Path, package: pathlib.Path, timeout: int,
+                   env: dict[str, str]) -> dict[str, str | None]:
+    import subprocess
     results: dict[str, str | None] = {}
     remaining = list(tasks)
     while remaining:
