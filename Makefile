@@ -10,16 +10,22 @@ READY  := $(VENV)/.ready
 
 .PHONY: lab test bench release bundle venv lock clean
 
-$(READY): requirements.lock pyproject.toml
+# Root (a container) may only start JupyterLab with --allow-root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	# JupyterLab's defaults for this course: no pop-up asking to fetch Jupyter news.
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp etc/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	touch $(READY)
 
 venv: $(READY)
 
 lab: $(READY)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT)
 
 test: $(READY)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -17,8 +17,16 @@ import time
 
 from . import release
 
+
 def _progress(learner: str, stage: str) -> None:
     print(f"  {learner}: stage {stage} ...", flush=True)
+
+
+def _warn_if_unconfined() -> None:
+    from .sandbox import landlock_abi
+    if landlock_abi() < 1:
+        print("warning: this system has no Linux Landlock, so the code being graded can write "
+              "outside its own folder; grade only work you trust here", file=sys.stderr)
 
 
 def check(args: argparse.Namespace) -> int:
@@ -31,6 +39,7 @@ def check(args: argparse.Namespace) -> int:
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2
     out = pathlib.Path(args.out).resolve()
+    _warn_if_unconfined()
     with tempfile.TemporaryDirectory(prefix="minitorch-check-") as scratch:
         submission = locate(path, "you", pathlib.Path(scratch))
         print(f"Grading {path} ...", flush=True)
@@ -65,6 +74,7 @@ def autograde(args: argparse.Namespace) -> int:
         return 2
     out = pathlib.Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    _warn_if_unconfined()
     course_root = out / "course"
     Course(course_root, timeout=args.timeout).create()
     jobs = [(str(course_root), name, str(path), not args.show_hidden, args.timeout)

@@ -110,6 +110,7 @@ class Course:
     def api(self):
         if self._api is None:
             from nbgrader.apps import NbGraderAPI
+            _share_compiled_templates()
             self._api = NbGraderAPI(config=config(self.root, self.timeout))
         return self._api
 
@@ -217,6 +218,39 @@ class Course:
                 continue
             written.append(target)
         return written
+
+
+def _share_compiled_templates() -> None:
+    """nbgrader makes a new HTML exporter, so a new Jinja environment, for every feedback
+    page, and compiling nbconvert's templates was half the cost of a page. The compiled
+    templates are kept in memory for the process instead (keyed by the template's name
+    and source checksum, so a changed template is compiled again)."""
+    import jinja2
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    if getattr(TemplateExporter, "_minitorch_shared_cache", None) is not None:
+        return
+
+    class MemoryCache(jinja2.BytecodeCache):
+        def __init__(self) -> None:
+            self.store: dict[str, bytes] = {}
+
+        def load_bytecode(self, bucket) -> None:
+            if bucket.key in self.store:
+                bucket.bytecode_from_string(self.store[bucket.key])
+
+        def dump_bytecode(self, bucket) -> None:
+            self.store[bucket.key] = bucket.bytecode_to_string()
+
+    cache = MemoryCache()
+    create = TemplateExporter._create_environment
+
+    def create_with_cache(self):
+        environment = create(self)
+        environment.bytecode_cache = cache
+        return environment
+
+    TemplateExporter._create_environment = create_with_cache
+    TemplateExporter._minitorch_shared_cache = cache
 
 
 @contextlib.contextmanager

@@ -2,10 +2,12 @@
 
 The class: the reference (full marks), the blank release (zero), a package with a syntax
 error, a submission without a package, one that disarms the hidden checks when imported,
-and one that does everything wrong at once (kills
-its kernel in stage 4, loops forever in stage 5, exhausts memory in stage 6, writes to
-stderr, deletes and edits test cells, ships a corrupt notebook). Each gets a clear
-message and loses only what it breaks; nobody's grade depends on anybody else's.
+one that does everything wrong at once (kills its kernel in stage 4, loops forever in
+stage 5, exhausts memory in stage 6, writes to stderr, deletes and edits test cells, ships
+a corrupt notebook), and a vandal, graded first, whose correct package tries on import to
+rewrite the grader's checks for everyone after it, delete the course's source notebooks,
+empty the gradebook and write outside the course. Each gets a clear message and loses
+only what it breaks; nobody's grade depends on anybody else's.
 """
 
 import csv
@@ -19,6 +21,7 @@ import zipfile
 
 import pytest
 
+from grader.sandbox import landlock_abi
 from grader.tasks import POINTS, STAGES, TASKS
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -47,6 +50,29 @@ CHAOS = [
      "            hoard = [np.ones(2**25) for _ in range(400)]\n"
      "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            t = state"),
 ]
+
+
+VANDAL_MARK = pathlib.Path("/tmp/minitorch-vandal-was-here")
+VANDALISM = f"""
+import os as _os, pathlib as _pathlib, shutil as _shutil
+import grader.registry as _registry
+
+def _try(action):
+    try:
+        action()
+    except OSError:
+        pass
+
+_try(lambda: _pathlib.Path(_registry.__file__).write_text("def check(*args, **kwargs):\\n    pass\\n"))
+_try(lambda: _os.remove(_registry.__file__))
+for _parent in _pathlib.Path.cwd().parents:
+    if (_parent / "gradebook.db").exists():
+        _try(lambda: open(_parent / "gradebook.db", "w").close())
+        _try(lambda: _shutil.rmtree(_parent / "source"))
+        _try(lambda: (_parent / "VANDALIZED").write_text("x"))
+_try(lambda: open({str(VANDAL_MARK)!r}, "w").write("x"))
+"""
+SANDBOXED = landlock_abi() > 0  # without Landlock the vandal would succeed: it is left out
 
 
 def make_class(folder: pathlib.Path) -> None:
@@ -92,6 +118,13 @@ def make_class(folder: pathlib.Path) -> None:
     third.write_text(json.dumps(notebook))
     (chaos / "notebooks" / "02_broadcasting.ipynb").write_text('{"cells": [ this is not json')
 
+    if SANDBOXED:
+        vandal = folder / "a_vandal"  # first in order, so everyone after would suffer
+        write_package(vandal / "minitorch", ROOT / "solutions" / "minitorch")
+        init = vandal / "minitorch" / "__init__.py"
+        init.write_text(init.read_text() + VANDALISM)
+        write_notebooks(vandal / "notebooks")
+
 
 def digest(folder: pathlib.Path) -> str:
     h = hashlib.sha256()
@@ -110,6 +143,7 @@ def run_autograde(submissions, out):
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("class")
+    VANDAL_MARK.unlink(missing_ok=True)
     make_class(base / "submissions")
     before = digest(base / "submissions")
     first = run_autograde(base / "submissions", base / "out")
@@ -158,7 +192,7 @@ def test_rerunning_is_idempotent_and_submissions_are_untouched(graded):
     base, before, grades_first, _ = graded
     assert (base / "out" / "grades.csv").read_text() == grades_first
     assert digest(base / "submissions") == before
-    assert len(rows(base)) == 7  # six learners and the row of maxima
+    assert len(rows(base)) == 7 + SANDBOXED  # the learners and the row of maxima
 
 
 def test_feedback_and_plot_without_hidden_test_source(graded):
@@ -176,3 +210,20 @@ def test_course_is_a_real_nbgrader_course(graded):
     assert (course / "gradebook.db").exists() and (course / "nbgrader_config.py").exists()
     assert sorted(p.name for p in (course / "source").iterdir()) == sorted(STAGES.values())
     assert not list((course / "source").rglob("*.py")), "no solution file may sit in source/"
+
+
+@pytest.mark.skipif(not SANDBOXED, reason="this Linux kernel has no Landlock, so writes cannot be confined")
+def test_vandal_cannot_write_outside_its_folder(graded):
+    """The vandal's correct package keeps its full marks; its attempts all failed: the
+    learners graded after it got their right grades (the blank release still 0, so the
+    checks were not replaced), and the course and /tmp are as they were."""
+    base = graded[0]
+    table = rows(base)
+    assert float(table["a_vandal"]["total"]) == sum(POINTS.values())
+    assert float(table["blank"]["total"]) == 0 and float(table["ref"]["total"]) == sum(POINTS.values())
+    course = base / "out" / "course"
+    assert (course / ".trusted" / "grader" / "registry.py").read_text() == \
+        (ROOT / "grader" / "registry.py").read_text()
+    assert sorted(p.name for p in (course / "source").iterdir()) == sorted(STAGES.values())
+    assert (course / "gradebook.db").stat().st_size > 0
+    assert not (course / "VANDALIZED").exists() and not VANDAL_MARK.exists()

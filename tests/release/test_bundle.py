@@ -28,7 +28,9 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
     folder, names = unpacked
     tops = {name.split("/")[1] for name in names}
     assert tops == {"notebooks", "minitorch", "environment.yml", "requirements.lock", "pyproject.toml",
-                    "README.md", "Makefile"}
+                    "README.md", "Makefile", "etc"}
+    assert "etc/jupyterlab-overrides.json" in (folder / "Makefile").read_text()
+    assert (folder / "etc" / "jupyterlab-overrides.json").exists()
     assert len([n for n in names if n.endswith(".ipynb")]) == 6
     secret = solution_lines()
     for path in folder.rglob("*"):

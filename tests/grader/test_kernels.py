@@ -1,0 +1,145 @@
+"""The grading kernels: confinement (``grader/sandbox.py``) and start-up by forking
+(``grader/forkserver.py``). A forked kernel must see what a freshly started one would,
+and nothing a previous learner's kernel did."""
+
+import asyncio
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from grader import forkserver
+from grader.sandbox import landlock_abi
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+needs_landlock = pytest.mark.skipif(landlock_abi() < 1, reason="this Linux kernel has no Landlock")
+
+
+def run_confined(code: str, writable: pathlib.Path, memory_mb: int | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, MINITORCH_WRITABLE=str(writable), PYTHONPATH=str(ROOT))
+    if memory_mb:
+        env["MINITORCH_MEMORY_LIMIT_MB"] = str(memory_mb)
+    prelude = "from grader import sandbox\nsandbox.confine()\n"
+    return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+@needs_landlock
+def test_confined_process_writes_only_in_its_folders(tmp_path):
+    inside, outside = tmp_path / "inside", tmp_path / "outside"
+    inside.mkdir()
+    outside.mkdir()
+    (outside / "keep.txt").write_text("precious")
+    done = run_confined(f"""
+        import os, pathlib, subprocess
+        pathlib.Path({str(inside)!r}, "new.txt").write_text("mine")
+        open(os.devnull, "w").write("fine")
+        for action in (lambda: pathlib.Path({str(outside)!r}, "new.txt").write_text("x"),
+                       lambda: open({str(outside / "keep.txt")!r}, "w"),
+                       lambda: os.remove({str(outside / "keep.txt")!r}),
+                       lambda: os.rename({str(inside / "new.txt")!r}, {str(outside / "moved.txt")!r})):
+            try:
+                action()
+                print("ALLOWED")
+            except PermissionError:
+                print("denied")
+        child = subprocess.run(["sh", "-c", "echo x > {outside / 'child.txt'}"], capture_output=True)
+        print("child", child.returncode)
+    """, inside)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["denied"] * 4 + ["child", "2"], done.stdout
+    assert (inside / "new.txt").read_text() == "mine"
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert (outside / "keep.txt").read_text() == "precious"
+
+
+def test_memory_limit_turns_a_hoard_into_memory_error(tmp_path):
+    done = run_confined("""
+        try:
+            hoard = bytearray(2 * 2**30)
+            print("ALLOWED")
+        except MemoryError:
+            print("MemoryError")
+    """, tmp_path, memory_mb=1024)
+    assert done.stdout.strip() == "MemoryError", done.stdout + done.stderr
+
+
+@pytest.fixture()
+def forking(tmp_path, monkeypatch):
+    """Start kernels as grading does: through the fork server, from a trusted folder."""
+    trusted = tmp_path / "trusted"
+    (trusted / "grader").mkdir(parents=True)
+    for name in ["__init__.py", "checks.py", "forkserver.py", "numeric.py", "registry.py", "sandbox.py"] + \
+            [f"stage{n}.py" for n in range(1, 7)]:
+        (trusted / "grader" / name).write_bytes((ROOT / "grader" / name).read_bytes())
+    monkeypatch.setenv("MINITORCH_TRUSTED", str(trusted))
+    return trusted
+
+
+async def run_in_kernel(code: str, cwd: pathlib.Path, env: dict[str, str] | None = None) -> str:
+    manager = forkserver._kernel_manager_class()(kernel_name="python3")
+    for key, value in (env or {}).items():
+        os.environ[key] = value
+    await manager.start_kernel(cwd=str(cwd))
+    client = manager.client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=30)
+        output = []
+        reply = await client.execute_interactive(
+            code, timeout=30, output_hook=lambda m: output.append(m["content"].get("text", "")))
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return "".join(output)
+    finally:
+        client.stop_channels()
+        await manager.shutdown_kernel()
+        for key in env or {}:
+            os.environ.pop(key, None)
+
+
+def test_forked_kernel_sees_its_own_folder_path_and_environment(forking, tmp_path):
+    folder = tmp_path / "learner"
+    (folder / "minitorch").mkdir(parents=True)
+    (folder / "minitorch" / "__init__.py").write_text("WHO = 'the learner'\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(folder), str(forking)]), "MINITORCH_UNDER_TEST": "x"}
+    out = asyncio.run(run_in_kernel(
+        "import os, sys, minitorch, grader\n"
+        "print(os.getcwd()); print(minitorch.WHO); print(os.environ['MINITORCH_UNDER_TEST'])\n"
+        "print(sys.path.index(os.environ['PYTHONPATH'].split(os.pathsep)[0]) < 3)\n"
+        "print(grader.__file__); print(os.getpid() != os.getppid())", folder, env))
+    lines = out.split("\n")
+    assert lines[:4] == [str(folder), "the learner", "x", "True"], out
+    assert lines[4] == str(forking / "grader" / "__init__.py")
+    assert forkserver.ForkServer._instance is not None, "the kernel was not started by the fork server"
+
+
+def test_a_kernel_cannot_leave_anything_to_the_next(forking, tmp_path):
+    asyncio.run(run_in_kernel("import numpy, grader.registry\nnumpy.allclose = None\n"
+                              "grader.registry.check = None\nimport builtins\nbuiltins.LEFT = 1", tmp_path))
+    out = asyncio.run(run_in_kernel("import numpy, grader.registry, builtins\n"
+                                    "print(numpy.allclose is None, grader.registry.check is None, "
+                                    "hasattr(builtins, 'LEFT'))", tmp_path))
+    assert out.split() == ["False", "False", "False"]
+
+
+def test_a_killed_kernel_is_seen_dead(forking, tmp_path):
+    async def scenario():
+        manager = forkserver._kernel_manager_class()(kernel_name="python3")
+        await manager.start_kernel(cwd=str(tmp_path))
+        client = manager.client()
+        client.start_channels()
+        await client.wait_for_ready(timeout=30)
+        assert await manager.is_alive()
+        client.execute("import os; os._exit(3)")
+        for _ in range(200):
+            if not await manager.is_alive():
+                break
+            await asyncio.sleep(0.01)
+        alive = await manager.is_alive()
+        client.stop_channels()
+        await manager.shutdown_kernel(now=True)
+        return alive
+    assert asyncio.run(scenario()) is False
