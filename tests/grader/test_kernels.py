@@ -5,6 +5,7 @@ and nothing a previous learner's kernel did."""
 import asyncio
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -143,3 +144,30 @@ def test_a_killed_kernel_is_seen_dead(forking, tmp_path):
         await manager.shutdown_kernel(now=True)
         return alive
     assert asyncio.run(scenario()) is False
+
+
+@pytest.mark.parametrize("tamper", [
+    "grader.registry.check = lambda *a, **k: None",
+    "grader.registry.check.__code__ = (lambda *a, **k: None).__code__",
+    "numpy.testing.assert_allclose.__code__ = (lambda *a, **k: None).__code__",
+    "builtins.abs = lambda x: 0",
+])
+def test_verify_refuses_a_package_that_tampers_on_import(tmp_path, tamper):
+    """``verify.py`` re-runs the hidden checks in a fresh process; a package that changes
+    the grader or NumPy while being imported fails there, however it does it."""
+    from grader.course import run_verify
+    package = tmp_path / "minitorch"
+    shutil.copytree(ROOT / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
+    init = package / "__init__.py"
+    init.write_text(init.read_text() + f"\nimport builtins, numpy, numpy.testing, grader.registry\n{tamper}\n")
+    outcome = run_verify(ROOT, package, ["2.1"], timeout=30, memory_mb=4096)
+    assert "changed the grader or NumPy" in (outcome["2.1"] or ""), outcome
+
+
+def test_verify_passes_the_reference_and_fails_the_stubs(tmp_path):
+    from grader.course import run_verify
+    for source, passes in ((ROOT / "solutions" / "minitorch", True), (ROOT / "minitorch", False)):
+        package = tmp_path / source.parent.name / "minitorch"
+        shutil.copytree(source, package, ignore=shutil.ignore_patterns("__pycache__"))
+        outcome = run_verify(ROOT, package, ["2.2", "5.3"], timeout=30, memory_mb=4096)
+        assert all((error is None) == passes for error in outcome.values()), outcome
