@@ -43,6 +43,7 @@ def _child(request: dict, base_path: list[str]) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.environ.clear()
         os.environ.update(request["env"])
+        os.environ["JPY_PARENT_PID"] = str(os.getppid())  # the kernel ends if the server does
         os.chdir(request["cwd"])
         extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         sys.path[:] = extra + [p for p in base_path if p not in extra]
