@@ -63,8 +63,37 @@ def learners(folder: pathlib.Path) -> dict[str, pathlib.Path]:
     return found
 
 
+def grade_all(jobs: list, workers: int, done, grade=None) -> None:
+    """Grade ``jobs`` in ``workers`` processes, calling ``done(result, seconds)`` as each
+    learner finishes. A grading process that dies takes every learner it had not finished
+    with it; those are graded again one per process, so a submission that kills its
+    grading process loses only its own grade."""
+    from .course import LearnerResult, TaskResult, grade_job
+    from .tasks import POINTS, TASKS
+    grade = grade or grade_job
+    for job in _pool(jobs, workers, done, grade):
+        if _pool([job], 1, done, grade):
+            done(LearnerResult(job[1], {t: TaskResult(t, 0, POINTS[t], "not graded") for t in TASKS},
+                               ["grading this submission made the grading process itself crash"]), 0.0)
+
+
+def _pool(jobs: list, workers: int, done, grade) -> list:
+    """Run ``grade`` on ``jobs``; return the jobs lost because a process died."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+    lost = []
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(grade, job): job for job in jobs}
+        for future in as_completed(futures):
+            try:
+                done(*future.result())
+            except BrokenProcessPool:
+                lost.append(futures[future])
+    return lost
+
+
 def autograde(args: argparse.Namespace) -> int:
-    from .course import Course, grade_job
+    from .course import Course, LearnerResult
     from .report import plot_distribution, write_csv
 
     folder = pathlib.Path(args.submissions).resolve()
@@ -81,11 +110,13 @@ def autograde(args: argparse.Namespace) -> int:
     print(f"Grading {len(jobs)} submission(s) from {folder} with {args.jobs} job(s) ...", flush=True)
     start = time.perf_counter()
     results = []
-    with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-        for number, (result, seconds) in enumerate(pool.imap_unordered(grade_job, jobs), start=1):
-            score, most = result.total
-            print(f"  [{number}/{len(jobs)}] {result.learner}: {score:g} / {most:g} ({seconds:.1f} s)", flush=True)
-            results.append(result)
+
+    def done(result: LearnerResult, seconds: float) -> None:
+        results.append(result)
+        score, most = result.total
+        print(f"  [{len(results)}/{len(jobs)}] {result.learner}: {score:g} / {most:g} ({seconds:.1f} s)", flush=True)
+
+    grade_all(jobs, args.jobs, done)
     write_csv(results, out / "grades.csv")
     plot_distribution(results, out / "scores.png")
     elapsed = time.perf_counter() - start

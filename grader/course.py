@@ -12,6 +12,11 @@ give wrong grades (../shared/NBGRADER_NOTES.md) are handled here:
 * a cell's score comes from whether it raised, not from whether it wrote to stderr;
 * each cell has a time limit and is interrupted, not left hanging; memory is bounded;
 * the kernel's package must be the learner's copy: the hidden checks verify its path.
+
+Beyond nbgrader: kernels may write only in their own stage folder and a scratch folder
+(``sandbox.py``), so no learner can change the checks, the gradebook or anyone's files;
+and they start by forking a server that has already imported IPython, NumPy and the
+checks (``forkserver.py``), which makes a stage cost about 0.3 s instead of 1.5 s.
 """
 
 from __future__ import annotations

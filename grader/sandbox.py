@@ -6,8 +6,9 @@ package.
 A confined process and everything it starts can write only below ``writable`` (its own
 stage folder and a scratch folder) and to ``/dev`` (``/dev/null``, terminals); it cannot
 touch the grader's checks, the gradebook, other learners' folders or the submissions.
-The rules cannot be lifted from inside. Where Landlock is missing, ``confine`` says so
-and the memory limit still applies.
+Where the kernel allows it (Landlock ABI 6, Linux 6.12), it also cannot send signals to
+processes outside its confinement, such as the grader that runs it. The rules cannot be
+lifted from inside. Without Landlock nothing is confined but memory.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _PR_SET_NO_NEW_PRIVS = 38
 _WRITE_FILE, _REMOVE_DIR, _REMOVE_FILE = 1 << 1, 1 << 4, 1 << 5
 _MAKE = sum(1 << bit for bit in range(6, 13))  # char, dir, reg, sock, fifo, block, sym
 _REFER, _TRUNCATE = 1 << 13, 1 << 14          # ABI 2, ABI 3
+_SCOPE_SIGNAL = 1 << 1                         # ABI 6: signals only within the domain
 
 
 class _PathBeneath(ctypes.Structure):
@@ -51,7 +53,8 @@ def landlock_abi() -> int:
 
 def restrict_writes(writable: list[str]) -> bool:
     """Allow this process (and its future children) to write only below ``writable`` and
-    ``/dev``. Returns False, changing nothing, when the kernel has no Landlock."""
+    ``/dev``, and to signal only processes confined with it. Returns False, changing
+    nothing, when the kernel has no Landlock."""
     abi = landlock_abi()
     if abi < 1:
         return False
@@ -61,8 +64,10 @@ def restrict_writes(writable: list[str]) -> bool:
         handled |= _REFER
     if abi >= 3:
         handled |= _TRUNCATE
-    attr = ctypes.c_uint64(handled)
-    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(8), ctypes.c_uint32(0))
+    # struct landlock_ruleset_attr: handled_access_fs, handled_access_net (ABI 4), scoped (ABI 6)
+    attr = (ctypes.c_uint64 * 3)(handled, 0, _SCOPE_SIGNAL if abi >= 6 else 0)
+    size = 24 if abi >= 6 else 8
+    ruleset = libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:

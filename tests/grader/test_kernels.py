@@ -171,3 +171,26 @@ def test_verify_passes_the_reference_and_fails_the_stubs(tmp_path):
         shutil.copytree(source, package, ignore=shutil.ignore_patterns("__pycache__"))
         outcome = run_verify(ROOT, package, ["2.2", "5.3"], timeout=30, memory_mb=4096)
         assert all((error is None) == passes for error in outcome.values()), outcome
+
+
+@pytest.mark.skipif(landlock_abi() < 6, reason="signal scoping needs Landlock ABI 6 (Linux 6.12)")
+def test_confined_process_cannot_signal_the_grader(tmp_path):
+    """Learner code cannot kill the processes that grade it (here a stand-in, started
+    outside the confinement), but can still signal its own."""
+    bystander = subprocess.Popen(["sleep", "60"])
+    try:
+        done = run_confined(f"""
+            import os, signal
+            try:
+                os.kill({bystander.pid}, signal.SIGKILL)
+                print("ALLOWED")
+            except PermissionError:
+                print("denied")
+            os.kill(os.getpid(), 0)
+            print("self ok")
+        """, tmp_path)
+        assert done.stdout.split() == ["denied", "self", "ok"], done.stdout + done.stderr
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
