@@ -78,13 +78,52 @@ def config(root: pathlib.Path, timeout: int):
     c.OverwriteCells.add_missing_cells = True
     c.GenerateFeedback.force = True
     c.Application.log_level = "ERROR"  # our own report says what matters
-    if FORK:
-        from nbgrader.converters import Autograde
-
-        from .forkserver import execute_class
-        c.Autograde.autograde_preprocessors = [execute_class() if p.__name__ == "Execute" else p
-                                               for p in Autograde.class_traits()["autograde_preprocessors"].default()]
+    from nbgrader.converters import Autograde
+    execute = grading_execute(notebook_seconds=STAGE_TIME_FACTOR * timeout)
+    c.Autograde.autograde_preprocessors = [execute if p.__name__ == "Execute" else p
+                                           for p in Autograde.class_traits()["autograde_preprocessors"].default()]
     return c
+
+
+STAGE_TIME_FACTOR = 3  # a stage notebook may run for 3 cells' time limits in all
+
+
+def grading_execute(notebook_seconds: int):
+    """nbgrader's ``Execute`` preprocessor with a time limit for the whole notebook, which
+    nbgrader lacks (it has one per cell): a cell may run only for what is left of
+    ``notebook_seconds``, and cells reached after that are not run (they fail with
+    ``StageTimeLimit``), so a learner whose loop hangs every cell costs minutes, not an
+    hour. On Linux its kernels start through the fork server."""
+    import time
+
+    from nbformat import NotebookNode
+    from nbgrader.preprocessors import Execute
+
+    class GradingExecute(Execute):
+        def __init__(self, *args, **kwargs) -> None:
+            if FORK:
+                from .forkserver import kernel_manager_class
+                kwargs.setdefault("kernel_manager_class", kernel_manager_class())
+            super().__init__(*args, **kwargs)
+            self._deadline = float("inf")
+
+        def preprocess(self, nb, resources=None, km=None):
+            self._deadline = time.monotonic() + notebook_seconds
+            return super().preprocess(nb, resources, km)
+
+        def preprocess_cell(self, cell, resources, index):
+            if cell.cell_type == "code" and time.monotonic() >= self._deadline:
+                cell.outputs = [NotebookNode(output_type="error", ename="StageTimeLimit", traceback=[],
+                                             evalue=f"not run: the stage had used its {notebook_seconds} s")]
+                return cell, resources
+            return super().preprocess_cell(cell, resources, index)
+
+        def _get_timeout(self, cell):
+            timeout = super()._get_timeout(cell)
+            left = max(int(self._deadline - time.monotonic()), 1)
+            return left if timeout is None else min(timeout, left)
+
+    return GradingExecute
 
 
 class Course:
@@ -390,8 +429,11 @@ def explain_error(error: dict, task: str, timeout: int) -> str:
     value = value.removeprefix(f"Task {task}: ")
     if name == "NotImplementedError":
         return f"not implemented yet ({value})" if value else "not implemented yet"
+    if name == "StageTimeLimit":
+        return f"{value} (an endless loop in an earlier cell?)"
     if name in ("CellTimeoutError", "KeyboardInterrupt", "TimeoutError"):
-        return f"took longer than {timeout} s and was stopped (an endless loop?)"
+        return (f"ran too long and was stopped (an endless loop?): each cell may run {timeout} s, "
+                f"each stage {STAGE_TIME_FACTOR * timeout} s in all")
     if name == "CheckFailure":
         return value
     if name == "AssertionError":

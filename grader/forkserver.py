@@ -263,17 +263,9 @@ def _kernel_manager_class():
     return ForkingKernelManager
 
 
-def execute_class():
-    """nbgrader's ``Execute`` preprocessor, starting its kernels through the fork server."""
-    from nbgrader.preprocessors import Execute
-    manager = _kernel_manager_class()
-
-    class ForkingExecute(Execute):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            kwargs.setdefault("kernel_manager_class", manager)
-            super().__init__(*args, **kwargs)
-
-    return ForkingExecute
+def kernel_manager_class():
+    """The kernel manager for nbclient: kernels through the fork server."""
+    return _kernel_manager_class()
 
 
 if __name__ == "__main__":

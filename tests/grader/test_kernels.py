@@ -194,3 +194,27 @@ def test_confined_process_cannot_signal_the_grader(tmp_path):
     finally:
         bystander.kill()
         bystander.wait()
+
+
+def test_a_notebook_that_hangs_every_cell_is_stopped_by_the_stage_limit(tmp_path):
+    """nbgrader limits each cell only; the grader also limits the notebook: 6 hanging
+    cells with 2 s each and 3 s for the notebook end after about 3 s, not 12, and the
+    cells never reached say why."""
+    import time
+
+    import nbformat
+
+    from grader.course import explain_error, grading_execute
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('fine')")] +
+                                  [nbformat.v4.new_code_cell("while True:\n    pass") for _ in range(6)])
+    execute = grading_execute(notebook_seconds=3)(timeout=2, allow_errors=True, interrupt_on_timeout=True,
+                                                  kernel_name="python3")
+    start = time.monotonic()
+    execute.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    elapsed = time.monotonic() - start
+    errors = [c.outputs[-1] for c in nb.cells[1:]]
+    assert nb.cells[0].outputs[0]["text"] == "fine\n"
+    assert all(e["output_type"] == "error" for e in errors)
+    assert [e["ename"] for e in errors[2:]] == ["StageTimeLimit"] * 4
+    assert "not run: the stage had used its 3 s" in explain_error(errors[-1], "2.2", 2)
+    assert elapsed < 8, elapsed
