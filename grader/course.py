@@ -26,6 +26,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import sys
 import tempfile
 import warnings
@@ -210,6 +211,7 @@ class Course:
                    "MINITORCH_UNDER_TEST": str(folder / "minitorch"),
                    "MINITORCH_MEMORY_LIMIT_MB": str(self.memory_mb),
                    "MINITORCH_WRITABLE": os.pathsep.join([str(folder), scratch]),  # sandbox.py
+                   "MINITORCH_CPU_SECONDS": str(2 * STAGE_TIME_FACTOR * self.timeout),
                    "MINITORCH_TRUSTED": str(trusted) if FORK else "",  # forkserver.py
                    "TMPDIR": scratch, "IPYTHONDIR": os.path.join(scratch, "ipython"),
                    "PYTHONDONTWRITEBYTECODE": "1",
@@ -351,7 +353,8 @@ def run_verify(trusted: pathlib.Path, package: pathlib.Path, tasks: list[str], t
     on fails and the rest are run again in a new process."""
     scratch = tempfile.mkdtemp(prefix="minitorch-verify-")
     env = dict(os.environ, PYTHONPATH=str(trusted), MINITORCH_MEMORY_LIMIT_MB=str(memory_mb),
-               MINITORCH_WRITABLE=scratch, TMPDIR=scratch, PYTHONDONTWRITEBYTECODE="1")
+               MINITORCH_CPU_SECONDS=str(timeout * (len(tasks) + 2)), MINITORCH_WRITABLE=scratch,
+               TMPDIR=scratch, PYTHONDONTWRITEBYTECODE="1")
     env.pop("MINITORCH_UNDER_TEST", None)
     try:
         return _verify_rounds(tasks, trusted, package, timeout, env)
@@ -365,13 +368,24 @@ def _verify_rounds(tasks: list[str], trusted: pathlib.Path, package: pathlib.Pat
     results: dict[str, str | None] = {}
     remaining = list(tasks)
     while remaining:
-        try:
-            done = subprocess.run([sys.executable, "-m", "grader.verify", str(package), str(timeout), *remaining],
-                                  cwd=trusted, env=env, capture_output=True, text=True,
-                                  timeout=timeout * (len(remaining) + 2))
-            lines = done.stdout
-        except subprocess.TimeoutExpired as expired:
-            lines = expired.stdout.decode() if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        # Output to a file, not a pipe: a process the learner's code left running could hold
+        # a pipe open and stall the grader. Its own session, so that all it started ends with it.
+        with tempfile.TemporaryFile("w+") as out:
+            process = subprocess.Popen([sys.executable, "-m", "grader.verify", str(package), str(timeout),
+                                        *remaining], cwd=trusted, env=env, stdout=out, stderr=subprocess.DEVNULL,
+                                       stdin=subprocess.DEVNULL, start_new_session=True)
+            try:
+                process.wait(timeout=timeout * (len(remaining) + 2))
+            except subprocess.TimeoutExpired:
+                pass
+            finally:
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                process.wait()
+            out.seek(0)
+            lines = out.read()
         for line in lines.splitlines():
             try:
                 record = json.loads(line)

@@ -63,7 +63,38 @@ def _child(request: dict, base_path: list[str]) -> None:
         os._exit(code)
 
 
+def _children() -> set[int]:
+    """The processes whose parent is this one (from /proc)."""
+    me, found = os.getpid(), set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me:
+                found.add(int(entry))
+    return found
+
+
+def _end_strays(kernels: set[int]) -> None:
+    """Kill what kernels left running: the server is the "subreaper" of its kernels, so a
+    process that a learner detached from its kernel (a new session, a double fork)
+    becomes its child when its parent ends, and would otherwise run on, slowing the
+    grading of everyone after."""
+    children = _children()
+    kernels &= children
+    for pid in children - kernels:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def serve() -> None:
+    import ctypes
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: see _end_strays
     requests = os.fdopen(os.dup(0), "r")
     answers = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -75,15 +106,19 @@ def serve() -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
     answers.write(json.dumps({"ready": True}) + "\n")
     answers.flush()
+    kernels: set[int] = set()
     for line in requests:
         request = json.loads(line)
+        _end_strays(kernels)
         pid = os.fork()
         if pid == 0:
             requests.close()
             answers.close()
             _child(request, base_path)
+        kernels.add(pid)
         answers.write(json.dumps({"pid": pid}) + "\n")
         answers.flush()
+    _end_strays(set())  # the grading process has gone: so do its kernels and their leftovers
 
 
 # ---- the client side, in the grading process ------------------------------------------

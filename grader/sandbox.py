@@ -97,10 +97,19 @@ def limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def limit_cpu(seconds: int) -> None:
+    """CPU time per process (each child has its own): whatever the learner's code leaves
+    running after its kernel is gone ends by itself."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+
+
 def confine(environ=os.environ) -> None:
-    """Apply what the grader asked for in the environment: ``MINITORCH_MEMORY_LIMIT_MB``
-    and ``MINITORCH_WRITABLE`` (folders separated by os.pathsep)."""
+    """Apply what the grader asked for in the environment: ``MINITORCH_MEMORY_LIMIT_MB``,
+    ``MINITORCH_CPU_SECONDS`` and ``MINITORCH_WRITABLE`` (folders separated by os.pathsep)."""
     if environ.get("MINITORCH_MEMORY_LIMIT_MB"):
         limit_memory(int(environ["MINITORCH_MEMORY_LIMIT_MB"]))
+    if environ.get("MINITORCH_CPU_SECONDS"):
+        limit_cpu(int(environ["MINITORCH_CPU_SECONDS"]))
     if environ.get("MINITORCH_WRITABLE"):
         restrict_writes([p for p in environ["MINITORCH_WRITABLE"].split(os.pathsep) if p])

@@ -6,9 +6,11 @@ import asyncio
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -19,10 +21,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 needs_landlock = pytest.mark.skipif(landlock_abi() < 1, reason="this Linux kernel has no Landlock")
 
 
-def run_confined(code: str, writable: pathlib.Path, memory_mb: int | None = None) -> subprocess.CompletedProcess:
+def run_confined(code: str, writable: pathlib.Path, memory_mb: int | None = None,
+                 cpu_seconds: int | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, MINITORCH_WRITABLE=str(writable), PYTHONPATH=str(ROOT))
     if memory_mb:
         env["MINITORCH_MEMORY_LIMIT_MB"] = str(memory_mb)
+    if cpu_seconds:
+        env["MINITORCH_CPU_SECONDS"] = str(cpu_seconds)
     prelude = "from grader import sandbox\nsandbox.confine()\n"
     return subprocess.run([sys.executable, "-c", prelude + textwrap.dedent(code)], env=env, capture_output=True,
                           text=True, timeout=60)
@@ -66,6 +71,12 @@ def test_memory_limit_turns_a_hoard_into_memory_error(tmp_path):
             print("MemoryError")
     """, tmp_path, memory_mb=1024)
     assert done.stdout.strip() == "MemoryError", done.stdout + done.stderr
+
+
+def test_cpu_limit_ends_a_runaway_process(tmp_path):
+    start = time.monotonic()
+    done = run_confined("while True:\n    pass", tmp_path, cpu_seconds=1)
+    assert done.returncode == -signal.SIGXCPU and time.monotonic() - start < 20
 
 
 @pytest.fixture()
@@ -218,3 +229,36 @@ def test_a_notebook_that_hangs_every_cell_is_stopped_by_the_stage_limit(tmp_path
     assert [e["ename"] for e in errors[2:]] == ["StageTimeLimit"] * 4
     assert "not run: the stage had used its 3 s" in explain_error(errors[-1], "2.2", 2)
     assert elapsed < 8, elapsed
+
+
+def test_processes_a_kernel_detaches_do_not_outlive_it(forking, tmp_path):
+    """A learner's kernel starts a process in a new session (out of reach of the kernel's
+    process group); once the kernel has ended, the next kernel start ends it."""
+    out = asyncio.run(run_in_kernel(
+        "import subprocess\nprint(subprocess.Popen(['sleep', '300'], start_new_session=True).pid)", tmp_path))
+    stray = int(out.split()[0])
+    assert pathlib.Path(f"/proc/{stray}").exists()
+    asyncio.run(run_in_kernel("print('next learner')", tmp_path))
+    for _ in range(100):
+        if not pathlib.Path(f"/proc/{stray}").exists():
+            break
+        time.sleep(0.02)
+    assert not pathlib.Path(f"/proc/{stray}").exists(), "the detached process is still running"
+
+
+def test_verify_is_not_stalled_by_processes_the_package_leaves_running(tmp_path):
+    from grader.course import run_verify
+    package = tmp_path / "minitorch"
+    shutil.copytree(ROOT / "solutions" / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
+    marker = tmp_path / "stray.pid"
+    init = package / "__init__.py"
+    init.write_text(init.read_text() + "\nimport subprocess as _s, os as _o\n"
+                    f"_p = _s.Popen(['sleep', '300'])\nprint(_p.pid, file=open({str(marker)!r}, 'w'))\n")
+    start = time.monotonic()
+    outcome = run_verify(ROOT, package, ["2.1"], timeout=30, memory_mb=4096)
+    assert time.monotonic() - start < 20
+    assert outcome == {"2.1": None}
+    stray = int(marker.read_text())
+    time.sleep(0.2)
+    assert not pathlib.Path(f"/proc/{stray}").exists() or \
+        pathlib.Path(f"/proc/{stray}/stat").read_text().split(")")[1].split()[0] == "Z"
