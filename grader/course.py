@@ -75,7 +75,6 @@ def config(root: pathlib.Path, timeout: int):
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}?timeout=120"
     c.Execute.timeout = timeout
     c.Execute.interrupt_on_timeout = True
-    c.Execute.allow_errors = True
     c.OverwriteCells.add_missing_cells = True
     c.GenerateFeedback.force = True
     c.Application.log_level = "ERROR"  # our own report says what matters
@@ -94,11 +93,26 @@ def grading_execute(notebook_seconds: int):
     nbgrader lacks (it has one per cell): a cell may run only for what is left of
     ``notebook_seconds``, and cells reached after that are not run (they fail with
     ``StageTimeLimit``), so a learner whose loop hangs every cell costs minutes, not an
-    hour. On Linux its kernels start through the fork server."""
+    hour. A kernel that dies, or that ignores the interrupt at a cell's time limit (a bare
+    ``except:`` swallows KeyboardInterrupt), costs that cell and the ones after it, which
+    say why (``KernelDied``, ``KernelUnresponsive``), not the stage's earlier cells, as it
+    would in nbgrader. On Linux its kernels start through the fork server."""
     import time
 
+    from jupyter_core.utils import run_sync
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from nbformat import NotebookNode
     from nbgrader.preprocessors import Execute
+
+    def error(ename: str, evalue: str) -> NotebookNode:
+        return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+
+    def name(cell) -> str:
+        grade_id = str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
+        task = grade_id.removeprefix("task").removesuffix("_visible").replace("_", ".")
+        if not grade_id.startswith("task"):
+            return "a cell that is not graded"
+        return f"the {'visible checks' if grade_id.endswith('_visible') else 'hidden tests'} of task {task}"
 
     class GradingExecute(Execute):
         def __init__(self, *args, **kwargs) -> None:
@@ -107,17 +121,34 @@ def grading_execute(notebook_seconds: int):
                 kwargs.setdefault("kernel_manager_class", kernel_manager_class())
             super().__init__(*args, **kwargs)
             self._deadline = float("inf")
+            self._ended: NotebookNode | None = None  # why the kernel is gone, for the cells after
 
         def preprocess(self, nb, resources=None, km=None):
             self._deadline = time.monotonic() + notebook_seconds
+            self._ended = None
             return super().preprocess(nb, resources, km)
 
         def preprocess_cell(self, cell, resources, index):
-            if cell.cell_type == "code" and time.monotonic() >= self._deadline:
-                cell.outputs = [NotebookNode(output_type="error", ename="StageTimeLimit", traceback=[],
-                                             evalue=f"not run: the stage had used its {notebook_seconds} s")]
+            if cell.cell_type != "code":
+                return super().preprocess_cell(cell, resources, index)
+            if self._ended is not None:
+                cell.outputs = [self._ended]
                 return cell, resources
-            return super().preprocess_cell(cell, resources, index)
+            if time.monotonic() >= self._deadline:
+                cell.outputs = [error("StageTimeLimit", f"not run: the stage had used its {notebook_seconds} s")]
+                return cell, resources
+            try:
+                return super().preprocess_cell(cell, resources, index)
+            except DeadKernelError:
+                cell.outputs.append(error("KernelDied", "the kernel died while running this cell"))
+                self._ended = error("KernelEnded", f"not run: the kernel died in an earlier cell ({name(cell)})")
+            except CellTimeoutError:  # interrupted at its time limit, yet still running
+                run_sync(self.km.shutdown_kernel)(now=True)
+                cell.outputs.append(error("KernelUnresponsive", "still running after it was interrupted at "
+                                          "its time limit, so the kernel was ended"))
+                self._ended = error("KernelEnded", f"not run: the kernel was ended in an earlier cell ({name(cell)}) "
+                                    "that would not stop")
+            return cell, resources
 
         def _get_timeout(self, cell):
             timeout = super()._get_timeout(cell)
@@ -445,9 +476,16 @@ def explain_error(error: dict, task: str, timeout: int) -> str:
         return f"not implemented yet ({value})" if value else "not implemented yet"
     if name == "StageTimeLimit":
         return f"{value} (an endless loop in an earlier cell?)"
+    if name == "KernelEnded":
+        return value
     if name in ("CellTimeoutError", "KeyboardInterrupt", "TimeoutError"):
         return (f"ran too long and was stopped (an endless loop?): each cell may run {timeout} s, "
                 f"each stage {STAGE_TIME_FACTOR * timeout} s in all")
+    if name == "KernelDied":
+        return f"{value} (os._exit, a crash, or memory exhausted)"
+    if name == "KernelUnresponsive":
+        return (f"{value} (each cell may run {timeout} s; does the code catch KeyboardInterrupt, "
+                "for example with a bare `except:`? Catch Exception instead)")
     if name == "CheckFailure":
         return value
     if name == "AssertionError":

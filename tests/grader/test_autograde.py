@@ -176,8 +176,10 @@ def test_broken_submissions_get_zero_with_a_clear_message(graded):
 def test_chaos_loses_only_what_it_breaks(graded):
     row = rows(graded[0])["chaos"]
     lost = {t for t in TASKS if float(row[f"task{t}"]) < POINTS[t]}
-    assert lost == {"4.1", "4.2", "4.3", "5.2", "6.3"}, row
-    assert float(row["stage4"]) == 0 and float(row["stage1"]) == 13 and float(row["stage2"]) == 12
+    assert lost == {"4.2", "4.3", "5.2", "6.3"}, row  # 4.1 ran before the kernel died
+    assert float(row["stage4"]) == POINTS["4.1"] and float(row["stage1"]) == 13 and float(row["stage2"]) == 12
+    page = (graded[0] / "out" / "feedback" / "chaos" / f"{STAGES['4']}.html").read_text()
+    assert "the kernel died while running this cell" in page and "not run: the kernel died in an earlier" in page
     assert float(row["stage3"]) == 11  # stderr output costs nothing; the edited cell was restored
     assert "02_broadcasting.ipynb is not a valid notebook" in row["problems"]
     assert "01_chain_rule.ipynb lacks graded cells (task1_2, task1_3_visible)" in row["problems"]

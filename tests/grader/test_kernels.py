@@ -231,6 +231,33 @@ def test_a_notebook_that_hangs_every_cell_is_stopped_by_the_stage_limit(tmp_path
     assert elapsed < 8, elapsed
 
 
+@pytest.mark.parametrize("code, ename", [
+    ("import time\nwhile True:\n    try:\n        time.sleep(0.05)\n    except:\n        pass", "KernelUnresponsive"),
+    ("import os\nos._exit(3)", "KernelDied"),
+])
+def test_a_kernel_that_ignores_interrupts_or_dies_costs_only_the_cells_from_there(tmp_path, code, ename):
+    """nbgrader fails the whole notebook when a kernel dies or keeps running after the
+    interrupt at a cell's time limit (a bare ``except:`` swallows KeyboardInterrupt); the
+    grader keeps the cells before, ends the kernel, and says why for the rest."""
+    import nbformat
+
+    from grader.course import explain_error, grading_execute
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('fine')"),
+                                         nbformat.v4.new_code_cell(code, metadata={"nbgrader": {"grade_id": "task5_2"}}),
+                                         nbformat.v4.new_code_cell("print('after')")])
+    execute = grading_execute(notebook_seconds=20)(timeout=2, kernel_name="python3")
+    start = time.monotonic()
+    execute.preprocess(nb, {"metadata": {"path": str(tmp_path)}})
+    assert time.monotonic() - start < 15
+    assert nb.cells[0].outputs[0]["text"] == "fine\n"
+    assert nb.cells[1].outputs[-1]["ename"] == ename
+    assert [o["ename"] for o in nb.cells[2].outputs] == ["KernelEnded"]
+    words = explain_error(nb.cells[2].outputs[0], "5.3", 2)
+    assert "not run" in words and "hidden tests of task 5.2" in words, words
+    if ename == "KernelUnresponsive":
+        assert "KeyboardInterrupt" in explain_error(nb.cells[1].outputs[-1], "5.2", 2)
+
+
 def test_processes_a_kernel_detaches_do_not_outlive_it(forking, tmp_path):
     """A learner's kernel starts a process in a new session (out of reach of the kernel's
     process group); once the kernel has ended, the next kernel start ends it."""
