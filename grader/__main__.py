@@ -101,9 +101,13 @@ def autograde(args: argparse.Namespace) -> int:
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
         return 2
     out = pathlib.Path(args.out).resolve()
+    course_root = out / "course"
+    if folder.is_relative_to(course_root) or out.is_relative_to(folder):
+        print(f"error: the submissions ({folder}) and the output ({out}) overlap: grading would change "
+              "what it reads; choose another --out", file=sys.stderr)
+        return 2
     out.mkdir(parents=True, exist_ok=True)
     _warn_if_unconfined()
-    course_root = out / "course"
     Course(course_root, timeout=args.timeout).create()
     jobs = [(str(course_root), name, str(path), not args.show_hidden, args.timeout)
             for name, path in learners(folder).items()]

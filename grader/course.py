@@ -199,8 +199,9 @@ class Course:
             folder.mkdir(parents=True)
             notebook = submission.notebooks.get(stage) or release.ROOT / "notebooks" / f"{name}.ipynb"
             (folder / f"{name}.ipynb").write_text(json.dumps(without_ungraded_cells(notebook), indent=1))
-            if submission.package is not None:
-                copy_package(submission.package, folder / "minitorch")
+            package = submission.package_for(stage)
+            if package is not None:
+                copy_package(package, folder / "minitorch")
 
     # ---- grading -------------------------------------------------------------------
     def grade(self, submission: Submission, progress=None) -> LearnerResult:
@@ -210,21 +211,26 @@ class Course:
             if progress:
                 progress(submission.learner, stage)
             tasks = [t for t in TASKS if t.split(".")[0] == stage]
-            if submission.broken_package:
+            why = submission.broken_for(stage)
+            if why:
                 for t in tasks:
-                    result.tasks[t] = TaskResult(t, 0, POINTS[t], submission.broken_package)
+                    result.tasks[t] = TaskResult(t, 0, POINTS[t], why)
                 continue
             result.tasks.update(self._autograde_stage(submission.learner, name, tasks))
-        if not submission.broken_package:
-            self._verify(submission.learner, result)
+        self._verify(submission.learner, result)
         return result
 
     def _verify(self, learner: str, result: LearnerResult) -> None:
         """Re-run the hidden checks of every task whose hidden cell passed, in a fresh
-        process (``verify.py``); a task that fails there loses its hidden points."""
-        package = self.root / "submitted" / learner / STAGES["1"] / "minitorch"
-        pending = [t for t, r in result.tasks.items() if r.hidden_passed]
-        outcome = run_verify(self.root / ".trusted", package, pending, self.timeout, self.memory_mb)
+        process (``verify.py``) on the package its stage was graded with (one run per
+        different package); a task that fails there loses its hidden points."""
+        groups: dict[str, tuple[pathlib.Path, list[str]]] = {}
+        for task in (t for t, r in result.tasks.items() if r.hidden_passed):
+            package = self.root / "submitted" / learner / STAGES[task.split(".")[0]] / "minitorch"
+            groups.setdefault(_digest(package), (package, []))[1].append(task)
+        outcome = {}
+        for package, tasks in groups.values():
+            outcome.update(run_verify(self.root / ".trusted", package, tasks, self.timeout, self.memory_mb))
         for task, error in outcome.items():
             if error is not None:
                 r = result.tasks[task]
@@ -328,6 +334,16 @@ def _share_compiled_templates() -> None:
 
     TemplateExporter._create_environment = create_with_cache
     TemplateExporter._minitorch_shared_cache = cache
+
+
+def _digest(folder: pathlib.Path) -> str:
+    """A checksum of a folder's files and their names."""
+    import hashlib
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 @contextlib.contextmanager

@@ -20,10 +20,20 @@ MAX_UNPACKED_BYTES = 200 * 2**20
 class Submission:
     learner: str
     root: pathlib.Path                               # where the files were found
-    package: pathlib.Path | None = None              # the minitorch/ folder
+    package: pathlib.Path | None = None              # the minitorch/ folder nearest the top
     notebooks: dict[str, pathlib.Path | None] = field(default_factory=dict)  # stage -> notebook
     problems: list[str] = field(default_factory=list)  # plain words, for the learner
-    broken_package: str | None = None                # why the package cannot be imported
+    broken_package: str | None = None                # why no stage can run (no package, bad zip)
+    stage_packages: dict[str, pathlib.Path] = field(default_factory=dict)  # stage -> the package beside it
+    package_errors: dict[pathlib.Path, str] = field(default_factory=dict)  # package -> its syntax error
+
+    def package_for(self, stage: str) -> pathlib.Path | None:
+        return self.stage_packages.get(stage, self.package)
+
+    def broken_for(self, stage: str) -> str | None:
+        """Why ``stage`` cannot run at all, or None."""
+        package = self.package_for(stage)
+        return self.broken_package or (self.package_errors.get(package) if package else None)
 
 
 def unpack(zip_path: pathlib.Path, into: pathlib.Path) -> pathlib.Path:
@@ -57,23 +67,28 @@ def locate(path: pathlib.Path, learner: str, scratch: pathlib.Path | None = None
     found = Submission(learner, path)
     packages = sorted((p.parent for p in path.rglob("minitorch/__init__.py")
                        if "solutions" not in p.parts and ".venv" not in p.parts),
-                      key=lambda p: len(p.parts))
+                      key=lambda p: (len(p.parts), str(p)))
     if not packages:
         found.problems.append("no minitorch/ package found (a folder minitorch/ with __init__.py)")
         found.broken_package = "the submission has no minitorch/ package"
     else:
         found.package = packages[0]
-        found.broken_package = syntax_errors(found.package)
-        if found.broken_package:
-            found.problems.append(found.broken_package)
+    notebooks = [p for p in sorted(path.rglob("*.ipynb"), key=lambda p: (len(p.parts), str(p)))
+                 if ".ipynb_checkpoints" not in p.parts]
     for stage, name in STAGES.items():
-        candidates = sorted(path.rglob(f"{name}.ipynb"), key=lambda p: len(p.parts))
-        candidates = [c for c in candidates if ".ipynb_checkpoints" not in c.parts]
-        notebook = candidates[0] if candidates else None
+        candidates = [c for c in notebooks if c.name == f"{name}.ipynb"]
+        notebook = candidates[0] if candidates else renamed(notebooks, stage)
         if notebook is None:
             found.problems.append(f"notebook {name}.ipynb is missing: stage {stage} was graded with a "
                                   "fresh copy of it (your package is what earns the points)")
-        elif not valid_notebook(notebook):
+            found.notebooks[stage] = None
+            continue
+        if notebook.name != f"{name}.ipynb":
+            found.problems.append(f"notebook {name}.ipynb is missing, but {notebook.name} holds its graded "
+                                  f"cells and was graded for stage {stage} (keep the original name)")
+        if packages:
+            found.stage_packages[stage] = nearest_package(notebook, path) or found.package
+        if not valid_notebook(notebook):
             found.problems.append(f"notebook {name}.ipynb is not a valid notebook (corrupt JSON): stage "
                                   f"{stage} was graded with a fresh copy of it")
             notebook = None
@@ -83,7 +98,38 @@ def locate(path: pathlib.Path, learner: str, scratch: pathlib.Path | None = None
                                   "graded with a fresh copy of it")
             notebook = None
         found.notebooks[stage] = notebook
+    for package in dict.fromkeys(found.package_for(stage) for stage in STAGES):
+        error = syntax_errors(package) if package else None
+        if error:
+            found.package_errors[package] = error
+            stages = [s for s in STAGES if found.package_for(s) == package]
+            found.problems.append(error if len(stages) == len(STAGES) else
+                                  f"{error} (stage{'s' if len(stages) > 1 else ''} {', '.join(stages)})")
     return found
+
+
+def nearest_package(notebook: pathlib.Path, top: pathlib.Path) -> pathlib.Path | None:
+    """The ``minitorch/`` package in the notebook's folder or the closest folder above it,
+    up to ``top``: in an nbgrader course's ``submitted/`` each stage has its own."""
+    for folder in [notebook.parent, *notebook.parent.parents]:
+        if (folder / "minitorch" / "__init__.py").is_file():
+            return folder / "minitorch"
+        if folder == top or top not in folder.parents:
+            return None
+    return None
+
+
+def renamed(notebooks: list[pathlib.Path], stage: str) -> pathlib.Path | None:
+    """A notebook under another name (``Copy of 03_reductions.ipynb``) that holds every
+    graded cell of ``stage``."""
+    wanted = {g for t in TASKS if t.split(".")[0] == stage for g in cell_points(t)}
+    for path in notebooks:
+        if path.stem not in STAGES.values() and valid_notebook(path):
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in cells if isinstance(c, dict)}
+            if wanted <= ids:
+                return path
+    return None
 
 
 def valid_notebook(path: pathlib.Path) -> bool:
