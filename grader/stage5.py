@@ -62,12 +62,10 @@ def softmax_family_gradients(mt, rng):
 def softmax_is_stable(mt, rng):
     x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1001.0]])
     shifted = x - x.max(axis=1, keepdims=True)
-    with np.errstate(over="raise", invalid="raise"):
-        try:
-            got = mt.ops_softmax.stable_logsumexp(x, (1,))
-        except FloatingPointError:
-            raise CheckFailure("stable_logsumexp overflowed on inputs near 1000: subtract the maximum "
-                               "before exponentiating") from None
+    got = mt.ops_softmax.stable_logsumexp(x, (1,))  # warnings on the way are fine: only the result counts
+    if got is not None and not np.all(np.isfinite(got)):
+        raise CheckFailure(f"stable_logsumexp gave {np.ravel(got).tolist()} on inputs near ±1000: exp overflowed "
+                           "(or underflowed to log(0)); subtract the maximum before exponentiating")
     expected = x.max(axis=1, keepdims=True) + np.log(np.sum(np.exp(shifted), axis=1, keepdims=True))
     explain("stable_logsumexp on inputs near ±1000 (an unstable softmax overflows here)", got, expected, rtol=1e-12)
 

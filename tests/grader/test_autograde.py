@@ -3,8 +3,8 @@
 The class: the reference (full marks), the blank release (zero), a package with a syntax
 error, a submission without a package, one that disarms the hidden checks when imported,
 one that does everything wrong at once (kills its kernel in stage 4, loops forever in
-stage 5, exhausts memory in stage 6, writes to stderr, deletes and edits test cells, ships
-a corrupt notebook), and a vandal, graded first, whose correct package tries on import to
+stage 5, exhausts memory in stage 6, writes to stderr, sets off a NumPy RuntimeWarning,
+deletes and edits test cells, ships a corrupt notebook), and a vandal, graded first, whose correct package tries on import to
 rewrite the grader's checks for everyone after it, delete the course's source notebooks,
 empty the gradebook and write outside the course. Each gets a clear message and loses
 only what it breaks; nobody's grade depends on anybody else's.
@@ -41,7 +41,9 @@ def write_notebooks(target: pathlib.Path):
 
 CHAOS = [
     ("ops_unary.py", "        return grad * out * (1 - out)",
-     "        import sys\n        print('debugging on stderr', file=sys.stderr)\n        return grad * out * (1 - out)"),
+     "        import sys\n        print('debugging on stderr', file=sys.stderr)\n"
+     "        np.log(np.zeros(1))  # a NumPy RuntimeWarning on the way costs nothing\n"
+     "        return grad * out * (1 - out)"),
     ("ops_index.py", "        full = np.zeros(ctx.shape, dtype=ctx.dtype)",
      "        import os\n        os._exit(3)\n        full = np.zeros(ctx.shape, dtype=ctx.dtype)"),
     ("ops_activation.py", "        if ctx.approximate == \"tanh\":\n            t = np.tanh",
@@ -180,7 +182,7 @@ def test_chaos_loses_only_what_it_breaks(graded):
     assert float(row["stage4"]) == POINTS["4.1"] and float(row["stage1"]) == 13 and float(row["stage2"]) == 12
     page = (graded[0] / "out" / "feedback" / "chaos" / f"{STAGES['4']}.html").read_text()
     assert "the kernel died while running this cell" in page and "not run: the kernel died in an earlier" in page
-    assert float(row["stage3"]) == 11  # stderr output costs nothing; the edited cell was restored
+    assert float(row["stage3"]) == 11  # stderr output and RuntimeWarnings cost nothing; the edited cell was restored
     assert "02_broadcasting.ipynb is not a valid notebook" in row["problems"]
     assert "01_chain_rule.ipynb lacks graded cells (task1_2, task1_3_visible)" in row["problems"]
 

@@ -89,6 +89,11 @@ ALTERNATIVES = [
         "        flat = full.reshape(-1)\n"
         "        for p, g in zip(np.ravel(positions), np.ravel(np.broadcast_to(grad, positions.shape))):\n"
         "            flat[p] += g")]),
+    ("logsumexp trying the direct formula first, with NumPy RuntimeWarnings", [("ops_softmax.py",
+        "        return m + np.log(np.exp(x - m).sum(axis=axes, keepdims=True))",
+        "        stable = m + np.log(np.exp(x - m).sum(axis=axes, keepdims=True))\n"
+        "    direct = np.log(np.exp(x).sum(axis=axes, keepdims=True))  # overflows, warns, is not used\n"
+        "    return np.where(np.abs(m) < 300, direct, stable)")]),
     ("max backward with a mask and division in float64 then cast back", [("ops_reduce.py",
         "    return hit * (grad / ties)",
         "    return (hit * (grad.astype(np.float64) / ties.astype(np.float64))).astype(grad.dtype)")]),
