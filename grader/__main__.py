@@ -68,13 +68,16 @@ def grade_all(jobs: list, workers: int, done, grade=None) -> None:
     learner finishes. A grading process that dies takes every learner it had not finished
     with it; those are graded again one per process, so a submission that kills its
     grading process loses only its own grade."""
-    from .course import LearnerResult, TaskResult, grade_job
+    from .course import LearnerResult, TaskResult, grade_job, write_plain_feedback
     from .tasks import POINTS, TASKS
     grade = grade or grade_job
     for job in _pool(jobs, workers, done, grade):
         if _pool([job], 1, done, grade):
-            done(LearnerResult(job[1], {t: TaskResult(t, 0, POINTS[t], "not graded") for t in TASKS},
-                               ["grading this submission made the grading process itself crash"]), 0.0)
+            result = LearnerResult(job[1], {t: TaskResult(t, 0, POINTS[t], "not graded") for t in TASKS},
+                                   ["grading this submission made the grading process itself crash; "
+                                    "nothing of it was graded (ask the instructor to look at it)"])
+            write_plain_feedback(result, pathlib.Path(job[0]).parent / "feedback")
+            done(result, 0.0)
 
 
 def _pool(jobs: list, workers: int, done, grade) -> list:

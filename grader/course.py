@@ -446,6 +446,18 @@ def _verify_rounds(tasks: list[str], trusted: pathlib.Path, package: pathlib.Pat
     return results
 
 
+def write_plain_feedback(result: LearnerResult, out: pathlib.Path) -> list[pathlib.Path]:
+    """A page per stage saying why it could not be run, replacing any left from an earlier
+    run, for a learner whose grading never got as far as nbgrader's feedback."""
+    written = []
+    for stage, name in STAGES.items():
+        target = out / result.learner / f"{name}.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(_plain_feedback(result, stage, name))
+        written.append(target)
+    return written
+
+
 def _plain_feedback(result: LearnerResult, stage: str, name: str) -> str:
     import html
     rows = "".join(f"<tr><td>Task {t}</td><td>{r.score:g} / {r.max_score:g}</td><td>{html.escape(r.message)}</td></tr>"
