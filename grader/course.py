@@ -17,6 +17,10 @@ Beyond nbgrader: kernels may write only in their own stage folder and a scratch 
 (``sandbox.py``), so no learner can change the checks, the gradebook or anyone's files;
 and they start by forking a server that has already imported IPython, NumPy and the
 checks (``forkserver.py``), which makes a stage cost about 0.3 s instead of 1.5 s.
+
+The course's ``nbgrader_config.py`` loads ``config`` from here, so nbgrader's own
+``autograde`` run in the course gets all of the above too, and a config file that fails to
+load stops nbgrader rather than letting it grade with its defaults.
 """
 
 from __future__ import annotations
@@ -68,8 +72,12 @@ class LearnerResult:
         return sum(r.score for r in self.tasks.values()), sum(r.max_score for r in self.tasks.values())
 
 
-def config(root: pathlib.Path, timeout: int):
+def config(root: pathlib.Path, timeout: int, memory_mb: int = 4096, verify: bool = False):
+    """The nbgrader configuration of a course. ``nbgrader_config.py`` loads it too, with
+    ``verify`` (``Course.grade`` runs verify itself, once per learner), so that nbgrader's own
+    commands grade as ``python -m grader autograde`` does."""
     from traitlets.config import Config
+    root = pathlib.Path(root)
     c = Config()
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}?timeout=120"
@@ -79,16 +87,36 @@ def config(root: pathlib.Path, timeout: int):
     c.GenerateFeedback.force = True
     c.Application.log_level = "ERROR"  # our own report says what matters
     from nbgrader.converters import Autograde
-    execute = grading_execute(notebook_seconds=STAGE_TIME_FACTOR * timeout)
+    execute = grading_execute(notebook_seconds=STAGE_TIME_FACTOR * timeout, course=root, memory_mb=memory_mb,
+                              verify=verify)
     c.Autograde.autograde_preprocessors = [execute if p.__name__ == "Execute" else p
                                            for p in Autograde.class_traits()["autograde_preprocessors"].default()]
     return c
 
 
 STAGE_TIME_FACTOR = 3  # a stage notebook may run for 3 cells' time limits in all
+VERIFY_FAILED = "the hidden tests, re-run in a separate process, failed"
 
 
-def grading_execute(notebook_seconds: int):
+def kernel_environment(course: pathlib.Path, folder: pathlib.Path, scratch: str, cpu_seconds: int,
+                       memory_mb: int) -> dict[str, str]:
+    """What a kernel grading the notebook in ``folder`` (``autograded/<learner>/<stage>``)
+    is given: the learner's package and the course's trusted grader on its path, and the
+    limits ``sitecustomize.py`` applies (``grader/sandbox.py``)."""
+    trusted = course / ".trusted"
+    return {"PYTHONPATH": os.pathsep.join([str(folder), str(trusted)]),
+            "MINITORCH_UNDER_TEST": str(folder / "minitorch"),
+            "MINITORCH_MEMORY_LIMIT_MB": str(memory_mb),
+            "MINITORCH_WRITABLE": os.pathsep.join([str(folder), scratch]),
+            "MINITORCH_CPU_SECONDS": str(cpu_seconds),
+            "MINITORCH_TRUSTED": str(trusted) if FORK else "",  # forkserver.py
+            "TMPDIR": scratch, "IPYTHONDIR": os.path.join(scratch, "ipython"),
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "MPLBACKEND": "agg"}  # pictures are not graded: do not render them
+
+
+def grading_execute(notebook_seconds: int, course: pathlib.Path | None = None, memory_mb: int = 4096,
+                    verify: bool = False):
     """nbgrader's ``Execute`` preprocessor with a time limit for the whole notebook, which
     nbgrader lacks (it has one per cell): a cell may run only for what is left of
     ``notebook_seconds``, and cells reached after that are not run (they fail with
@@ -96,7 +124,11 @@ def grading_execute(notebook_seconds: int):
     hour. A kernel that dies, or that ignores the interrupt at a cell's time limit (a bare
     ``except:`` swallows KeyboardInterrupt), costs that cell and the ones after it, which
     say why (``KernelDied``, ``KernelUnresponsive``), not the stage's earlier cells, as it
-    would in nbgrader. On Linux its kernels start through the fork server."""
+    would in nbgrader. On Linux its kernels start through the fork server. Given the
+    ``course``, it gives each kernel its environment (``kernel_environment``) itself, so
+    nbgrader's own ``autograde`` command grades the same way; with ``verify`` too, it also
+    re-runs the hidden tests that passed in a fresh process (``run_verify``) and fails the
+    cells of those that do not pass there."""
     import time
 
     from jupyter_core.utils import run_sync
@@ -126,7 +158,30 @@ def grading_execute(notebook_seconds: int):
         def preprocess(self, nb, resources=None, km=None):
             self._deadline = time.monotonic() + notebook_seconds
             self._ended = None
-            return super().preprocess(nb, resources, km)
+            if course is None:
+                return super().preprocess(nb, resources, km)
+            folder = pathlib.Path((resources or {}).get("metadata", {}).get("path") or ".").resolve()
+            with tempfile.TemporaryDirectory(prefix="minitorch-kernel-") as scratch, \
+                    _environment(kernel_environment(course, folder, scratch, 2 * notebook_seconds, memory_mb)):
+                nb, resources = super().preprocess(nb, resources, km)
+            if verify:
+                self._verify(nb, folder)
+            return nb, resources
+
+        def _verify(self, nb, folder: pathlib.Path) -> None:
+            passed = {}
+            for cell in nb.cells:
+                grade_id = str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
+                if cell.cell_type == "code" and grade_id.startswith("task") and not grade_id.endswith("_visible") \
+                        and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
+                    passed[grade_id.removeprefix("task").replace("_", ".")] = cell
+            if not passed:
+                return
+            outcome = run_verify(course / ".trusted", folder / "minitorch", list(passed), int(self.timeout or 60),
+                                 memory_mb)
+            for task, why in outcome.items():
+                if why is not None:
+                    passed[task].outputs.append(error("CheckFailure", f"{VERIFY_FAILED}: {why}"))
 
         def preprocess_cell(self, cell, resources, index):
             if cell.cell_type != "code":
@@ -158,6 +213,28 @@ def grading_execute(notebook_seconds: int):
     return GradingExecute
 
 
+NBGRADER_CONFIG = """\
+# nbgrader's own commands and formgrader on this course grade as `python -m grader autograde`
+# does: the same kernels (trusted grader on the path, confinement, time limits per cell and
+# per stage, kernel deaths costing only the cells after, the hidden tests re-run in a fresh
+# process), from the grader that made it.
+import os
+import sys
+
+c = get_config()  # noqa: F821
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, {grader!r})
+try:  # nbgrader would only log an error here and go on to give wrong grades: stop instead
+    from grader.course import config
+    c.merge(config(HERE, timeout={timeout}, memory_mb={memory_mb}, verify=True))
+except Exception as error:
+    raise SystemExit(f"{{__file__}}: the grader that made this course ({grader}) could not be loaded "
+                     f"({{type(error).__name__}}: {{error}}); without it nbgrader would give wrong grades. "
+                     "Run `python -m grader autograde` from the course repository instead") from None
+c.Application.log_level = "INFO"
+"""
+
+
 class Course:
     def __init__(self, root: pathlib.Path, timeout: int = 60, memory_mb: int = 4096) -> None:
         self.root = pathlib.Path(root).resolve()
@@ -174,12 +251,8 @@ class Course:
         shutil.copyfile(GRADER / "sitecustomize.py", trusted / "sitecustomize.py")
         if not (self.root / "gradebook.db").exists():
             release.generate_course(self.root, self.api)
-        (self.root / "nbgrader_config.py").write_text(
-            "# Lets nbgrader's own commands and formgrader work on this course.\n"
-            "c = get_config()  # noqa: F821\n"
-            f"c.CourseDirectory.root = {str(self.root)!r}\n"
-            "c.OverwriteCells.add_missing_cells = True\n"
-            f"c.Execute.timeout = {self.timeout}\nc.Execute.interrupt_on_timeout = True\n")
+        (self.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
+            grader=str(GRADER.parent), timeout=self.timeout, memory_mb=self.memory_mb))
         return self
 
     @property
@@ -187,7 +260,7 @@ class Course:
         if self._api is None:
             from nbgrader.apps import NbGraderAPI
             _share_compiled_templates()
-            self._api = NbGraderAPI(config=config(self.root, self.timeout))
+            self._api = NbGraderAPI(config=config(self.root, self.timeout, self.memory_mb))
         return self._api
 
     def add(self, submission: Submission) -> None:
@@ -235,26 +308,13 @@ class Course:
             if error is not None:
                 r = result.tasks[task]
                 r.score, r.hidden_passed = r.score - (POINTS[task] - 1), False
-                r.message = "; ".join(filter(None, [r.message, "the hidden tests, re-run in a separate "
-                                                    f"process, failed: {error}"]))
+                r.message = "; ".join(filter(None, [r.message, f"{VERIFY_FAILED}: {error}"]))
                 self._store_scores(learner, STAGES[task.split(".")[0]], {task: r}, hidden_failed=True)
         return None
 
     def _autograde_stage(self, learner: str, name: str, tasks: list[str]) -> dict[str, TaskResult]:
         folder = self.root / "autograded" / learner / name
-        trusted = self.root / ".trusted"
-        with tempfile.TemporaryDirectory(prefix="minitorch-kernel-") as scratch:
-            env = {"PYTHONPATH": os.pathsep.join([str(folder), str(trusted)]),
-                   "MINITORCH_UNDER_TEST": str(folder / "minitorch"),
-                   "MINITORCH_MEMORY_LIMIT_MB": str(self.memory_mb),
-                   "MINITORCH_WRITABLE": os.pathsep.join([str(folder), scratch]),  # sandbox.py
-                   "MINITORCH_CPU_SECONDS": str(2 * STAGE_TIME_FACTOR * self.timeout),
-                   "MINITORCH_TRUSTED": str(trusted) if FORK else "",  # forkserver.py
-                   "TMPDIR": scratch, "IPYTHONDIR": os.path.join(scratch, "ipython"),
-                   "PYTHONDONTWRITEBYTECODE": "1",
-                   "MPLBACKEND": "agg"}  # pictures are not graded: do not render them
-            with _environment(env):
-                outcome = self.api.autograde(name, learner, force=True, create=True)
+        outcome = self.api.autograde(name, learner, force=True, create=True)  # kernel_environment for its kernels
         notebook = folder / f"{name}.ipynb"
         if not outcome["success"] or not notebook.exists():
             why = "the kernel died while running this stage (os._exit, a crash, or memory exhausted)" \
@@ -518,6 +578,8 @@ def explain_error(error: dict, task: str, timeout: int) -> str:
         return value
     if name == "AssertionError":
         return f"a visible check failed{': ' + value if value else ''}"
+    if name == "StdinNotImplementedError":
+        return "called input(), which nobody can answer while grading: remove the input() call"
     if name == "MemoryError":
         return "ran out of memory (the kernel's memory is limited)"
     return f"{name}: {value}" if value else name

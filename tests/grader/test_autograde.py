@@ -13,6 +13,7 @@ only what it breaks; nobody's grade depends on anybody else's.
 import csv
 import hashlib
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -231,3 +232,40 @@ def test_vandal_cannot_write_outside_its_folder(graded):
     assert sorted(p.name for p in (course / "source").iterdir()) == sorted(STAGES.values())
     assert (course / "gradebook.db").stat().st_size > 0
     assert not (course / "VANDALIZED").exists() and not VANDAL_MARK.exists()
+
+
+def test_nbgraders_own_autograde_gives_the_same_grades(graded, tmp_path):
+    """An instructor may regrade with nbgrader's own command in the course folder; through
+    the course's ``nbgrader_config.py`` it must give what ``python -m grader autograde``
+    gave. (Before that file loaded the grader's configuration, it gave the reference 3 of 12
+    in stage 2: the hidden tests could not import the grader.) Stage 4 holds a kernel death
+    (chaos), a package that disarms the checks on import (cheater) and the vandal."""
+    course = tmp_path / "course"
+    shutil.copytree(graded[0] / "out" / "course", course, symlinks=True)
+    bin_dir = pathlib.Path(sys.executable).parent
+    env = dict(os.environ, PATH=os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")]))
+    for command in (["autograde", STAGES["4"], "--force"], ["export", "--to", str(tmp_path / "nbgrader.csv")]):
+        done = subprocess.run([str(bin_dir / "nbgrader"), *command], cwd=course, env=env, capture_output=True,
+                              text=True, timeout=900)
+        assert done.returncode == 0, done.stdout + done.stderr
+    with (tmp_path / "nbgrader.csv").open() as file:
+        theirs = {row["student_id"]: float(row["score"]) for row in csv.DictReader(file)
+                  if row["assignment"] == STAGES["4"]}
+    ours = {learner: float(row["stage4"] or 0) for learner, row in rows(graded[0]).items() if learner != "(maximum)"}
+    assert theirs == ours
+    assert ours["ref"] == sum(p for t, p in POINTS.items() if t.startswith("4.")) and ours["cheater"] == 0
+    assert not VANDAL_MARK.exists()
+
+
+def test_nbgrader_in_a_course_whose_grader_has_moved_stops_with_a_message(tmp_path):
+    """nbgrader only logs an error for a config file that fails and then grades with its
+    defaults (wrong grades here); the course's config file stops it instead."""
+    from grader.course import NBGRADER_CONFIG
+    (tmp_path / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
+        grader=str(tmp_path / "moved"), timeout=8, memory_mb=1024))
+    bin_dir = pathlib.Path(sys.executable).parent
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([str(bin_dir / "nbgrader"), "autograde", STAGES["1"]], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert "could not be loaded" in done.stderr and str(tmp_path / "moved") in done.stderr, done.stderr

@@ -258,6 +258,24 @@ def test_a_kernel_that_ignores_interrupts_or_dies_costs_only_the_cells_from_ther
         assert "KeyboardInterrupt" in explain_error(nb.cells[1].outputs[-1], "5.2", 2)
 
 
+def test_input_fails_only_the_cells_that_call_it(tmp_path):
+    """``input()`` passes nbgrader's validation but cannot be answered while grading: the
+    cell that calls it fails and says so, and the cells after it still run."""
+    import nbformat
+
+    from grader.course import explain_error, grading_execute
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("name = input('your name? ')"),
+        nbformat.v4.new_code_cell("def ask():\n    return float(input('a number: '))\nask()",
+                                  metadata={"nbgrader": {"grade_id": "task1_1"}}),
+        nbformat.v4.new_code_cell("print('after')")])
+    grading_execute(notebook_seconds=20)(timeout=10, kernel_name="python3").preprocess(
+        nb, {"metadata": {"path": str(tmp_path)}})
+    for cell in nb.cells[:2]:
+        assert "remove the input() call" in explain_error(cell.outputs[-1], "1.1", 10), cell.outputs
+    assert nb.cells[2].outputs[0]["text"] == "after\n"
+
+
 def test_processes_a_kernel_detaches_do_not_outlive_it(forking, tmp_path):
     """A learner's kernel starts a process in a new session (out of reach of the kernel's
     process group); once the kernel has ended, the next kernel start ends it."""
