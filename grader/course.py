@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from . import release
 from .submission import Submission, copy_package
-from .tasks import POINTS, STAGES, TASKS, cell_points
+from .tasks import POINTS, STAGES, TASKS, cell_points, marker
 
 GRADER = pathlib.Path(__file__).resolve().parent
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
@@ -139,12 +139,17 @@ def grading_execute(notebook_seconds: int, course: pathlib.Path | None = None, m
     def error(ename: str, evalue: str) -> NotebookNode:
         return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
 
+    task_of = {grade_id: t for t in TASKS for grade_id in cell_points(t)}
+    hidden = {marker(t): t for t in TASKS}
+
+    def grade_id(cell) -> str:
+        return str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
+
     def name(cell) -> str:
-        grade_id = str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
-        task = grade_id.removeprefix("task").removesuffix("_visible").replace("_", ".")
-        if not grade_id.startswith("task"):
+        graded = grade_id(cell)
+        if graded not in task_of:
             return "a cell that is not graded"
-        return f"the {'visible checks' if grade_id.endswith('_visible') else 'hidden tests'} of task {task}"
+        return f"the {'hidden tests' if graded in hidden else 'visible checks'} of task {task_of[graded]}"
 
     class GradingExecute(Execute):
         def __init__(self, *args, **kwargs) -> None:
@@ -169,12 +174,8 @@ def grading_execute(notebook_seconds: int, course: pathlib.Path | None = None, m
             return nb, resources
 
         def _verify(self, nb, folder: pathlib.Path) -> None:
-            passed = {}
-            for cell in nb.cells:
-                grade_id = str(cell.metadata.get("nbgrader", {}).get("grade_id", ""))
-                if cell.cell_type == "code" and grade_id.startswith("task") and not grade_id.endswith("_visible") \
-                        and not any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
-                    passed[grade_id.removeprefix("task").replace("_", ".")] = cell
+            passed = {hidden[grade_id(cell)]: cell for cell in nb.cells if grade_id(cell) in hidden
+                      and not any(o.get("output_type") == "error" for o in cell.get("outputs", []))}
             if not passed:
                 return
             outcome = run_verify(course / ".trusted", folder / "minitorch", list(passed), int(self.timeout or 60),
