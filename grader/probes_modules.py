@@ -1,0 +1,133 @@
+"""Probes of the learner's modules, optimizers and training loop (stage 6 on).
+
+Like ``probes.py``: run inside the learner's process, return observations, decide nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .probes import plain, probe
+
+
+@probe
+def parameters(mt) -> dict:
+    """Which parameters ``Module.parameters()`` finds in a nest of modules, lists and dicts."""
+    nn = mt.nn
+
+    class Inner(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(np.ones(2))
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Parameter(np.ones(1))
+            self.inner = Inner()
+            self.blocks = [Inner(), {"deep": Inner()}]
+            self.shared = self.inner
+            self.plain = mt.Tensor(np.ones(3), requires_grad=True)
+
+    model = Outer()
+    names = {id(model.a): "a", id(model.inner.w): "inner.w", id(model.blocks[0].w): "blocks[0].w",
+             id(model.blocks[1]["deep"].w): "blocks[1]['deep'].w", id(model.plain): "plain (a Tensor)"}
+    return [names.get(id(p), type(p).__name__) for p in model.parameters()]
+
+
+def _data(t: Any) -> Any:
+    return plain(None if t is None else np.asarray(getattr(t, "data", t)))
+
+
+@probe
+def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray) -> dict:
+    mt.manual_seed(0) if hasattr(mt, "manual_seed") else None
+    layer = mt.nn.Linear(in_features, out_features, bias=bias)
+    out = layer(mt.Tensor(x))
+    return {"weight": _data(layer.weight), "bias": _data(getattr(layer, "bias", None)),
+            "parameters": isinstance(layer.weight, mt.nn.Parameter)
+            and (layer.bias is None or isinstance(layer.bias, mt.nn.Parameter)),
+            "count": len(list(layer.parameters())), "out": _data(out)}
+
+
+@probe
+def mlp(mt, sizes: list, activation: str, x: np.ndarray) -> dict:
+    model = mt.nn.MLP(sizes, activation=activation)
+    layers = [[_data(layer.weight), _data(layer.bias)] for layer in model.layers]
+    return {"layers": layers, "count": len(list(model.parameters())), "out": _data(model(mt.Tensor(x)))}
+
+
+@probe
+def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
+    """Several parameters, each with its own gradients (None: no gradient that step), and
+    one that never gets a gradient."""
+    params = [mt.nn.Parameter(np.array(s)) for s in starts]
+    idle = mt.nn.Parameter(np.ones(2))
+    opt = getattr(mt.optim, name)([*params, idle], **kwargs)
+    for grads in steps:
+        opt.zero_grad()
+        for p, g in zip(params, grads):
+            p.grad = None if g is None else np.array(g)
+        opt.step()
+    return {"params": [_data(p) for p in params], "idle": _data(idle)}
+
+
+class _Recorder:
+    """A model, a loss and an optimizer that record the calls they get."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.batches: list[int] = []
+        recorder = self
+
+        class Model:
+            def __call__(self, x):
+                recorder.calls.append("forward")
+                recorder.batches.append(len(np.asarray(getattr(x, "data", x))))
+                return x
+
+            forward = __call__
+
+            def zero_grad(self):
+                recorder.calls.append("zero_grad")
+
+            def parameters(self):
+                return []
+
+        class Loss:
+            def __init__(self, value):
+                self.data = np.float64(value)
+
+            def backward(self, *args):
+                recorder.calls.append("backward")
+
+            def item(self):
+                return float(self.data)
+
+            def __float__(self):
+                return float(self.data)
+
+        self.model, self.loss_class = Model(), Loss
+
+    def loss(self, out, y):
+        self.calls.append("loss")
+        return self.loss_class(np.mean(np.asarray(getattr(y, "data", y), dtype=np.float64)))
+
+    def zero_grad(self):
+        self.calls.append("zero_grad")
+
+    def step(self):
+        self.calls.append("step")
+
+
+@probe
+def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> dict:
+    rec = _Recorder()
+    mean = mt.training.train_epoch(rec.model, rec.loss, rec, x, y, batch_size, np.random.default_rng(seed))
+    try:
+        mean = float(np.asarray(getattr(mean, "data", mean)))
+    except (TypeError, ValueError):
+        mean = None
+    return {"calls": rec.calls, "batches": rec.batches, "mean": mean}

@@ -1,0 +1,149 @@
+"""The trusted side of a learner's process: start it in a ``Cage``, send it probe
+requests (``probes.py``), and turn what comes back into values or exceptions.
+
+``LearnerProcess.call`` returns the probe's observations, or raises ``Raised`` (the
+learner's code raised; carries its type, message and line), ``Unimportable`` (the package
+did not import) or ``Lost`` (the process died, hung past its time, sent garbage, or the
+stage's time is used up). After a ``Lost`` the next call starts a fresh process, a few
+times per stage at most (``Settings.restarts``); nothing of a dead process is reused.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+import time
+from typing import Any
+
+from . import wire
+from .isolation import Cage
+from .settings import Settings
+from .worker import BOOT
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+class Raised(Exception):
+    """The learner's code raised an exception."""
+
+    def __init__(self, record: dict) -> None:
+        self.type = str(record.get("type", "Exception"))
+        self.message = str(record.get("message", ""))
+        self.where = str(record.get("where", ""))
+        super().__init__(f"{self.type}: {self.message}")
+
+
+class Unimportable(Raised):
+    """The learner's package could not be imported."""
+
+
+class Lost(Exception):
+    """The learner's process is gone (died, hung, garbled) or the stage's time is up."""
+
+
+class LearnerProcess:
+    def __init__(self, package: pathlib.Path, settings: Settings) -> None:
+        self.package, self.settings = pathlib.Path(package), settings
+        self.deadline = time.monotonic() + settings.stage_seconds
+        self.starts, self.confined = 0, None
+        self.cage: Cage | None = None
+        self.process: subprocess.Popen | None = None
+        self.import_error: dict | None = None
+
+    def __enter__(self) -> "LearnerProcess":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        if self.starts > self.settings.restarts:
+            raise Lost(f"not run: the package's process had to be restarted {self.settings.restarts} times "
+                       "in this stage already")
+        self.starts += 1
+        s = self.settings
+        self.cage = Cage(s.memory_mb, s.processes, s.disk_mb)
+        config = json.dumps({"package": str(self.package), "scratch": str(self.cage.scratch)})
+        self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       cwd=self.cage.scratch)
+        hello = self._answer("importing the package")
+        self.confined = hello.get("confined")
+        if s.confine and self.confined is not None and not self.confined.get("landlock") and _landlock_expected():
+            self._end()
+            raise Lost("the learner's process could not be confined, so it was not run")
+        if not hello.get("ready"):
+            self._end()
+            raise Unimportable(hello.get("raised") or {})
+
+    def _answer(self, doing: str) -> dict:
+        budget = min(self.settings.call_seconds, self.deadline - time.monotonic())
+        if budget <= 0:
+            self._end()
+            raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
+        try:
+            answer = wire.receive(self.process.stdout.fileno(), time.monotonic() + budget)
+        except TimeoutError:
+            self._end()
+            raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
+        except (EOFError, OSError):
+            code = self.process.poll() if self.process else None
+            self._end()
+            raise Lost(f"the process running the package died while {doing}"
+                       + (f" (exit code {code})" if code not in (None, 0) else "")
+                       + ": os._exit, a crash, or memory exhausted") from None
+        except wire.Garbled as error:
+            self._end()
+            raise Lost(f"the process running the package sent something unreadable while {doing} ({error})") \
+                from None
+        if not isinstance(answer, dict):
+            self._end()
+            raise Lost(f"the process running the package answered nonsense while {doing}")
+        return answer
+
+    def call(self, probe: str, doing: str = "", **args: Any) -> Any:
+        """Run ``probe`` in the learner's process; ``doing`` names it in messages."""
+        if self.import_error is not None:
+            raise Unimportable(self.import_error)
+        if self.process is None:
+            try:
+                self._start()
+            except Unimportable as error:
+                self.import_error = {"type": error.type, "message": error.message, "where": error.where}
+                raise
+        doing = doing or f"running {probe}"
+        try:
+            wire.send(self.process.stdin.fileno(), {"probe": probe, "args": args})
+        except OSError:
+            self._end()
+            raise Lost(f"the process running the package was gone before {doing}") from None
+        answer = self._answer(doing)
+        if "raised" in answer:
+            raise Raised(answer["raised"] if isinstance(answer["raised"], dict) else {})
+        return answer.get("ok")
+
+    def _end(self) -> None:
+        if self.process is not None:
+            for stream in (self.process.stdin, self.process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        if self.cage is not None:
+            self.cage.close()
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.process, self.cage = None, None
+
+    def close(self) -> None:
+        self._end()
+
+
+def _landlock_expected() -> bool:
+    from .isolation import landlock_abi
+    return landlock_abi() > 0

@@ -1,0 +1,125 @@
+"""What crosses the boundary between the grader and a learner's process: plain data only.
+
+A message is a length-prefixed frame holding a JSON tree and the NumPy arrays it refers
+to, each in NumPy's ``.npy`` format read with ``allow_pickle=False``. Nothing is ever
+unpickled or evaluated, frames and nesting are bounded, and whatever does not decode is
+``Garbled``: a learner's process can send wrong answers, but nothing that acts.
+
+Values: None, bool, int, float, str, and tuples, lists and str-keyed dicts of values, and
+ndarrays (NumPy scalars travel as 0-d arrays and come back as NumPy scalars).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import select
+import struct
+import time
+from typing import Any
+
+import numpy as np
+
+MAX_FRAME = 256 * 2**20
+MAX_DEPTH = 32
+
+
+class Garbled(ValueError):
+    """A frame that does not decode into values."""
+
+
+def encode(value: Any) -> bytes:
+    arrays: list[bytes] = []
+
+    def tree(v: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise ValueError("nested too deeply")
+        if v is None or isinstance(v, (bool, str)):
+            return v
+        if isinstance(v, (int, float)) and not isinstance(v, np.generic):
+            return v
+        if isinstance(v, (np.ndarray, np.generic)):
+            buffer = io.BytesIO()
+            np.save(buffer, np.asarray(v), allow_pickle=False)
+            arrays.append(buffer.getvalue())
+            return ["s" if isinstance(v, np.generic) else "a", len(arrays) - 1]
+        if isinstance(v, (tuple, list)):
+            return ["t" if isinstance(v, tuple) else "l", [tree(x, depth + 1) for x in v]]
+        if isinstance(v, dict):
+            return ["d", [[str(k), tree(x, depth + 1)] for k, x in v.items()]]
+        raise TypeError(f"cannot send a {type(v).__name__}")
+
+    head = json.dumps(tree(value, 0)).encode()
+    parts = [struct.pack("<QQ", len(head), len(arrays)), head]
+    for data in arrays:
+        parts += [struct.pack("<Q", len(data)), data]
+    return b"".join(parts)
+
+
+def decode(frame: bytes) -> Any:
+    try:
+        size, count = struct.unpack_from("<QQ", frame, 0)
+        offset = 16 + size
+        head = json.loads(frame[16:offset])
+        arrays = []
+        for _ in range(min(count, 10_000)):
+            (length,) = struct.unpack_from("<Q", frame, offset)
+            arrays.append(np.load(io.BytesIO(frame[offset + 8:offset + 8 + length]), allow_pickle=False))
+            offset += 8 + length
+        return _build(head, arrays, 0)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError, struct.error, OSError, EOFError) as error:
+        raise Garbled(f"{type(error).__name__}: {error}"[:200]) from None
+
+
+def _build(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise ValueError("nested too deeply")
+    if not isinstance(node, list):
+        if node is None or isinstance(node, (bool, int, float, str)):
+            return node
+        raise ValueError("unexpected node")
+    tag, body = node
+    if tag == "a":
+        return arrays[body]
+    if tag == "s":
+        return arrays[body][()]
+    if tag in ("t", "l"):
+        items = [_build(x, arrays, depth + 1) for x in body]
+        return tuple(items) if tag == "t" else items
+    if tag == "d":
+        return {str(k): _build(v, arrays, depth + 1) for k, v in body}
+    raise ValueError(f"unknown tag {tag!r}")
+
+
+def send(fd: int, value: Any) -> None:
+    send_frame(fd, encode(value))
+
+
+def send_frame(fd: int, data: bytes) -> None:
+    view = memoryview(struct.pack("<Q", len(data)) + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def read_exactly(fd: int, count: int, deadline: float | None = None) -> bytes:
+    """``count`` bytes from ``fd``; TimeoutError once ``deadline`` (time.monotonic) passes."""
+    chunks, left = [], count
+    while left:
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise TimeoutError("no answer in time")
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("the other side closed the channel")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def receive(fd: int, deadline: float | None = None) -> Any:
+    (length,) = struct.unpack("<Q", read_exactly(fd, 8, deadline))
+    if length > MAX_FRAME:
+        raise Garbled(f"a frame of {length} bytes")
+    return decode(read_exactly(fd, length, deadline))
