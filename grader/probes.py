@@ -106,10 +106,13 @@ def index_from(spec: Any) -> Any:
 
 # ---- probes ----------------------------------------------------------------------------
 @probe
-def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None) -> dict:
-    """Forward then backward of one Function on plain arrays."""
+def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
+         views: list | None = None) -> dict:
+    """Forward then backward of one Function on plain arrays; the inputs listed in
+    ``views`` arrive with their last two axes swapped and are passed as transposed views
+    (not contiguous), as a Linear layer's weight is."""
     cls = resolve(mt, function)
-    arrays = [np.array(a) for a in arrays]
+    arrays = [np.swapaxes(np.array(a), -1, -2) if i in (views or []) else np.array(a) for i, a in enumerate(arrays)]
     if "index" in params:
         params = dict(params, index=index_from(params["index"]))
     with given(mt, swaps or {}):
@@ -117,7 +120,8 @@ def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: di
         out = cls.forward(ctx, *arrays, **params)
         grads = cls.backward(ctx, upstream)
     grads = list(grads) if isinstance(grads, (tuple, list)) else [grads]
-    return {"out": plain(out), "grads": [plain(g) for g in grads], "upstream": upstream, "inputs": arrays}
+    inputs = [np.swapaxes(a, -1, -2) if i in (views or []) else a for i, a in enumerate(arrays)]
+    return {"out": plain(out), "grads": [plain(g) for g in grads], "upstream": upstream, "inputs": inputs}
 
 
 @probe
@@ -204,3 +208,18 @@ def backpropagate(mt, parents: list, local: list, seeds: list) -> list:
             mt.backpropagate(nodes[-1], seed)
             seen.append([[n.grad, n.calls] for n in nodes])
     return seen
+
+
+@probe
+def tensor_graph(mt, x: np.ndarray, b: np.ndarray, upstream: np.ndarray, calls: int) -> dict:
+    """``out = (x + b) + x`` on real Tensors (only the given Add, with a given unbroadcast),
+    backward with a non-scalar upstream gradient ``calls`` times."""
+    with given(mt, {"ops_binary.unbroadcast": "unbroadcast"}):
+        tx, tb = mt.Tensor(x, requires_grad=True), mt.Tensor(b, requires_grad=True)
+        out = (tx + tb) + tx
+        seen = []
+        for _ in range(calls):
+            out.backward(upstream)
+            seen.append([plain(None if tx.grad is None else np.array(tx.grad)),
+                         plain(None if tb.grad is None else np.array(tb.grad))])
+    return {"grads": seen, "upstream": upstream}

@@ -1,4 +1,4 @@
-"""What the grader prints and writes: a table per stage, grades.csv, a score plot."""
+"""What the grader prints and writes for people: a table per stage, grades.csv, a plot."""
 
 from __future__ import annotations
 
@@ -6,40 +6,40 @@ import csv
 import pathlib
 import textwrap
 
-from .course import LearnerResult
-from .tasks import POINTS, STAGES, TASKS
+from .results import LearnerResult
+from .tasks import POINTS, STAGES, TASKS, tasks_of
 
 
 def table(result: LearnerResult) -> str:
     lines = [f"Grades for {result.learner}"]
-    for problem in result.problems:
-        lines.append(f"  ! {problem}")
+    lines += [f"  ! {p}" for p in result.problems]
     for stage, name in STAGES.items():
         score, most = result.stage_score(stage)
         lines.append(f"\nStage {stage} ({name}): {score:g} / {most:g}")
-        for t in (t for t in TASKS if t.split(".")[0] == stage):
+        for t in tasks_of(stage):
             r = result.tasks[t]
             mark = "ok " if r.score == r.max_score else "-- "
-            lines.append(f"  {mark}Task {t:4s} {r.score:>3g} / {r.max_score:<3g}")
+            lines.append(f"  {mark}Task {t:4s} {r.score:>4g} / {r.max_score:<4g}")
             if r.message:
-                lines.extend(textwrap.wrap(r.message, 88, initial_indent="        ", subsequent_indent="        "))
+                lines.extend(textwrap.wrap(r.message, 88, initial_indent="        ", subsequent_indent="        ",
+                                           max_lines=6))
     score, most = result.total
     lines.append(f"\nTotal: {score:g} / {most:g}")
     return "\n".join(lines)
 
 
 def write_csv(results: list[LearnerResult], path: pathlib.Path) -> None:
-    """One row per learner: the total, each stage, each task."""
+    """One row per learner: the total, each stage, each task, and the hand-in's problems."""
     columns = ["learner", "total"] + [f"stage{s}" for s in STAGES] + [f"task{t}" for t in TASKS]
-    with path.open("w", newline="") as file:
+    with path.open("w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
         writer.writerow(columns + ["problems"])
-        writer.writerow(["(maximum)", sum(POINTS.values())]
-                        + [sum(POINTS[t] for t in TASKS if t.split(".")[0] == s) for s in STAGES]
-                        + [POINTS[t] for t in TASKS] + [""])
+        writer.writerow(["(maximum)", f"{sum(POINTS.values()):g}"]
+                        + [f"{sum(POINTS[t] for t in tasks_of(s)):g}" for s in STAGES]
+                        + [f"{POINTS[t]:g}" for t in TASKS] + [""])
         for r in sorted(results, key=lambda r: r.learner):
-            writer.writerow([r.learner, r.total[0]] + [r.stage_score(s)[0] for s in STAGES]
-                            + [r.tasks[t].score for t in TASKS] + ["; ".join(r.problems)])
+            writer.writerow([r.learner, f"{r.total[0]:g}"] + [f"{r.stage_score(s)[0]:g}" for s in STAGES]
+                            + [f"{r.tasks[t].score:g}" for t in TASKS] + ["; ".join(r.problems)])
 
 
 def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:

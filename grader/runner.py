@@ -25,8 +25,7 @@ from .worker import BOOT
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-class Raised(Exception):
-    """The learner's code raised an exception."""
+class _LearnerException(Exception):
 
     def __init__(self, record: dict) -> None:
         self.type = str(record.get("type", "Exception"))
@@ -35,7 +34,11 @@ class Raised(Exception):
         super().__init__(f"{self.type}: {self.message}")
 
 
-class Unimportable(Raised):
+class Raised(_LearnerException):
+    """The learner's code raised an exception."""
+
+
+class Unimportable(_LearnerException):
     """The learner's package could not be imported."""
 
 
@@ -45,7 +48,7 @@ class Lost(Exception):
 
 class LearnerProcess:
     def __init__(self, package: pathlib.Path, settings: Settings) -> None:
-        self.package, self.settings = pathlib.Path(package), settings
+        self.package, self.settings = pathlib.Path(package).resolve(), settings
         self.deadline = time.monotonic() + settings.stage_seconds
         self.starts, self.confined = 0, None
         self.cage: Cage | None = None

@@ -1,4 +1,9 @@
-"""The course's task ids: the one list the release builder, the grader and the tests share."""
+"""The course's tasks and how their points are shared: the one list that the grader, the
+course, the reports and the tests use.
+
+Each task's points are split into *parts* (one rule, one case, one property), each
+checked on its own, so that a one-op slip costs that op's share, not the whole task.
+"""
 
 TASKS: dict[str, str] = {
     "1.1": "central_difference",
@@ -24,30 +29,51 @@ TASKS: dict[str, str] = {
     "6.4": "the training loop",
 }
 
-
-def marker(task: str) -> str:
-    """The pytest marker of a task id: "2.3" -> "task2_3"."""
-    return "task" + task.replace(".", "_")
-
-
-# Points of each task's graded cell (visible checks and hidden tests together). A cell
-# scores all of its points or none; each stage is worth 11 to 16 points, 76 in all.
-POINTS: dict[str, int] = {
-    "1.1": 2, "1.2": 4, "1.3": 3, "1.4": 4,
-    "2.1": 2, "2.2": 4, "2.3": 6,
-    "3.1": 4, "3.2": 4, "3.3": 3,
-    "4.1": 4, "4.2": 4, "4.3": 3,
-    "5.1": 5, "5.2": 3, "5.3": 4, "5.4": 4,
-    "6.1": 4, "6.2": 3, "6.3": 3, "6.4": 3,
+# task -> {part: points}. A part earns all of its points, half of them (the maths is right
+# but float32 inputs get float64 gradients), or none.
+PARTS: dict[str, dict[str, float]] = {
+    "1.1": {"values": 1, "two-sided difference": 1},
+    "1.2": {"add, sub, neg": 0.5, "mul": 0.5, "div": 0.5, "pow": 0.5, "exp, log": 0.5, "sin, cos": 0.5,
+            "tanh, sigmoid": 0.5, "relu": 0.5},
+    "1.3": {"a valid order": 2, "deep graphs": 1},
+    "1.4": {"sums contributions": 2, "accumulates across calls": 1, "tensor graphs": 1},
+    "2.1": {"matches NumPy": 1, "raises on a clash": 1},
+    "2.2": {"missing leading axes": 1, "stretched size-1 axes": 1, "both at once": 1, "float32, no side effects": 1},
+    "2.3": {"Sub": 1, "Mul": 1, "Div": 1, "Pow": 1, "Maximum": 1, "Minimum": 1},
+    "3.1": {"Exp": 0.5, "Log": 0.5, "Sqrt": 0.5, "Abs": 0.5, "Sin": 0.5, "Cos": 0.5, "Tanh": 0.5,
+            "Sigmoid": 0.5, "Relu": 0.5},
+    "3.2": {"Sum": 2, "Mean": 2},
+    "3.3": {"Max": 1.5, "Min": 1.5},
+    "4.1": {"Reshape": 1, "Transpose": 1, "BroadcastTo": 1, "Squeeze": 0.5, "Unsqueeze": 0.5},
+    "4.2": {"ints, slices, None, Ellipsis": 2, "repeated integer indices": 1, "boolean masks": 1},
+    "4.3": {"Cat": 1.5, "Stack": 1.5},
+    "5.1": {"2-D": 1, "1-D operands": 1, "batched": 2, "non-contiguous operands": 1},
+    "5.2": {"exact": 1.5, "tanh": 1.5},
+    "5.3": {"stable_logsumexp": 1, "LogSumExp": 1, "LogSoftmax": 1, "Softmax": 1},
+    "5.4": {"class indices": 2, "probabilities": 2},
+    "6.1": {"parameters": 1.5, "Linear": 1.5, "MLP": 1},
+    "6.2": {"plain": 1, "momentum": 1, "weight decay": 1},
+    "6.3": {"bias correction": 2, "weight decay": 1},
+    "6.4": {"order of calls": 2, "batches and the mean": 1},
 }
 
-def cell_points(task: str) -> dict[str, int]:
-    """The graded cells of a task and their points: 1 for the visible checks, the rest hidden."""
-    return {f"{marker(task)}_visible": 1, marker(task): POINTS[task] - 1}
+POINTS: dict[str, float] = {t: sum(parts.values()) for t, parts in PARTS.items()}
 
-
-# Which notebook (nbgrader assignment) introduces each stage's tasks.
+# Which notebook (and nbgrader assignment) introduces each stage's tasks.
 STAGES: dict[str, str] = {
     "1": "01_chain_rule", "2": "02_broadcasting", "3": "03_reductions",
     "4": "04_indexing", "5": "05_matmul_softmax", "6": "06_training",
 }
+
+
+def stage_of(task: str) -> str:
+    return task.split(".")[0]
+
+
+def tasks_of(stage: str) -> list[str]:
+    return [t for t in TASKS if stage_of(t) == stage]
+
+
+def marker(task: str) -> str:
+    """The pytest marker and nbgrader grade id of a task: "2.3" -> "task2_3"."""
+    return "task" + task.replace(".", "_")

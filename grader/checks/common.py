@@ -1,0 +1,194 @@
+"""What every stage's checks share: the failure they raise, how a wrong array is
+explained, and how one learner's rule is run (in the learner's process, through
+``probes.rule``) and judged against NumPy and central differences (here, in the grader).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ..runner import Raised
+from .numeric import numeric_vjp
+
+
+class CheckFailure(AssertionError):
+    """A failed check. ``message`` is for the learner; ``pitfall`` names the mistake for
+    the class report; ``keep`` is the share of the part's points still earned."""
+
+    def __init__(self, message: str, pitfall: str = "wrong result", keep: float = 0.0) -> None:
+        super().__init__(message)
+        self.pitfall, self.keep = pitfall, keep
+
+
+def learner_raised(error: Raised, doing: str) -> CheckFailure:
+    """A learner's exception, with what was being done and the learner's line."""
+    if error.type == "NotImplementedError":
+        return CheckFailure(f"not implemented yet ({error.message})" if error.message else "not implemented yet",
+                            "not implemented")
+    where = f" at {error.where}" if error.where else ""
+    return CheckFailure(f"{doing} raised {error.type}: {error.message}{where}", "raised an error")
+
+
+# ---- explaining a wrong array ------------------------------------------------------------
+def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, atol: float = 1e-7,
+            kind: str = "", input_shape: tuple | None = None) -> None:
+    """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
+    values, naming the likely mistake. ``kind`` ("broadcast", "reduction", "matmul") says
+    which hints can be true; ``atol`` is scaled by the size of the expected values."""
+    expected = np.asarray(expected)
+    if got is None:
+        raise CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}", "returned None")
+    if isinstance(got, dict) and "unsupported" in got:
+        raise CheckFailure(f"{what}: got a {got['unsupported']}, expected a NumPy array (backward rules work "
+                           "on plain ndarrays: use .data of a Tensor)", "wrong type")
+    got = np.asarray(got)
+    if got.shape != expected.shape:
+        hint, pitfall = "", "wrong shape"
+        if kind == "broadcast" and got.size > expected.size and _stretches(expected.shape, got.shape):
+            hint, pitfall = (" The input was broadcast in the forward pass: sum the gradient over the broadcast "
+                             "axes (unbroadcast) so it gets the input's shape."), "missing unbroadcast"
+        elif kind == "reduction" and got.size == expected.size and _squeezed(got.shape) == _squeezed(expected.shape):
+            hint, pitfall = " The sizes are right but a size-1 axis is missing or extra: did you lose keepdims?", \
+                "lost keepdims"
+        elif kind == "matmul" and got.shape == expected.shape[::-1]:
+            hint, pitfall = " The shape is transposed: check the order of the matmul operands and their transposes.", \
+                "transposed matmul gradient"
+        raise CheckFailure(f"{what} has shape {got.shape} but should have shape {expected.shape}.{hint}", pitfall)
+    if got.dtype != expected.dtype and expected.dtype.kind == "f":
+        raise CheckFailure(f"{what} has dtype {got.dtype} but should have dtype {expected.dtype} (the input's): a "
+                           "float64 constant or array crept into the rule (dtype drift).", "dtype drift", keep=0.5)
+    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+    if np.allclose(got, expected, rtol=rtol, atol=atol * max(1.0, scale), equal_nan=True):
+        return
+    text, pitfall = _diagnose(got, expected, rtol, atol * max(1.0, scale), kind)
+    raise CheckFailure(f"{what} is wrong: {text}", pitfall)
+
+
+def _squeezed(shape: tuple) -> tuple:
+    return tuple(n for n in shape if n != 1)
+
+
+def _stretches(shape: tuple, target: tuple) -> bool:
+    return len(shape) <= len(target) and all(n in (t, 1) for n, t in zip(shape, target[len(target) - len(shape):]))
+
+
+def _diagnose(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, kind: str) -> tuple[str, str]:
+    g, e = got.astype(np.float64).ravel(), expected.astype(np.float64).ravel()
+    worst = int(np.nanargmax(np.abs(g - e))) if np.isfinite(g).any() else 0
+    index = tuple(int(i) for i in np.unravel_index(worst, expected.shape))
+    where = f"at index {index} it is {g[worst]:.6g}, expected {e[worst]:.6g}"
+    if not np.all(np.isfinite(g)) and np.all(np.isfinite(e)):
+        return f"it has inf or nan values ({where}).", "overflow or nan"
+    if np.abs(e).max(initial=0) > 0 and np.allclose(g, -e, rtol=rtol, atol=atol):
+        return f"it has the wrong sign ({where}).", "wrong sign"
+    nonzero = np.abs(e) > 1e-8
+    if nonzero.sum() >= 2:
+        ratio = g[nonzero] / e[nonzero]
+        if np.allclose(ratio, ratio[0], rtol=1e-6) and not np.isclose(ratio[0], 1) \
+                and np.allclose(g, ratio[0] * e, rtol=rtol, atol=atol):
+            return f"it is off by a constant factor of {ratio[0]:.4g} ({where}).", "constant factor"
+    if kind == "matmul" and expected.ndim == 2 and expected.shape[0] == expected.shape[1] \
+            and np.allclose(got, expected.T, rtol=rtol, atol=atol):
+        return f"it is the transpose of the right answer ({where}).", "transposed matmul gradient"
+    return f"{where}.", "wrong values"
+
+
+# ---- running one learner's rule ---------------------------------------------------------
+def describe_params(params: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in params.items() if k != "index") or ""
+
+
+def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: np.ndarray, label: str = "",
+             swaps: dict | None = None, views: Sequence[int] = (), **params: Any) -> tuple[Any, list]:
+    """Forward and backward of one Function in the learner's process; fails if the rule
+    changed its inputs or the upstream gradient, or returned the wrong number of gradients."""
+    name = function.rpartition(".")[2] + label
+    upstream = np.asarray(upstream)
+    shapes = " and ".join(str(np.shape(np.swapaxes(a, -1, -2) if i in views else a)) + (" (a transposed view)" if i in views else "")
+                          for i, a in enumerate(arrays))
+    extra = describe_params(params)
+    doing = f"{name} on input shape(s) {shapes}" + (f" with {extra}" if extra else "")
+    try:
+        seen = w.call("rule", doing=f"running {doing}", function=function, arrays=list(arrays), upstream=upstream,
+                      params=params, swaps=swaps or {}, views=list(views))
+    except Raised as error:
+        raise learner_raised(error, doing) from None
+    if not np.array_equal(seen["upstream"], upstream, equal_nan=True):
+        raise CheckFailure(f"{name}.backward changed the upstream gradient it was given (an in-place operation "
+                           "such as grad *= ... or grad[...] = ...): compute a new array instead.", "in-place upstream")
+    for i, (after, before) in enumerate(zip(seen["inputs"], arrays)):
+        if not np.array_equal(after, before, equal_nan=True):
+            raise CheckFailure(f"{name} changed its input {i} in place.", "in-place input")
+    if len(seen["grads"]) != len(arrays):
+        raise CheckFailure(f"{name}.backward returned {len(seen['grads'])} gradient(s) for {len(arrays)} input(s) "
+                           "(a one-input rule returns a tuple of one array, or the array alone).", "wrong count")
+    return seen["out"], seen["grads"]
+
+
+def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
+               rng: np.random.Generator, differentiable: Sequence[int] | None = None, label: str = "",
+               rtol: float = 1e-5, atol: float = 1e-7, kind: str = "", swaps: dict | None = None,
+               views: Sequence[int] = (), **params: Any) -> None:
+    """The forward against ``reference`` and each gradient against central differences of
+    it, in float64, for a random upstream gradient."""
+    arrays = [np.asarray(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
+    expected_out = np.asarray(reference(*arrays))
+    upstream = np.asarray(rng.standard_normal(expected_out.shape))
+    sent = [np.ascontiguousarray(np.swapaxes(a, -1, -2)) if i in views else a for i, a in enumerate(arrays)]
+    out, grads = run_rule(w, function, sent, upstream, label, swaps, views, **params)
+    name = function.rpartition(".")[2] + label
+    shapes = " and ".join(str(a.shape) for a in arrays)
+    explain(f"{name}.forward on input shape(s) {shapes}", out, expected_out, rtol=1e-7, atol=1e-10)
+    for i in (range(len(arrays)) if differentiable is None else differentiable):
+        expected = numeric_vjp(reference, arrays, upstream, i)
+        explain(f"{name}.backward: the gradient for input {i} (shape {arrays[i].shape}, inputs {shapes})",
+                grads[i], expected, rtol=rtol, atol=atol, kind=kind, input_shape=arrays[i].shape)
+
+
+def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Callable[..., np.ndarray],
+                  label: str = "", swaps: dict | None = None, **params: Any) -> None:
+    """float32 inputs give float32 gradients of the inputs' exact shapes (half the part's
+    points are kept when only this fails)."""
+    arrays = [np.asarray(a, dtype=np.float32) for a in arrays]
+    upstream = np.ones(np.shape(reference(*[a.astype(np.float64) for a in arrays])), np.float32)
+    _, grads = run_rule(w, function, arrays, upstream, label + " (float32)", swaps, **params)
+    name = function.rpartition(".")[2] + label
+    for i, (a, g) in enumerate(zip(arrays, grads)):
+        g = np.asarray(g) if g is not None and not isinstance(g, dict) else g
+        if isinstance(g, np.ndarray) and (g.dtype != np.float32 or g.shape != a.shape):
+            raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {g.dtype} of "
+                               f"shape {g.shape}, not float32 of shape {a.shape} (dtype drift: a float64 constant "
+                               "or array crept in).", "dtype drift", keep=0.5)
+
+
+def index_spec(index: Any) -> Any:
+    """An index as plain data for ``probes.index_from`` (slices, None and Ellipsis encoded)."""
+    def one(item):
+        if isinstance(item, slice):
+            return ["slice", item.start, item.stop, item.step]
+        if item is Ellipsis:
+            return ["..."]
+        if item is None:
+            return ["none"]
+        return item
+    return tuple(one(i) for i in index) if isinstance(index, tuple) else one(index)
+
+
+def shapes_pairs(rng: np.random.Generator, count: int = 6) -> list[tuple[tuple, tuple]]:
+    """Broadcastable shape pairs: equal, a missing leading axis, size-1 axes, 0-d, and both
+    a missing leading axis and a stretched size-1 axis, on either side."""
+    fixed = [((2, 3), (2, 3)), ((2, 3), (3,)), ((4, 1), (1, 3)), ((), (2, 2)), ((3, 1, 2), (4, 1)),
+             ((1,), (2, 3, 1)), ((2, 3, 4), (3, 1)), ((3, 1), (2, 3, 4))]
+    drawn = []
+    for _ in range(count):
+        out = tuple(int(n) for n in rng.integers(1, 4, rng.integers(0, 4)))
+        pick = lambda: tuple(n if rng.random() < 0.6 else 1 for n in out)[int(rng.integers(0, len(out) + 1)):]  # noqa: E731
+        drawn.append((pick(), pick()))
+    return fixed + drawn
+
+
+def math_erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x)

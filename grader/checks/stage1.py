@@ -1,0 +1,174 @@
+"""Stage 1: central differences, the scalar ops' local derivatives, the engine."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..runner import Raised
+from . import part
+from .common import CheckFailure, explain, learner_raised
+
+
+def _call(w, probe: str, doing: str, **args):
+    try:
+        return w.call(probe, doing=f"running {doing}", **args)
+    except Raised as error:
+        raise learner_raised(error, doing) from None
+
+
+@part("1.1", "values")
+def central_difference_values(w, rng):
+    for x in rng.uniform(-2, 2, 4):
+        got = _call(w, "central_difference", f"central_difference(sin, {x:.3g})", f="sin", values=[float(x)], kwargs={})
+        explain(f"central_difference(sin, {x:.3g})", np.float64(got), np.float64(math.cos(x)), atol=1e-6)
+    got = _call(w, "central_difference", "central_difference(f, 1.5, -2.0, 3.0, arg=1)", f="poly",
+                values=[1.5, -2.0, 3.0], kwargs={"arg": 1})
+    explain("central_difference(lambda a, b, c: a*b*b + c, 1.5, -2.0, 3.0, arg=1)", np.float64(got),
+            np.float64(-6.0), atol=1e-5)
+
+
+@part("1.1", "two-sided difference")
+def central_difference_is_two_sided(w, rng):
+    got = _call(w, "central_difference", "central_difference(x*x, 1.0, eps=0.01)", f="square", values=[1.0],
+                kwargs={"eps": 1e-2})
+    if not isinstance(got, (int, float, np.floating)) or abs(float(got) - 2.0) > 1e-9:
+        raise CheckFailure(f"central_difference(x*x, 1.0, eps=0.01) gave {got}, expected exactly 2: use "
+                           "(f(x + eps) - f(x - eps)) / (2 eps), not a one-sided difference", "one-sided difference")
+
+
+SCALAR_PARTS = {  # part: [(op name, float version, sample range)]
+    "add, sub, neg": [("a + b", lambda a, b: a + b, (-2, 2)), ("a - b", lambda a, b: a - b, (-2, 2)),
+                      ("a + 2", lambda a: a + 2, (-2, 2)), ("2 - a", lambda a: 2 - a, (-2, 2)),
+                      ("-a", lambda a: -a, (-2, 2))],
+    "mul": [("a * b", lambda a, b: a * b, (-2, 2)), ("3 * a", lambda a: 3 * a, (-2, 2))],
+    "div": [("a / b", lambda a, b: a / b, (0.5, 2)), ("2 / a", lambda a: 2 / a, (0.5, 2))],
+    "pow": [("a ** 3", lambda a: a ** 3, (-2, 2)), ("a ** -0.5", lambda a: a ** -0.5, (0.5, 2)),
+            ("a ** 0", lambda a: a ** 0, (0.5, 2))],
+    "exp, log": [("a.exp()", math.exp, (-2, 2)), ("a.log()", math.log, (0.5, 3))],
+    "sin, cos": [("a.sin()", math.sin, (-3, 3)), ("a.cos()", math.cos, (-3, 3))],
+    "tanh, sigmoid": [("a.tanh()", math.tanh, (-2, 2)), ("a.sigmoid()", lambda a: 1 / (1 + math.exp(-a)), (-3, 3))],
+    "relu": [("a.relu()", lambda a: max(a, 0.0), (0.2, 2)), ("a.relu()", lambda a: max(a, 0.0), (-2, -0.2))],
+}
+
+
+def _scalar_part(name: str):
+    def check(w, rng):
+        for op, ref, (lo, hi) in SCALAR_PARTS[name]:
+            values = [float(v) for v in rng.uniform(lo, hi, ref.__code__.co_argcount if hasattr(ref, "__code__") else 1)]
+            g = float(rng.uniform(0.5, 2))
+            value, grads = _call(w, "scalar_op", f"the backward of {op} at {values}", name=op, values=values,
+                                 upstream=g)
+            explain(f"{op} at {values}", np.float64(value), np.float64(ref(*values)), rtol=1e-9)
+            for i in range(len(values)):
+                up, down = list(values), list(values)
+                up[i] += 1e-6
+                down[i] -= 1e-6
+                expected = g * (ref(*up) - ref(*down)) / 2e-6
+                explain(f"the backward of {op} at {values}, input {i}, upstream {g:.3g}", np.float64(grads[i]),
+                        np.float64(expected), rtol=1e-5, atol=1e-6)
+    return check
+
+
+for _name in SCALAR_PARTS:
+    part("1.2", _name)(_scalar_part(_name))
+
+
+def random_graph(rng, size: int = 40) -> list[list[int]]:
+    return [[]] + [sorted(int(i) for i in rng.integers(0, k, int(rng.integers(1, 3)))) for k in range(1, size)]
+
+
+def trusted_reachable(parents: list[list[int]]) -> set[int]:
+    seen, stack = set(), [len(parents) - 1]
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack.extend(parents[n])
+    return seen
+
+
+@part("1.3", "a valid order")
+def topological_order_is_valid(w, rng):
+    for _ in range(5):
+        parents = random_graph(rng)
+        order = _call(w, "topological", "topological_order on a graph of 40 nodes", parents=parents)
+        if len(set(order)) != len(order):
+            raise CheckFailure("topological_order lists a node twice: keep a set of visited nodes", "repeated nodes")
+        if set(order) != trusted_reachable(parents):
+            raise CheckFailure("topological_order must list exactly the nodes the root depends on", "missing nodes")
+        position = {n: i for i, n in enumerate(order)}
+        for n in order:
+            for p in parents[n]:
+                if position[n] > position[p]:
+                    raise CheckFailure(f"topological_order puts node {p} before node {n}, which uses it: every node "
+                                       "must come before its parents (root first)", "wrong order")
+
+
+@part("1.3", "deep graphs")
+def topological_order_handles_deep_graphs(w, rng):
+    try:
+        count = w.call("chain", doing="running topological_order on a chain of 5,000 nodes", length=5001)
+    except Raised as error:
+        if error.type == "RecursionError":
+            raise CheckFailure("topological_order hit Python's recursion limit on a chain of 5,000 nodes: use an "
+                               "explicit stack instead of recursion", "recursion limit") from None
+        raise learner_raised(error, "topological_order on a chain of 5,000 nodes") from None
+    if count != 5001:
+        raise CheckFailure(f"topological_order returned {count} nodes for a chain of 5,001", "missing nodes")
+
+
+DIAMOND = {  # node: (parents, local derivatives); node 4 uses node 1 twice
+    "parents": [[], [0], [0], [1, 1], [3, 2, 1]],
+    "local": [[], [3.0], [5.0], [2.0, 7.0], [1.5, -2.0, 0.5]],
+}
+
+
+def diamond_gradients(seed: float) -> list[float]:
+    grads = [0.0] * 5
+    grads[4] = seed
+    for n in (4, 3, 2, 1):
+        for p, d in zip(DIAMOND["parents"][n], DIAMOND["local"][n]):
+            grads[p] += grads[n] * d
+    return grads
+
+
+@part("1.4", "sums contributions")
+def backpropagate_sums(w, rng):
+    seed = float(rng.uniform(0.5, 3))
+    seen = _call(w, "backpropagate", f"backpropagate(root, {seed:.3g}) on a graph where a node is used three times",
+                 seeds=[seed], **DIAMOND)[0]
+    expected = diamond_gradients(seed)
+    for n, (grad, calls) in enumerate(seen):
+        if calls > 1:
+            raise CheckFailure("backpropagate must call accumulate once per node, after all its contributions are "
+                               "summed", "accumulate called repeatedly")
+        if abs(grad - expected[n]) > 1e-9 * max(1, abs(expected[n])):
+            raise CheckFailure(f"backpropagate gave node {n} the gradient {grad:.6g}, expected {expected[n]:.6g} "
+                               f"(seed {seed:.3g}): a node used more than once must receive the sum of its "
+                               "contributions (add, do not overwrite), and the seed scales every gradient",
+                               "overwrites instead of summing")
+
+
+@part("1.4", "accumulates across calls")
+def backpropagate_accumulates(w, rng):
+    seen = _call(w, "backpropagate", "backpropagate twice on the same graph", seeds=[1.0, 2.0], **DIAMOND)
+    expected = [a + b for a, b in zip(diamond_gradients(1.0), diamond_gradients(2.0))]
+    got = [grad for grad, _ in seen[1]]
+    if not np.allclose(got, expected, rtol=1e-9):
+        raise CheckFailure(f"after a second backpropagate (seed 2) the leaf's gradient is {got[0]:.6g}, expected "
+                           f"{expected[0]:.6g}: a second call must add to the gradients again", "no accumulation")
+
+
+@part("1.4", "tensor graphs")
+def tensor_backward(w, rng):
+    x, b, g = rng.standard_normal(3), rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    seen = _call(w, "tensor_graph", "(x + b) + x on Tensors, backward(grad) with a (2, 3) gradient", x=x, b=b,
+                 upstream=g, calls=2)
+    if not np.array_equal(seen["upstream"], g):
+        raise CheckFailure("Tensor.backward(grad) changed the gradient it was given", "in-place upstream")
+    for k, (gx, gb) in enumerate(seen["grads"], start=1):
+        explain(f"x.grad after {k} backward call(s) of out = (x + b) + x (x used twice, upstream not ones)", gx,
+                k * 2 * g.sum(axis=0), rtol=1e-9)
+        explain(f"b.grad after {k} backward call(s) of out = (x + b) + x", gb, k * g, rtol=1e-9)

@@ -1,0 +1,129 @@
+"""Stage 2: broadcast_shapes, unbroadcast, the binary ops' backward."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..runner import Raised
+from . import part
+from .common import CheckFailure, check_float32, check_rule, explain, learner_raised, run_rule, shapes_pairs
+from .numeric import unbroadcast_by_loops
+
+
+def _broadcast_shapes(w, *shapes):
+    return w.call("call", doing=f"running broadcast_shapes{shapes}", function="broadcast_shapes", args=list(shapes))
+
+
+@part("2.1", "matches NumPy")
+def broadcast_shapes_matches_numpy(w, rng):
+    cases = [(a, b) for a, b in shapes_pairs(rng, 16)] + [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ())]
+    for shapes in cases:
+        try:
+            got = _broadcast_shapes(w, *shapes)
+        except Raised as error:
+            if error.type == "NotImplementedError":
+                raise learner_raised(error, f"broadcast_shapes{shapes}") from None
+            raise CheckFailure(f"broadcast_shapes{shapes} raised {error.type} ({error.message}), but these shapes "
+                               f"broadcast to {np.broadcast_shapes(*shapes)}: align them from the right",
+                               "raised an error") from None
+        if not isinstance(got, (tuple, list)) or tuple(got) != np.broadcast_shapes(*shapes):
+            raise CheckFailure(f"broadcast_shapes{shapes} gave {got}, expected {np.broadcast_shapes(*shapes)}",
+                               "wrong shape")
+
+
+@part("2.1", "raises on a clash")
+def broadcast_shapes_raises(w, rng):
+    for bad in (((2, 3), (4,)), ((2, 1), (3, 4, 5)), ((3,), (1,), (2,))):
+        try:
+            got = _broadcast_shapes(w, *bad)
+        except Raised as error:
+            if error.type == "ValueError":
+                continue
+            raise learner_raised(error, f"broadcast_shapes{bad}") from None
+        raise CheckFailure(f"broadcast_shapes{bad} gave {got}; it must raise ValueError: the shapes do not "
+                           "broadcast", "no error on a clash")
+
+
+def _unbroadcast_case(w, shape, out_shape, rng, dtype=np.float64):
+    grad = rng.standard_normal(out_shape).astype(dtype)
+    doing = f"unbroadcast(grad of shape {out_shape}, {shape})"
+    try:
+        got = w.call("call", doing=f"running {doing}", function="unbroadcast", args=[grad, shape])
+    except Raised as error:
+        raise learner_raised(error, doing) from None
+    explain(doing, got, unbroadcast_by_loops(grad, shape), rtol=1e-5 if dtype == np.float32 else 1e-12,
+            kind="broadcast")
+
+
+@part("2.2", "missing leading axes")
+def unbroadcast_leading(w, rng):
+    for shape, out in [((3,), (2, 3)), ((2, 3), (4, 2, 3)), ((), (2, 2)), ((4,), (1, 4))]:
+        _unbroadcast_case(w, shape, out, rng)
+
+
+@part("2.2", "stretched size-1 axes")
+def unbroadcast_stretched(w, rng):
+    for shape, out in [((2, 1), (2, 3)), ((1, 3), (2, 3)), ((1, 1), (4, 5)), ((3, 1, 2), (3, 4, 2))]:
+        _unbroadcast_case(w, shape, out, rng)
+
+
+@part("2.2", "both at once")
+def unbroadcast_both(w, rng):
+    for shape, out in [((3, 1), (2, 3, 4)), ((1, 4), (5, 3, 4)), ((1,), (2, 3)), ((2, 1, 1), (3, 2, 4, 5))]:
+        _unbroadcast_case(w, shape, out, rng)
+
+
+@part("2.2", "float32, no side effects")
+def unbroadcast_float32(w, rng):
+    for shape, out in [((3, 1), (2, 3, 4)), ((2, 3), (2, 3))]:
+        _unbroadcast_case(w, shape, out, rng, np.float32)
+
+
+BINARY = {"Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Pow": np.power,
+          "Maximum": np.maximum, "Minimum": np.minimum}
+SWAP = {"ops_binary.unbroadcast": "unbroadcast"}
+
+
+def _inputs(name, rng, a_shape, b_shape):
+    a, b = rng.uniform(-2, 2, a_shape), rng.uniform(-2, 2, b_shape)
+    if name == "Pow":
+        a = rng.uniform(0.5, 2, a_shape)
+    if name == "Div":
+        b = np.where(np.abs(b) < 0.3, 1.0, b)
+    return a, b
+
+
+def _binary_part(name):
+    def check(w, rng):
+        function = f"ops_binary.{name}"
+        for a_shape, b_shape in shapes_pairs(rng, 2):
+            a, b = _inputs(name, rng, a_shape, b_shape)
+            check_rule(w, function, BINARY[name], [a, b], rng, kind="broadcast", swaps=SWAP)
+        if name in ("Maximum", "Minimum"):
+            _ties(w, name)
+        if name == "Pow":
+            _pow_edges(w, rng)
+        a, b = _inputs(name, rng, (2, 3), (3,))
+        check_float32(w, function, [a, b], BINARY[name], swaps=SWAP)
+    return check
+
+
+def _ties(w, name):
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([1.0, 5.0, -1.0])
+    to_a = [1.0, 0.0, 2.0] if name == "Maximum" else [1.0, 2.0, 0.0]
+    _, grads = run_rule(w, f"ops_binary.{name}", [a, b], np.full(3, 2.0), " at a tie", SWAP)
+    explain(f"{name}.backward at a tie (a = b = 1, upstream 2): the gradient for a (each side gets half)", grads[0],
+            np.array(to_a))
+    explain(f"{name}.backward at a tie: the gradient for b", grads[1], 2.0 - np.array(to_a))
+
+
+def _pow_edges(w, rng):
+    """A zero exponent (d/da a**0 = 0) and a zero base with a positive exponent."""
+    a, b = np.array([0.0, 2.0, 0.0]), np.array([2.0, 0.0, 3.0])
+    _, grads = run_rule(w, "ops_binary.Pow", [a, b], np.ones(3), " at a zero base or exponent", SWAP)
+    explain("Pow.backward at a = [0, 2, 0], b = [2, 0, 3]: the gradient for a (b * a ** (b - 1))", grads[0],
+            np.array([0.0, 0.0, 0.0]))
+
+
+for _name in BINARY:
+    part("2.3", _name)(_binary_part(_name))

@@ -1,0 +1,72 @@
+"""Stage 3: the unary ops' backward, sum and mean, max and min."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import part
+from .common import check_float32, check_rule, explain, run_rule
+
+UNARY = {  # Function name: (trusted NumPy function, range of the inputs)
+    "Exp": (np.exp, (-2, 2)), "Log": (np.log, (0.3, 3)), "Sqrt": (np.sqrt, (0.3, 3)),
+    "Abs": (np.abs, (0.2, 2)), "Sin": (np.sin, (-3, 3)), "Cos": (np.cos, (-3, 3)), "Tanh": (np.tanh, (-2, 2)),
+    "Sigmoid": (lambda x: 1 / (1 + np.exp(-x)), (-4, 4)), "Relu": (lambda x: np.maximum(x, 0), (0.2, 2)),
+}
+SHAPES = [(), (4,), (2, 3), (2, 1, 3)]
+AT_ZERO = {"Abs": 0.0, "Relu": 0.0}  # the gradient at the kink, as PyTorch gives it
+
+
+def _unary_part(name):
+    def check(w, rng):
+        reference, (lo, hi) = UNARY[name]
+        for shape in SHAPES:
+            x = rng.uniform(lo, hi, shape)
+            if name in ("Abs", "Relu"):  # both sides of the kink
+                x = x * rng.choice([-1.0, 1.0], shape)
+            check_rule(w, f"ops_unary.{name}", reference, [x], rng)
+        if name in AT_ZERO:
+            _, grads = run_rule(w, f"ops_unary.{name}", [np.array([0.0, 1.0])], np.array([3.0, 3.0]), " at 0")
+            explain(f"{name}.backward at x = 0 (the kink: the gradient there is {AT_ZERO[name]:g}, as in PyTorch)",
+                    grads[0], np.array([3.0 * AT_ZERO[name], 3.0]))
+        check_float32(w, f"ops_unary.{name}", [rng.uniform(lo, hi, (2, 3))], reference)
+    return check
+
+
+for _name in UNARY:
+    part("3.1", _name)(_unary_part(_name))
+
+
+AXIS_CASES = [((2, 3, 4), None, False), ((2, 3, 4), 1, False), ((2, 3, 4), -1, True), ((2, 3, 4), (0, 2), False),
+              ((2, 3, 4), (0, -1), True), ((2, 3, 4), 0, True), ((5,), 0, False), ((), None, False),
+              ((3, 1, 2), 1, False), ((3, 1, 2), -2, True), ((1, 4), (0, 1), True)]
+
+
+def _reduce_part(name, reference):
+    def check(w, rng):
+        for shape, axis, keepdims in AXIS_CASES:
+            x = rng.standard_normal(shape)
+            if name in ("Max", "Min"):  # no ties here: those have their own case
+                x = rng.permutation(np.arange(x.size, dtype=np.float64)).reshape(shape) / 3
+            check_rule(w, f"ops_reduce.{name}", lambda a: reference(a, axis=axis, keepdims=keepdims), [x], rng,
+                       label=f"(axis={axis}, keepdims={keepdims})", kind="reduction", axis=axis, keepdims=keepdims)
+        if name in ("Max", "Min"):
+            _ties(w, name)
+        check_float32(w, f"ops_reduce.{name}", [np.arange(6.0).reshape(2, 3)], lambda a: reference(a, axis=1),
+                      axis=1, keepdims=False)
+    return check
+
+
+def _ties(w, name):
+    sign = 1.0 if name == "Max" else -1.0
+    x = sign * np.array([[1.0, 3.0, 3.0, 3.0], [2.0, 0.0, 2.0, 1.0]])
+    _, grads = run_rule(w, f"ops_reduce.{name}", [x], np.array([3.0, 1.0]), " with ties", axis=1, keepdims=False)
+    explain(f"{name}.backward with tied extremes (each of k ties gets 1/k of the gradient)", grads[0],
+            np.array([[0, 1, 1, 1], [0.5, 0, 0.5, 0]]), kind="reduction")
+    _, grads = run_rule(w, f"ops_reduce.{name}", [np.ones((2, 2), np.float32)], np.float32(1.0),
+                        " of a constant float32 array", axis=None, keepdims=False)
+    explain(f"{name}.backward of a constant float32 (2, 2) array (all four tie)", grads[0],
+            np.full((2, 2), 0.25, np.float32))
+
+
+for _name, _reference in (("Sum", np.sum), ("Mean", np.mean), ("Max", np.max), ("Min", np.min)):
+    part("3.2" if _name in ("Sum", "Mean") else "3.3", _name)(_reduce_part(_name, _reference))

@@ -1,0 +1,103 @@
+"""Stage 4: movement ops, indexing, cat and stack."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import part
+from .common import check_float32, check_rule, explain, index_spec, run_rule
+
+
+@part("4.1", "Reshape")
+def reshape(w, rng):
+    x = rng.standard_normal((2, 3, 4))
+    for shape in [(4, 6), (-1,), (3, -1, 2), (1, 24, 1)]:
+        check_rule(w, "ops_shape.Reshape", lambda a: a.reshape(shape), [x], rng, label=f"(shape={shape})", shape=shape)
+    check_float32(w, "ops_shape.Reshape", [x], lambda a: a.reshape(4, 6), shape=(4, 6))
+
+
+@part("4.1", "Transpose")
+def transpose(w, rng):
+    x = rng.standard_normal((2, 3, 4))
+    for axes in [(2, 0, 1), (1, 2, 0), (0, 2, 1), None, (-1, 0, 1)]:
+        check_rule(w, "ops_shape.Transpose", lambda a: np.transpose(a, axes), [x], rng, label=f"(axes={axes})",
+                   axes=axes)
+    check_float32(w, "ops_shape.Transpose", [x], lambda a: np.transpose(a, (2, 0, 1)), axes=(2, 0, 1))
+
+
+@part("4.1", "BroadcastTo")
+def broadcast_to(w, rng):
+    swaps = {"ops_shape.unbroadcast": "unbroadcast"}
+    for shape, target in [((3, 1), (2, 3, 4)), ((4,), (3, 4)), ((), (2, 2)), ((1, 3), (1, 3))]:
+        check_rule(w, "ops_shape.BroadcastTo", lambda a: np.broadcast_to(a, target), [rng.standard_normal(shape)],
+                   rng, label=f"(shape={target})", kind="broadcast", swaps=swaps, shape=target)
+    check_float32(w, "ops_shape.BroadcastTo", [np.ones((3, 1))], lambda a: np.broadcast_to(a, (2, 3, 4)),
+                  swaps=swaps, shape=(2, 3, 4))
+
+
+@part("4.1", "Squeeze")
+def squeeze(w, rng):
+    y = rng.standard_normal((1, 3, 1))
+    check_rule(w, "ops_shape.Squeeze", np.squeeze, [y], rng, axis=None)
+    for axis in (2, -1, 0):
+        check_rule(w, "ops_shape.Squeeze", lambda a: np.squeeze(a, axis), [y], rng, label=f"(axis={axis})", axis=axis)
+
+
+@part("4.1", "Unsqueeze")
+def unsqueeze(w, rng):
+    x = rng.standard_normal((2, 3))
+    for axis in (0, 1, -1, 2):
+        check_rule(w, "ops_shape.Unsqueeze", lambda a: np.expand_dims(a, axis), [x], rng, label=f"(axis={axis})",
+                   axis=axis)
+
+
+def _getitem(w, x, index, rng, label):
+    check_rule(w, "ops_index.GetItem", lambda a: a[index], [x], rng, label=f"[{label}]", index=index_spec(index))
+
+
+@part("4.2", "ints, slices, None, Ellipsis")
+def getitem_basic(w, rng):
+    x = rng.standard_normal((3, 4, 2))
+    cases = {"0": (0,), "::2": (slice(None, None, 2),), "..., 1": (Ellipsis, 1), "None, 1:3": (None, slice(1, 3)),
+             ":, -1, ::-1": (slice(None), -1, slice(None, None, -1)), "-1": -1}
+    for label, index in cases.items():
+        _getitem(w, x, index, rng, label)
+    check_float32(w, "ops_index.GetItem", [x], lambda a: a[0], index=index_spec((0,)))
+
+
+@part("4.2", "repeated integer indices")
+def getitem_repeats(w, rng):
+    _, grads = run_rule(w, "ops_index.GetItem", [np.zeros(3)], np.ones(4), "[[0, 2, 0, 0]]",
+                        index=index_spec(np.array([0, 2, 0, 0])))
+    explain("GetItem.backward for x[[0, 2, 0, 0]]: element 0 was picked three times, so it must collect three "
+            "gradients (np.add.at, not grad[index] = ... or +=)", grads[0], np.array([3.0, 0.0, 1.0]))
+    x = rng.standard_normal((3, 4, 2))
+    for label, index in {"[0, 1, 0, 0]": (np.array([0, 1, 0, 0]),), "[[2, 2], [0, 1]], 1:3": (np.array([[2, 2], [0, 1]]),
+                         slice(1, 3)), "[0, 1, 1], [2, 2, 2]": (np.array([0, 1, 1]), np.array([2, 2, 2]))}.items():
+        _getitem(w, x, index, rng, label)
+
+
+@part("4.2", "boolean masks")
+def getitem_masks(w, rng):
+    x = rng.standard_normal((3, 4, 2))
+    _getitem(w, x, np.array([True, False, True]), rng, "boolean mask")
+    _getitem(w, x, x > 0, rng, "x > 0")
+
+
+@part("4.3", "Cat")
+def cat(w, rng):
+    for axis, shapes in [(0, [(1, 3), (2, 3), (3, 3)]), (1, [(2, 1), (2, 4), (2, 2)]), (-1, [(2, 3), (2, 3)]),
+                         (0, [(4,), (1,)])]:
+        arrays = [rng.standard_normal(s) for s in shapes]
+        check_rule(w, "ops_index.Cat", lambda *a: np.concatenate(a, axis=axis), arrays, rng, label=f"(axis={axis})",
+                   axis=axis)
+    check_float32(w, "ops_index.Cat", [np.ones((2, 3)), np.ones((1, 3))], lambda *a: np.concatenate(a, 0), axis=0)
+
+
+@part("4.3", "Stack")
+def stack(w, rng):
+    for axis in (0, 1, -1, 2, -3):
+        arrays = [rng.standard_normal((2, 3)) for _ in range(3)]
+        check_rule(w, "ops_index.Stack", lambda *a: np.stack(a, axis=axis), arrays, rng, label=f"(axis={axis})",
+                   axis=axis)
+    check_float32(w, "ops_index.Stack", [np.ones((2, 3)), np.ones((2, 3))], lambda *a: np.stack(a, 1), axis=1)

@@ -1,0 +1,159 @@
+"""Stage 5: matmul, GELU, the softmax family, cross-entropy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..runner import Raised
+from . import part
+from .common import CheckFailure, check_float32, check_rule, explain, learner_raised, run_rule
+from .numeric import numeric_vjp
+
+SWAP = {"ops_linalg.unbroadcast": "unbroadcast"}
+
+
+def _matmul(w, rng, shapes, views=()):
+    for a_shape, b_shape in shapes:
+        arrays = [rng.standard_normal(a_shape), rng.standard_normal(b_shape)]
+        check_rule(w, "ops_linalg.MatMul", np.matmul, arrays, rng, label=f" of {a_shape} @ {b_shape}", kind="matmul",
+                   swaps=SWAP, views=views)
+
+
+@part("5.1", "2-D")
+def matmul_2d(w, rng):
+    _matmul(w, rng, [((2, 3), (3, 4)), ((1, 3), (3, 1)), ((4, 4), (4, 4))])
+    check_float32(w, "ops_linalg.MatMul", [np.ones((2, 3)), np.ones((3, 4))], np.matmul, swaps=SWAP)
+
+
+@part("5.1", "1-D operands")
+def matmul_1d(w, rng):
+    _matmul(w, rng, [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((3,), (2, 3, 4)), ((2, 2, 3), (3,))])
+
+
+@part("5.1", "batched")
+def matmul_batched(w, rng):
+    _matmul(w, rng, [((4, 2, 3), (3, 5)), ((2, 1, 2, 3), (4, 3, 2)), ((3, 2), (2, 2, 4)), ((1, 2, 3), (5, 3, 2))])
+    check_float32(w, "ops_linalg.MatMul", [np.ones((2, 2, 3)), np.ones((3, 4))], np.matmul, swaps=SWAP)
+
+
+@part("5.1", "non-contiguous operands")
+def matmul_views(w, rng):
+    """Transposed views, as in x @ W.T: a batch of sequences times a transposed weight."""
+    _matmul(w, rng, [((2, 3, 4), (4, 5))], views=[1])
+    _matmul(w, rng, [((3, 4), (4, 2)), ((2, 4, 3), (3, 2))], views=[0])
+    _matmul(w, rng, [((2, 3), (3, 3))], views=[0, 1])
+
+
+def gelu_exact(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf, otypes=[np.float64])(x / math.sqrt(2)))
+
+
+def gelu_tanh(x):
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+
+
+def _gelu_part(approximate, reference):
+    def check(w, rng):
+        for shape in [(), (7,), (3, 4)]:
+            check_rule(w, "ops_activation.Gelu", reference, [rng.uniform(-4, 4, shape)], rng,
+                       label=f"(approximate={approximate!r})", approximate=approximate)
+        check_rule(w, "ops_activation.Gelu", reference, [np.array([0.0, -6.0, 6.0])], rng,
+                   label=f"(approximate={approximate!r}) at 0 and ±6", approximate=approximate)
+        check_float32(w, "ops_activation.Gelu", [rng.uniform(-3, 3, (5,))], reference, approximate=approximate)
+    return check
+
+
+part("5.2", "exact")(_gelu_part("none", gelu_exact))
+part("5.2", "tanh")(_gelu_part("tanh", gelu_tanh))
+
+
+def log_softmax(x, axis):
+    return x - np.log(np.sum(np.exp(x), axis=axis, keepdims=True))
+
+
+SOFTMAX_CASES = [((5,), 0), ((3, 4), 1), ((3, 4), 0), ((2, 3, 4), -1), ((2, 1, 3), -2)]
+LSE_SWAP = {"ops_softmax.stable_logsumexp": "stable_logsumexp"}
+
+
+@part("5.3", "stable_logsumexp")
+def logsumexp_is_stable(w, rng):
+    x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1001.0], [0.5, -0.25, 2.0]])
+    try:
+        got = w.call("call", doing="running stable_logsumexp on inputs near ±1000", function="ops_softmax.stable_logsumexp",
+                     args=[x, (1,)])
+    except Raised as error:
+        raise learner_raised(error, "stable_logsumexp(x, axes=(1,)) on inputs near ±1000") from None
+    if isinstance(got, np.ndarray) and got.dtype.kind == "f" and not np.all(np.isfinite(got)):
+        raise CheckFailure(f"stable_logsumexp gave {np.ravel(got).tolist()} on inputs near ±1000: exp overflowed (or "
+                           "underflowed to log(0)); subtract the maximum before exponentiating", "unstable softmax")
+    m = x.max(axis=1, keepdims=True)
+    explain("stable_logsumexp(x, axes=(1,)) on inputs near ±1000", got, m + np.log(np.exp(x - m).sum(1, keepdims=True)),
+            rtol=1e-12)
+
+
+@part("5.3", "LogSumExp")
+def logsumexp_rule(w, rng):
+    for shape, axis in SOFTMAX_CASES:
+        for keepdims in (False, True):
+            check_rule(w, "ops_softmax.LogSumExp", lambda a: np.log(np.sum(np.exp(a), axis=axis, keepdims=keepdims)),
+                       [rng.standard_normal(shape) * 2], rng, label=f"(axis={axis}, keepdims={keepdims})",
+                       kind="reduction", swaps=LSE_SWAP, axis=axis, keepdims=keepdims)
+    check_float32(w, "ops_softmax.LogSumExp", [np.ones((2, 3))], lambda a: np.log(np.exp(a).sum(1)), swaps=LSE_SWAP,
+                  axis=1, keepdims=False)
+
+
+def _softmax_part(name, reference):
+    def check(w, rng):
+        for shape, axis in SOFTMAX_CASES:
+            check_rule(w, f"ops_softmax.{name}", lambda a: reference(a, axis), [rng.standard_normal(shape) * 2], rng,
+                       label=f"(axis={axis})", swaps=LSE_SWAP, axis=axis)
+        check_float32(w, f"ops_softmax.{name}", [np.ones((2, 3))], lambda a: reference(a, 1), swaps=LSE_SWAP, axis=1)
+    return check
+
+
+part("5.3", "LogSoftmax")(_softmax_part("LogSoftmax", log_softmax))
+part("5.3", "Softmax")(_softmax_part("Softmax", lambda a, axis: np.exp(log_softmax(a, axis))))
+
+
+def cross_entropy(logits, target, reduction):
+    lp = log_softmax(logits, 1)
+    losses = -lp[np.arange(len(lp)), target] if target.dtype.kind in "iu" else -np.sum(target * lp, axis=1)
+    return {"none": losses, "sum": losses.sum(), "mean": losses.mean()}[reduction]
+
+
+@part("5.4", "class indices")
+def cross_entropy_indices(w, rng):
+    for reduction in ("mean", "sum", "none"):
+        for n, c in [(4, 3), (1, 5), (6, 2)]:
+            logits, index = rng.standard_normal((n, c)) * 2, rng.integers(0, c, n)
+            upstream = rng.standard_normal(np.shape(cross_entropy(logits, index, reduction)))
+            out, grads = run_rule(w, "losses.CrossEntropy", [logits, index], upstream,
+                                  f"(class indices, reduction={reduction!r})", LSE_SWAP, reduction=reduction)
+            explain(f"CrossEntropy.forward (class indices, reduction={reduction!r})", out,
+                    cross_entropy(logits, index, reduction), rtol=1e-7, atol=1e-10)
+            expected = numeric_vjp(lambda a: cross_entropy(a, index, reduction), [logits], upstream, 0)
+            explain(f"CrossEntropy.backward: the gradient for the logits (class indices, reduction={reduction!r}); it "
+                    "should be (softmax - one_hot) times the upstream gradient, divided by N for 'mean'", grads[0],
+                    expected)
+            if grads[1] is not None:
+                raise CheckFailure("CrossEntropy.backward must return None for integer class indices: they get no "
+                                   "gradient", "gradient for indices")
+    logits, index = np.ones((3, 4), np.float32), np.array([0, 1, 2])
+    _, grads = run_rule(w, "losses.CrossEntropy", [logits, index], np.float32(1.0), " (float32)", LSE_SWAP,
+                        reduction="mean")
+    if not isinstance(grads[0], np.ndarray) or grads[0].dtype != np.float32:
+        raise CheckFailure("CrossEntropy.backward: float32 logits must get a float32 gradient (dtype drift)",
+                           "dtype drift", keep=0.5)
+
+
+@part("5.4", "probabilities")
+def cross_entropy_probabilities(w, rng):
+    for reduction in ("mean", "sum", "none"):
+        for n, c in [(4, 3), (1, 5)]:
+            logits, probs = rng.standard_normal((n, c)) * 2, rng.dirichlet(np.ones(c), n)
+            check_rule(w, "losses.CrossEntropy", lambda a, t: cross_entropy(a, t, reduction), [logits, probs], rng,
+                       label=f"(probabilities, reduction={reduction!r})", swaps=LSE_SWAP, reduction=reduction)
+    check_float32(w, "losses.CrossEntropy", [np.ones((2, 3)), np.full((2, 3), 1 / 3)],
+                  lambda a, t: cross_entropy(a, t, "mean"), swaps=LSE_SWAP, reduction="mean")

@@ -1,0 +1,187 @@
+"""Stage 6: modules, optimizers and the training loop. No backward rule is called here:
+parameters get their gradients set directly, and the training loop runs with stand-ins
+that record what it calls (``probes_modules.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..runner import Raised
+from . import part
+from .common import CheckFailure, explain, learner_raised
+
+
+def _call(w, probe, doing, **args):
+    try:
+        return w.call(probe, doing=f"running {doing}", **args)
+    except Raised as error:
+        raise learner_raised(error, doing) from None
+
+
+@part("6.1", "parameters")
+def parameters_are_found_everywhere(w, rng):
+    found = _call(w, "parameters", "Module.parameters() on nested modules")
+    expected = ["a", "inner.w", "blocks[0].w", "blocks[1]['deep'].w"]
+    if sorted(found) != sorted(expected):
+        raise CheckFailure(f"Module.parameters() found {found}, expected {expected} in any order: look inside "
+                           "sub-modules and lists, tuples and dicts of them; count a shared one once; a plain Tensor "
+                           "is not a Parameter", "parameters missed")
+
+
+@part("6.1", "Linear")
+def linear(w, rng):
+    for bias in (True, False):
+        for x_shape in [(4, 5), (2, 3, 5)]:  # a batch, and a batch of sequences
+            x = rng.standard_normal(x_shape)
+            seen = _call(w, "linear", f"Linear(5, 3, bias={bias}) on an input of shape {x_shape}", in_features=5,
+                         out_features=3, bias=bias, x=x)
+            weight = seen["weight"]
+            if not isinstance(weight, np.ndarray) or weight.shape != (3, 5):
+                raise CheckFailure(f"Linear(5, 3) needs a weight of shape (3, 5) (out_features, in_features), got "
+                                   f"{getattr(weight, 'shape', weight)}", "wrong shape")
+            if bias and (not isinstance(seen["bias"], np.ndarray) or seen["bias"].shape != (3,)):
+                raise CheckFailure("Linear(5, 3) needs a bias of shape (3,)", "wrong shape")
+            if not bias and seen["bias"] is not None:
+                raise CheckFailure("Linear(..., bias=False) must have bias None", "bias")
+            if not seen["parameters"] or seen["count"] != (2 if bias else 1):
+                raise CheckFailure(f"Linear's weight{' and bias' if bias else ''} must be Parameters, found by "
+                                   f"parameters() ({seen['count']} found)", "parameters missed")
+            bound = 1 / np.sqrt(5)
+            if np.abs(weight).max() > bound + 1e-12 or weight.std() < bound / 4:
+                raise CheckFailure("Linear's weights should start uniform in [-1/sqrt(in_features), "
+                                   "1/sqrt(in_features)]", "initialisation")
+            expected = x @ weight.T + (seen["bias"] if bias else 0)
+            explain(f"Linear(5, 3, bias={bias}).forward(x) for x of shape {x_shape}", seen["out"], expected)
+
+
+@part("6.1", "MLP")
+def mlp(w, rng):
+    for activation, fn in (("tanh", np.tanh), ("relu", lambda a: np.maximum(a, 0))):
+        x = rng.standard_normal((5, 2))
+        seen = _call(w, "mlp", f"MLP([2, 6, 4, 3], activation={activation!r})", sizes=[2, 6, 4, 3],
+                     activation=activation, x=x)
+        if seen["count"] != 6 or len(seen["layers"]) != 3:
+            raise CheckFailure(f"MLP([2, 6, 4, 3]) should have 3 Linear layers and 6 parameters, has "
+                               f"{len(seen['layers'])} layers and {seen['count']} parameters", "parameters missed")
+        h = x
+        for k, (weight, bias) in enumerate(seen["layers"]):
+            h = h @ weight.T + bias
+            if k < 2:
+                h = fn(h)
+        explain(f"MLP([2, 6, 4, 3], activation={activation!r}).forward(x) (the activation between layers, none after "
+                "the last)", seen["out"], h)
+
+
+def _optimizer(w, name, starts, steps, kwargs, expected, label):
+    seen = _call(w, "optimizer", f"{name}({label})", name=name, starts=starts, steps=steps, kwargs=kwargs)
+    if not np.array_equal(seen["idle"], np.ones(2)):
+        raise CheckFailure(f"{name}.step changed a parameter whose grad is None: skip it", "updates without a gradient")
+    for k, (got, want) in enumerate(zip(seen["params"], expected)):
+        explain(f"{name}({label}): parameter {k} of {len(starts)} after {len(steps)} steps (each parameter keeps its "
+                "own state)", got, want, rtol=1e-9, atol=1e-12)
+
+
+def _schedule(rng, count):
+    """Two parameters with different gradients; the second gets none at step 2."""
+    starts = [rng.standard_normal((3, 2)), rng.standard_normal(4)]
+    steps = [[rng.standard_normal((3, 2)), None if t == 1 else rng.standard_normal(4)] for t in range(count)]
+    return starts, steps
+
+
+def sgd_reference(starts, steps, lr, momentum, decay):
+    params, buffers = [s.copy() for s in starts], [None] * len(starts)
+    for grads in steps:
+        for i, g in enumerate(grads):
+            if g is None:
+                continue
+            g = g + decay * params[i]
+            if momentum:
+                buffers[i] = g if buffers[i] is None else momentum * buffers[i] + g
+                g = buffers[i]
+            params[i] = params[i] - lr * g
+    return params
+
+
+def _sgd_part(momentum, decay):
+    def check(w, rng):
+        starts, steps = _schedule(rng, 5)
+        _optimizer(w, "SGD", starts, steps, {"lr": 0.1, "momentum": momentum, "weight_decay": decay},
+                   sgd_reference(starts, steps, 0.1, momentum, decay),
+                   f"lr=0.1, momentum={momentum}, weight_decay={decay}")
+    return check
+
+
+part("6.2", "plain")(_sgd_part(0.0, 0.0))
+part("6.2", "momentum")(_sgd_part(0.9, 0.0))
+part("6.2", "weight decay")(_sgd_part(0.8, 0.05))
+
+
+def adam_reference(starts, steps, lr, betas, decay, eps=1e-8):
+    params = [s.copy() for s in starts]
+    state = [{"t": 0, "m": 0.0, "v": 0.0} for _ in starts]
+    for grads in steps:
+        for i, g in enumerate(grads):
+            if g is None:
+                continue
+            s = state[i]
+            s["t"] += 1
+            g = g + decay * params[i]
+            s["m"] = betas[0] * s["m"] + (1 - betas[0]) * g
+            s["v"] = betas[1] * s["v"] + (1 - betas[1]) * g * g
+            m_hat, v_hat = s["m"] / (1 - betas[0] ** s["t"]), s["v"] / (1 - betas[1] ** s["t"])
+            params[i] = params[i] - lr * m_hat / (np.sqrt(v_hat) + eps)
+    return params
+
+
+def _adam_part(betas, decay, eps):
+    def check(w, rng):
+        starts, steps = _schedule(rng, 6)
+        steps = [[g * 1e-3 if g is not None else None for g in grads] for grads in steps]  # eps matters here
+        _optimizer(w, "Adam", starts, steps, {"lr": 0.01, "betas": betas, "weight_decay": decay, "eps": eps},
+                   adam_reference(starts, steps, 0.01, betas, decay, eps),
+                   f"lr=0.01, betas={betas}, weight_decay={decay}, eps={eps}")
+    return check
+
+
+part("6.3", "bias correction")(_adam_part((0.9, 0.999), 0.0, 1e-3))
+part("6.3", "weight decay")(_adam_part((0.8, 0.95), 0.1, 1e-8))
+
+
+def _train_epoch(w, rng):
+    x, y = np.zeros((10, 2)), np.arange(10, dtype=np.float64)
+    return _call(w, "train_epoch", "train_epoch on 10 examples with batch_size 4 (stand-in model, loss and "
+                 "optimizer)", x=x, y=y, batch_size=4, seed=0)
+
+
+@part("6.4", "order of calls")
+def training_loop_order(w, rng):
+    calls = _train_epoch(w, rng)["calls"]
+    steps, last = 0, "step"
+    pending_zero = False
+    for call in calls:
+        if call == "zero_grad":
+            pending_zero = True
+            continue
+        expected = {"step": "forward", "forward": "loss", "loss": "backward", "backward": "step"}[last]
+        if call != expected or (call == "backward" and not pending_zero):
+            raise CheckFailure(f"train_epoch made the calls {calls[:12]}...; each batch needs zero_grad (of the "
+                               "optimizer or the model) before its backward, then forward, loss, backward, step, in "
+                               "that order", "zero_grad or order of calls")
+        if call == "backward":
+            pending_zero = False
+        steps += call == "step"
+        last = call
+    if steps != 3 or last != "step":
+        raise CheckFailure(f"train_epoch made {steps} optimizer steps for 10 examples with batch_size 4, expected 3 "
+                           "(one per mini-batch)", "wrong number of steps")
+
+
+@part("6.4", "batches and the mean")
+def training_loop_batches(w, rng):
+    seen = _train_epoch(w, rng)
+    if sorted(seen["batches"]) != [2, 4, 4]:
+        raise CheckFailure(f"train_epoch used batches of sizes {seen['batches']} for 10 examples and batch_size 4",
+                           "wrong batches")
+    if seen["mean"] is None or abs(seen["mean"] - 4.5) > 1e-9:
+        raise CheckFailure(f"train_epoch returned {seen['mean']}, expected 4.5: the mean of the batch losses weighted "
+                           "by batch size", "wrong mean")

@@ -1,0 +1,86 @@
+"""Verdicts and scores: what the checks decided, and the points that follow from it.
+
+A ``Verdict`` is one part of one task (``tasks.PARTS``). Scores are computed here and only
+here, from verdicts; the course, the reports and the feedback all read them from a
+``LearnerResult``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .tasks import PARTS, POINTS, STAGES, TASKS, stage_of
+
+
+@dataclass
+class Verdict:
+    task: str
+    part: str
+    points: float
+    earned: float
+    message: str = ""     # for the learner; empty when the part passed
+    pitfall: str = ""     # a short name of the mistake, for the class report
+
+    @property
+    def passed(self) -> bool:
+        return self.earned == self.points
+
+
+@dataclass
+class TaskResult:
+    task: str
+    verdicts: list[Verdict]
+
+    @property
+    def score(self) -> float:
+        return sum(v.earned for v in self.verdicts)
+
+    @property
+    def max_score(self) -> float:
+        return POINTS[self.task]
+
+    @property
+    def message(self) -> str:
+        failed = [v for v in self.verdicts if not v.passed]
+        if failed and all(v.pitfall == "not implemented" for v in failed) and len(failed) == len(self.verdicts):
+            return failed[0].message
+        return " | ".join(f"{v.part}: {v.message}" for v in failed)
+
+
+@dataclass
+class LearnerResult:
+    learner: str
+    tasks: dict[str, TaskResult] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)   # about the hand-in as a whole
+
+    def stage_score(self, stage: str) -> tuple[float, float]:
+        rows = [r for t, r in self.tasks.items() if stage_of(t) == stage]
+        return sum(r.score for r in rows), sum(r.max_score for r in rows)
+
+    @property
+    def total(self) -> tuple[float, float]:
+        return sum(r.score for r in self.tasks.values()), sum(r.max_score for r in self.tasks.values())
+
+    def to_json(self) -> dict:
+        return {"learner": self.learner, "problems": self.problems,
+                "verdicts": [asdict(v) for r in self.tasks.values() for v in r.verdicts]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "LearnerResult":
+        result = cls(data["learner"], problems=list(data.get("problems", [])))
+        result.add([Verdict(**v) for v in data["verdicts"]])
+        return result
+
+    def all_verdicts(self) -> list[Verdict]:
+        return [v for r in self.tasks.values() for v in r.verdicts]
+
+    def add(self, verdicts: list[Verdict]) -> None:
+        for v in verdicts:
+            self.tasks.setdefault(v.task, TaskResult(v.task, [])).verdicts.append(v)
+
+
+def failed_everywhere(why: str, pitfall: str, stages=None) -> list[Verdict]:
+    """Every part of ``stages`` (default: all) failed for one reason."""
+    stages = stages or list(STAGES)
+    return [Verdict(t, p, pts, 0.0, why, pitfall) for t in TASKS if stage_of(t) in stages
+            for p, pts in PARTS[t].items()]
