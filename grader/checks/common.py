@@ -36,7 +36,8 @@ def learner_raised(error: Raised, doing: str) -> CheckFailure:
 def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, atol: float = 1e-7,
             kind: str = "", input_shape: tuple | None = None) -> None:
     """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
-    values, naming the likely mistake. ``kind`` ("broadcast", "reduction", "matmul") says
+    values, naming the likely mistake. ``kind`` ("broadcast", "unbroadcast", "reduction",
+    "matmul") says
     which hints can be true; ``atol`` is scaled by the size of the expected values."""
     expected = np.asarray(expected)
     if got is None:
@@ -47,10 +48,10 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     got = np.asarray(got)
     if got.shape != expected.shape:
         hint, pitfall = "", "wrong shape"
-        if kind == "broadcast" and got.size > expected.size and _stretches(expected.shape, got.shape):
+        if kind in ("broadcast", "unbroadcast") and got.size > expected.size and _stretches(expected.shape, got.shape):
             hint, pitfall = (" The input was broadcast in the forward pass: sum the gradient over the broadcast "
                              "axes (unbroadcast) so it gets the input's shape."), "missing unbroadcast"
-        elif kind == "reduction" and got.size == expected.size and _squeezed(got.shape) == _squeezed(expected.shape):
+        elif kind in ("reduction", "unbroadcast") and got.size == expected.size and _squeezed(got.shape) == _squeezed(expected.shape):
             hint, pitfall = " The sizes are right but a size-1 axis is missing or extra: did you lose keepdims?", \
                 "lost keepdims"
         elif kind == "matmul" and got.shape == expected.shape[::-1]:

@@ -52,7 +52,7 @@ def _unbroadcast_case(w, shape, out_shape, rng, dtype=np.float64):
     except Raised as error:
         raise learner_raised(error, doing) from None
     explain(doing, got, unbroadcast_by_loops(grad, shape), rtol=1e-5 if dtype == np.float32 else 1e-12,
-            kind="broadcast")
+            kind="unbroadcast")
 
 
 @part("2.2", "missing leading axes")

@@ -1,0 +1,196 @@
+"""The boundary around a learner's code: what its process can read, write, reach and
+leave behind, and how the grader survives it dying, hanging or lying."""
+
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from grader.isolation import landlock_abi
+from grader.runner import LearnerProcess, Lost, Raised, Unimportable
+from grader.settings import Settings
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+confined = pytest.mark.skipif(landlock_abi() < 6 and not os.environ.get("CI"), reason="needs Landlock ABI 6")
+
+PROBING = '''
+import os, socket, subprocess, sys
+
+def attempt(action):
+    try:
+        action()
+        return "done"
+    except BaseException as error:
+        return type(error).__name__
+
+def probe(root, outside):
+    return {
+        "read the grader": attempt(lambda: open(root + "/grader/checks/stage2.py").read()),
+        "read the solutions": attempt(lambda: open(root + "/solutions/minitorch/shapes.py").read()),
+        "list a folder outside": attempt(lambda: os.listdir(outside)),
+        "write outside": attempt(lambda: open(outside + "/planted", "w").write("x")),
+        "write /dev/shm": attempt(lambda: open("/dev/shm/minitorch-planted", "w").write("x")),
+        "write its own package": attempt(lambda: open(__file__, "a").write("#")),
+        "chmod its own package": attempt(lambda: os.chmod(__file__, 0o777)),
+        "utime its own package": attempt(lambda: os.utime(__file__, (0, 0))),
+        "signal the grader": attempt(lambda: os.kill(os.getppid(), 0)),
+        "connect over TCP": attempt(lambda: socket.create_connection(("127.0.0.1", 9), timeout=1)),
+        "open a UDP socket": attempt(lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM)),
+        "run a shell": attempt(lambda: subprocess.run(["/bin/sh", "-c", "true"])),
+        "write its scratch folder": attempt(lambda: open("scratch.txt", "w").write("x")),
+        "import scipy.special": attempt(lambda: __import__("scipy.special")),
+    }
+
+def leave_a_process_running():
+    code = "import os, time\\nif os.fork() == 0:\\n    os.setsid()\\n    time.sleep(600)"
+    subprocess.Popen([sys.executable, "-c", code + "  # minitorch-stray-marker"], start_new_session=True)
+    return True
+
+def hoard(children):
+    import numpy as np
+    for _ in range(children):
+        if os.fork() == 0:
+            try:
+                blocks = [np.ones(2**26) for _ in range(8)]  # 4 GiB each
+            finally:
+                os._exit(0)
+    os.wait()
+    return "survived"
+
+def spin():
+    while True:
+        pass
+
+def die():
+    os._exit(3)
+
+def shout():
+    print("x" * 10_000)
+    os.write(1, b"garbage that is not a frame")
+    sys.stderr.write("noise")
+    return 42
+
+def fill_disk():
+    with open("big", "wb") as f:
+        for _ in range(1000):
+            f.write(b"x" * 2**20)
+    return "wrote 1000 MiB"
+'''
+
+
+@pytest.fixture()
+def package(tmp_path):
+    folder = tmp_path / "minitorch"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(PROBING)
+    return folder
+
+
+def call(package, function, *args, settings=Settings()):
+    with LearnerProcess(package, settings) as w:
+        return w.call("call", function=function, args=list(args))
+
+
+@confined
+def test_learner_code_reads_and_writes_only_what_it_is_given(package, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    seen = call(package, "probe", str(ROOT), str(outside))
+    allowed = {"write its scratch folder", "import scipy.special"}
+    assert {k: v for k, v in seen.items() if k in allowed} == dict.fromkeys(allowed, "done")
+    assert {k for k, v in seen.items() if v == "done"} == allowed, seen
+    assert list(outside.iterdir()) == []
+    assert not pathlib.Path("/dev/shm/minitorch-planted").exists()
+
+
+def strays() -> list[str]:
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return [line for line in ps.splitlines() if "minitorch-stray-marker" in line and "ps -eo" not in line]
+
+
+def test_nothing_a_learner_starts_outlives_its_process(package):
+    assert call(package, "leave_a_process_running") is True
+    time.sleep(0.2)
+    assert strays() == []
+
+
+def test_memory_is_bounded_for_the_whole_process_tree(package):
+    start = time.monotonic()
+    try:
+        call(package, "hoard", 4, settings=Settings(memory_mb=512))
+    except (Lost, Raised):
+        pass
+    assert time.monotonic() - start < 30
+    used = subprocess.run(["free", "-g"], capture_output=True, text=True).stdout
+    assert used  # the machine is still answering
+
+
+def test_disk_is_bounded(package):
+    with pytest.raises((Raised, Lost)):
+        call(package, "fill_disk", settings=Settings(disk_mb=16))
+
+
+def test_an_endless_loop_is_stopped_at_the_call_limit(package):
+    start = time.monotonic()
+    with pytest.raises(Lost, match="longer than 2 s"):
+        call(package, "spin", settings=Settings(call_seconds=2))
+    assert time.monotonic() - start < 10
+
+
+def test_a_dying_process_is_reported_and_replaced(package):
+    with LearnerProcess(package, Settings()) as w:
+        with pytest.raises(Lost, match="died"):
+            w.call("call", function="die", args=[])
+        assert w.call("call", function="shout", args=[]) == 42  # a fresh process; its prints reach nobody
+
+
+def test_restarts_per_stage_are_bounded(package):
+    with LearnerProcess(package, Settings(restarts=2)) as w:
+        for _ in range(3):
+            with pytest.raises(Lost):
+                w.call("call", function="die", args=[])
+        with pytest.raises(Lost, match="restarted 2 times"):
+            w.call("call", function="shout", args=[])
+
+
+def test_stage_time_is_bounded(package):
+    start, messages = time.monotonic(), []
+    with LearnerProcess(package, Settings(call_seconds=1, stage_seconds=2.5, restarts=10)) as w:
+        for _ in range(6):
+            with pytest.raises(Lost) as error:
+                w.call("call", function="spin", args=[])
+            messages.append(str(error.value))
+    assert any("used up" in m for m in messages), messages
+    assert time.monotonic() - start < 8
+
+
+def test_a_package_that_does_not_import_says_why(tmp_path):
+    folder = tmp_path / "minitorch"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("from . import ops\n")
+    (folder / "ops.py").write_text("def f(:\n")
+    with LearnerProcess(folder, Settings()) as w, pytest.raises(Unimportable) as error:
+        w.call("call", function="f", args=[])
+    assert error.value.type == "SyntaxError" and "ops.py" in error.value.message
+
+
+def test_learner_exceptions_carry_the_learners_line(package):
+    with pytest.raises(Raised) as error:
+        call(package, "probe")  # missing arguments
+    assert error.value.type == "TypeError"
+
+
+def test_the_wire_carries_no_objects():
+    from grader import wire
+    assert wire.decode(wire.encode({"a": (1, [2.5, None]), "x": np.arange(3.0)}))["a"] == (1, [2.5, None])
+    with pytest.raises(wire.Garbled):
+        wire.decode(b"\x00" * 40)
+    with pytest.raises(TypeError):
+        wire.encode(object())
+    obj = np.empty(2, dtype=object)
+    with pytest.raises(ValueError):
+        wire.encode(obj)
