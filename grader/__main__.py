@@ -58,11 +58,11 @@ def autograde(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     settings = _settings(args)
     course = Course(out / "course", settings).create()
-    found, warnings = find_learners(folder)
-    for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    jobs = [GradeJob(learner, safe_id(learner), str(path), str(course.root), str(out), settings)
-            for learner, path in found]
+    jobs = [GradeJob(learner, safe_id(learner), str(path), str(course.root), str(out), settings, notes)
+            for learner, path, notes in find_learners(folder)]
+    for job in jobs:
+        for note in job.notes:
+            print(f"warning: {job.learner}: {note}", file=sys.stderr)
     for job in jobs:
         course.record_learner(job.learner, job.sid)
     print(f"Grading {len(jobs)} hand-in(s) from {folder} with {args.jobs} job(s) ...", flush=True)

@@ -34,6 +34,7 @@ class GradeJob:
     course: str           # the course folder
     out: str              # where feedback pages go
     settings: Settings
+    notes: tuple[str, ...] = ()   # about this hand-in among the others (two with one id)
 
 
 def grade_learner(path: pathlib.Path, learner: str, settings: Settings) -> LearnerResult:
@@ -63,6 +64,7 @@ def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
     with tempfile.TemporaryDirectory(prefix="minitorch-hand-in-") as scratch:
         hand_in = read_hand_in(pathlib.Path(job.path), job.learner, pathlib.Path(scratch))
         result = _course.grade(hand_in, job.sid)
+    result.problems[:0] = job.notes
     feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
     return result, time.perf_counter() - start
 
@@ -108,10 +110,10 @@ def _become_subreaper() -> None:
         ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
-def find_learners(folder: pathlib.Path) -> tuple[list[tuple[str, pathlib.Path]], list[str]]:
-    """One learner per entry of ``folder`` (a .zip named by its id, or a folder), and the
-    warnings to show. Two entries with the same id are both graded, under their full names."""
-    warnings, entries = [], []
+def find_learners(folder: pathlib.Path) -> list[tuple[str, pathlib.Path, tuple[str, ...]]]:
+    """One learner per entry of ``folder`` (a .zip named by its id, or a folder), with notes
+    for it. Two entries with the same id are both graded, under their full names."""
+    entries = []
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.name.startswith("."):
             continue
@@ -123,9 +125,10 @@ def find_learners(folder: pathlib.Path) -> tuple[list[tuple[str, pathlib.Path]],
         counts[learner] = counts.get(learner, 0) + 1
     found = []
     for learner, path, name in entries:
+        notes: tuple[str, ...] = ()
         if counts[learner] > 1:
-            warnings.append(f"two hand-ins have the learner id {learner!r}: each was graded under its full name "
-                            f"({name!r}); decide which one counts")
+            notes = (f"two hand-ins have the learner id {learner!r}: each was graded under its full name ({name!r}); "
+                     "the instructor decides which one counts",)
             learner = name
-        found.append((learner, path))
-    return found, warnings
+        found.append((learner, path, notes))
+    return found

@@ -1,0 +1,185 @@
+"""A class of learners, one per failure mode, for the class-grading test.
+
+Each learner is (id, how to build the hand-in, expectation). Expectations: "reference"
+(the reference package's score), "zero", or a number of points; plus words its feedback
+or problems must hold. Builders get the folder of hand-ins and the learner's id.
+"""
+
+import os
+import pathlib
+import shutil
+import stat
+import zipfile
+
+from conftest import REFERENCE, ROOT, write_package
+
+PLANTED = "/tmp/minitorch-hostile-planted"
+
+
+def folder(patches=(), source=REFERENCE, notebooks=True):
+    def build(where: pathlib.Path, learner: str) -> pathlib.Path:
+        target = where / learner
+        write_package(target / "minitorch", patches, source)
+        if notebooks:
+            shutil.copytree(ROOT / "notebooks", target / "notebooks")
+        return target
+    return build
+
+
+def zipped(build_folder, windows=False, extra=None):
+    def build(where: pathlib.Path, learner: str) -> pathlib.Path:
+        staging = build_folder(where / ".staging", learner)
+        target = where / f"{learner}.zip"
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(staging.rglob("*")):
+                if path.is_file():
+                    name = str(path.relative_to(staging))
+                    archive.write(path, name.replace("/", "\\") if windows else name)
+            if extra:
+                extra(archive)
+        shutil.rmtree(where / ".staging")
+        return target
+    return build
+
+
+def with_files(build_folder, edit):
+    def build(where, learner):
+        target = build_folder(where, learner)
+        edit(target)
+        return target
+    return build
+
+
+def on_import(code: str):
+    """The reference, with ``code`` run when the package is imported."""
+    return folder([("__init__.py", '"""minitorch', code + '\n"""minitorch')])
+
+
+def stubbed_with(code: str):
+    """The blank release with ``code`` run on import: whatever it fakes earns nothing."""
+    return folder([("__init__.py", "from . import methods as _methods", code + "\nfrom . import methods as _methods")],
+                  source=ROOT / "minitorch")
+
+
+def raw(data: bytes, name_suffix=".zip"):
+    def build(where, learner):
+        target = where / f"{learner}{name_suffix}"
+        target.write_bytes(data)
+        return target
+    return build
+
+
+def fifo_in_package(target):
+    os.mkfifo(target / "minitorch" / "pipe.py")
+
+
+def dangling_link(target):
+    (target / "minitorch" / "extra.py").symlink_to("/nonexistent/extra.py")
+
+
+def link_to_grader(target):
+    (target / "minitorch" / "checks").symlink_to(ROOT / "grader" / "checks")
+    (target / "secrets.py").symlink_to(ROOT / "grader" / "checks" / "stage2.py")
+
+
+def folder_named_py(target):
+    (target / "minitorch" / "weird.py").mkdir()
+
+
+def unused_syntax_error(target):
+    (target / "minitorch" / "scratchpad.py").write_text("def broken(:\n")
+
+
+def junk(target):
+    (target / ".venv" / "lib").mkdir(parents=True)
+    (target / ".venv" / "lib" / "big.bin").write_bytes(b"x" * 2**20)
+    (target / "__pycache__").mkdir()
+    (target / "notebooks" / ".ipynb_checkpoints").mkdir()
+    (target / "build").mkdir()
+    (target / "build" / "minitorch").mkdir()
+    (target / "build" / "minitorch" / "__init__.py").write_text("raise SystemExit")
+
+
+def bad_notebooks(target):
+    (target / "notebooks" / "01_chain_rule.ipynb").write_text('{"cells": [1, "x", null], "nbformat": 4}')
+    (target / "notebooks" / "02_broadcasting.ipynb").write_text("[" * 100000 + "]" * 100000)
+    (target / "notebooks" / "03_reductions.ipynb").write_text('{"cells": [{"metadata": {"nbgrader": 7}}]}')
+
+
+def encrypted_entries(archive):
+    for info in archive.infolist():
+        info.flag_bits |= 0x1
+
+
+def long_entry(archive):
+    archive.writestr("notes/" + "n" * 300 + ".txt", "hello")
+
+
+def escaping_entry(archive):
+    archive.writestr("../../outside.txt", "x")
+    info = zipfile.ZipInfo("minitorch/evil_link.py")
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    archive.writestr(info, "/etc/passwd")
+
+
+TRY = "\ndef _try(f):\n    try:\n        f()\n    except BaseException:\n        pass\n"
+HOSTILE_IMPORTS = {
+    "stray-process": "import subprocess as _s, sys as _y\n_s.Popen([_y.executable, '-c', 'import os,time\\nif os.fork()==0:\\n os.setsid(); time.sleep(600)  # minitorch-stray-marker'], start_new_session=True)",
+    "chmod-own-files": TRY + "import os as _o\n_try(lambda: _o.chmod(__file__, 0o000))\n_try(lambda: _o.utime(__file__, (0, 0)))",
+    "writes-dev-shm": TRY + "_try(lambda: open('/dev/shm/minitorch-hostile', 'w').write('x'))",
+    "plants-files": TRY + f"_try(lambda: open({PLANTED!r}, 'w').write('x'))\nimport os as _o\n_try(lambda: _o.symlink('/etc', '../../planted-link'))\n_try(lambda: _o.mkfifo('../verdicts.json'))",
+    "prints-garbage": "import os as _o, sys as _y\n_o.write(1, b'\\x00' * 100)\nprint('<b>noise</b>')\n_y.stderr.write('noise')",
+    "children-hoard-memory": "import os as _o\nfor _ in range(3):\n    if _o.fork() == 0:\n        try:\n            import numpy as _n\n            _x = [_n.ones(2**27) for _ in range(4)]\n        finally:\n            _o._exit(0)",
+    "reads-hidden-checks": TRY + f"_try(lambda: print(open({str(ROOT / 'grader' / 'checks' / 'stage2.py')!r}).read()))",
+}
+CHEATS = {
+    "forges-verdicts": TRY + "_try(lambda: open('verdicts.json', 'w').write('{}'))\nprint('Task 2.3 passes')",
+    "empties-checks": TRY + f"_try(lambda: open({str(ROOT / 'grader' / 'checks' / '__init__.py')!r}, 'w').write(''))",
+    "imports-reference": TRY + f"import sys as _y\n_y.path.insert(0, {str(ROOT / 'solutions')!r})\n_try(lambda: __import__('minitorch.ops_binary'))",
+    "patches-numpy": "import numpy as _n\n_n.allclose = lambda *a, **k: True\n_n.array_equal = lambda *a, **k: True\n_n.testing.assert_allclose = lambda *a, **k: None",
+    "settrace": "import sys as _y\n_y.settrace(lambda *a: None)",
+    "environment": "import os as _o\n_o.environ['MINITORCH_UNDER_TEST'] = '/'\n_o.environ['PYTHONPATH'] = '/work'",
+    "patches-probes": "import sys as _y\n_p = _y.modules.get('grader.probes')\nif _p: _p.PROBES['rule'] = lambda mt, **k: {'out': None, 'grads': [], 'upstream': k.get('upstream'), 'inputs': k.get('arrays')}",
+    "reads-gradebook": TRY + "import glob as _g\n_try(lambda: print([open(p, 'rb').read(100) for p in _g.glob('/tmp/**/gradebook.db', recursive=True)]))",
+    "hides-errors": "import builtins as _b\n_b.NotImplementedError = type('Quiet', (Exception,), {})",
+}
+SCRIPT_ERROR = '<script>alert(1)</script><img src=x onerror=alert(2)>'
+
+
+def learners():
+    cls = [
+        ("honest-a", folder(), "reference", ""),
+        ("blank", folder(source=ROOT / "minitorch"), "zero", "not implemented"),
+        ("corrupt-zip", raw(b"PK\x03\x04 this is not a zip"), "zero", "not a readable .zip"),
+        ("not-a-zip.tar.gz", raw(b"hello", ""), "zero", "not a folder or a .zip"),
+        ("encrypted-zip", zipped(folder(), extra=None), "reference", ""),
+        ("windows-zip", zipped(folder(), windows=True), "reference", ""),
+        ("long-entry-name", zipped(folder(), extra=long_entry), "reference", ""),
+        ("escaping-entries", zipped(folder(), extra=escaping_entry), "reference", "out of the zip"),
+        ("folder.zip", folder(), "reference", ""),
+        ("named-pipe", with_files(folder(), fifo_in_package), "reference", "not a regular file"),
+        ("dangling-link", with_files(folder(), dangling_link), "reference", "symbolic link"),
+        ("links-to-grader", with_files(folder(), link_to_grader), "reference", "symbolic link"),
+        ("folder-named-py", with_files(folder(), folder_named_py), "reference", ""),
+        ("unused-syntax-error", with_files(folder(), unused_syntax_error), "reference", ""),
+        ("junk-folders", with_files(folder(), junk), "reference", ".venv/"),
+        ("broken-notebooks", with_files(folder(), bad_notebooks), "reference", ""),
+        ("no-package", with_files(folder(), lambda t: shutil.rmtree(t / "minitorch")), "zero", "no minitorch/"),
+        ("import-error", folder([("__init__.py", "from . import methods", "from . import nonexistent_module")]),
+         "zero", "could not be imported"),
+        ("exits-on-import", on_import("import os as _o\n_o._exit(3)"), "zero", "died"),
+        ("hangs-in-one-rule", folder([("ops_unary.py", "        return grad * out * (1 - out)",
+                                       "        while True:\n            pass")]), "reference-0.5", "endless loop"),
+        ("raises-html", folder([("ops_unary.py", "        return grad * out * (1 - out)",
+                                 f"        raise ValueError({SCRIPT_ERROR!r})")]), "reference-0.5", "ValueError"),
+        ("has space", folder(), "reference", ""), ("brackets[1]", folder(), "reference", ""),
+        ("glob*?", folder(), "reference", ""), ("trailing ", folder(), "reference", ""),
+        ("solutions", folder(), "reference", ""), ("<img src=x onerror=alert(3)>", folder(), "reference", ""),
+        ("dup", folder(), "reference", "two hand-ins"), ("dup.zip", zipped(folder()), "reference", "two hand-ins"),
+        ("honest-b", zipped(folder()), "reference", ""),
+    ]
+    cls[4] = ("encrypted-zip", zipped(folder(), extra=encrypted_entries), "zero", "encrypted")
+    cls += [(name, on_import(code), "reference", "") for name, code in HOSTILE_IMPORTS.items()]
+    cls += [(name, stubbed_with(code), "zero", "") for name, code in CHEATS.items()]
+    cls.append(("honest-c", folder(), "reference", ""))
+    return cls
