@@ -15,6 +15,7 @@ import time
 
 from . import release
 from .settings import Settings
+from .tasks import STAGES
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -30,7 +31,8 @@ def check(args: argparse.Namespace) -> int:
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2
     print(f"Grading {path} ...", flush=True)
-    result = grade_learner(path, "you", _settings(args))
+    result = grade_learner(path, "you", _settings(args),
+                           lambda stage: print(f"  stage {stage} ({STAGES[stage]}) ...", flush=True))
     print()
     print(table(result))
     page = feedback.write(result, pathlib.Path(args.out).resolve() / "feedback.html")

@@ -37,13 +37,15 @@ class GradeJob:
     notes: tuple[str, ...] = ()   # about this hand-in among the others (two with one id)
 
 
-def grade_learner(path: pathlib.Path, learner: str, settings: Settings) -> LearnerResult:
+def grade_learner(path: pathlib.Path, learner: str, settings: Settings,
+                  progress: Callable[[str], None] = lambda stage: None) -> LearnerResult:
     """Grade a hand-in without a course (the learner's own ``check``)."""
     from .checks import run_stage
     with tempfile.TemporaryDirectory(prefix="minitorch-hand-in-") as scratch:
         hand_in = read_hand_in(path, learner, pathlib.Path(scratch))
         result = LearnerResult(learner, problems=list(hand_in.problems))
         for stage in STAGES:
+            progress(stage)
             if stage in hand_in.packages:
                 result.add(run_stage(hand_in.packages[stage], stage, settings))
             else:

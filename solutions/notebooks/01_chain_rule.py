@@ -64,18 +64,15 @@ ax.set_title("12 steps of gradient descent, learning rate 0.15");
 # `central_difference(f, *values, arg=0, eps=1e-6)` differentiates with respect to
 # `values[arg]`.
 
-# %% nbgrader={"grade": true, "grade_id": "task1_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task1_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.1
 assert abs(mt.central_difference(math.sin, 0.3) - math.cos(0.3)) < 1e-6
 assert abs(mt.central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1) - 2.0) < 1e-6
 print("Task 1.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 1.1 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("1.1")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task1_1", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Task 1.1 is worth 2 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## The chain rule, one operation at a time
@@ -101,7 +98,7 @@ check("1.1")
 # from the output, which the rule can see as `out`. At exactly 0, take relu's derivative
 # to be 0 (as PyTorch does).
 
-# %% nbgrader={"grade": true, "grade_id": "task1_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task1_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.2: call each operation's rule directly with g = 1
 a, b = mt.Scalar(2.0), mt.Scalar(-3.0)
 assert [grad for _, grad in (a * b).chain_rule(1.0)] == [-3.0, 2.0]
@@ -110,12 +107,9 @@ assert abs((a ** 3).chain_rule(1.0)[0][1] - 12.0) < 1e-12
 assert abs(a.sigmoid().chain_rule(1.0)[0][1] - math.exp(-2) / (1 + math.exp(-2)) ** 2) < 1e-12
 print("Task 1.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 1.2 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("1.2")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task1_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 1.2 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## The graph, and the order to walk it
@@ -162,7 +156,7 @@ plotting.draw_graph(worked_model(*leaves()), show_grad=False);
 # deep, and Python's recursion limit is about 1,000. A depth-first search with your own
 # stack works: push a node, then its parents; emit the node once its parents are done.
 
-# %% nbgrader={"grade": true, "grade_id": "task1_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task1_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.3
 y = worked_model(*leaves())
 order = mt.topological_order(y)
@@ -171,12 +165,9 @@ position = {id(n): i for i, n in enumerate(order)}
 assert all(position[id(n)] < position[id(p)] for n in order for p in n.parents)
 print(f"Task 1.3 passes the visible checks ({len(order)} nodes)")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 1.3 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("1.3")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task1_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 1.3 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Your task 1.4: `backpropagate` in `minitorch/autodiff.py`
@@ -187,7 +178,7 @@ check("1.3")
 # per parent. Adding, never assigning: that is what makes the diamond come out right,
 # and what makes a second `backward()` add to the gradients instead of replacing them.
 
-# %% nbgrader={"grade": true, "grade_id": "task1_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task1_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.4: x is used twice, so dy/dx = 3 e^x + 3x e^x
 x = mt.Scalar(0.5)
 y = (x * 3) * x.exp()
@@ -197,12 +188,9 @@ y.backward()
 assert abs(x.grad - 2 * (3 + 3 * 0.5) * math.exp(0.5)) < 1e-12, "a second backward must add"
 print("Task 1.4 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 1.4 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("1.4")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task1_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 1.4 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## The graph with its gradients

@@ -47,7 +47,7 @@ plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
 # `np.broadcast_shapes` does, and raise a `ValueError` that names the shapes when they do
 # not fit (for example `(2, 3)` with `(4,)`).
 
-# %% nbgrader={"grade": true, "grade_id": "task2_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task2_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.1
 assert mt.broadcast_shapes((3,), (4, 1)) == (4, 3)
 assert mt.broadcast_shapes((2, 1, 5), (3, 1), ()) == (2, 3, 5)
@@ -58,12 +58,9 @@ except ValueError as error:
     print("good error:", error)
 print("Task 2.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_1", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 2.1 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("2.1")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task2_1", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
+# Task 2.1 is worth 2 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Broadcasting, backwards: a sum
@@ -91,7 +88,7 @@ plotting.draw_values([upstream, upstream.sum(axis=0), upstream.sum(axis=1, keepd
 # the package where the reverse of broadcasting lives; every op that broadcasts calls it.
 # Return a new array: never change `grad` itself.
 
-# %% nbgrader={"grade": true, "grade_id": "task2_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task2_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.2
 g = np.arange(24.0).reshape(2, 4, 3)
 assert np.array_equal(mt.unbroadcast(g, (3,)), g.sum(axis=(0, 1)))
@@ -100,12 +97,9 @@ assert mt.unbroadcast(g, ()).shape == ()
 assert mt.unbroadcast(g.astype(np.float32), (1, 3)).dtype == np.float32
 print("Task 2.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 2.2 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("2.2")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task2_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 2.2 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Your task 2.3: the binary ops' backward in `minitorch/ops_binary.py`
@@ -129,7 +123,7 @@ check("2.2")
 # The engine checks every gradient a rule returns: if its shape or dtype differs from its
 # input's, you get an error naming the op and the input.
 
-# %% nbgrader={"grade": true, "grade_id": "task2_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task2_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.3: call each rule on plain arrays
 from minitorch.function import Context  # noqa: E402
 from minitorch.ops_binary import Div, Maximum, Mul  # noqa: E402
@@ -148,12 +142,9 @@ Maximum.forward(ctx, np.array([1.0, 2.0]), np.array([1.0, 0.0]))
 assert np.allclose(Maximum.backward(ctx, np.array([2.0, 2.0]))[0], [1.0, 2.0])
 print("Task 2.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 2.3 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("2.3")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "points": 6, "schema_version": 3, "solution": false, "task": false}
+# Task 2.3 is worth 6 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Three classic mistakes, and what you see when you make them

@@ -51,7 +51,7 @@ for ax, (name, f, df) in zip(axes, [("tanh", np.tanh, lambda t: 1 - np.tanh(t) *
     ax.legend(fontsize=9)
     ax.grid(alpha=0.3)
 
-# %% nbgrader={"grade": true, "grade_id": "task3_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task3_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.1
 from minitorch import ops_unary  # noqa: E402
 
@@ -63,12 +63,9 @@ for name, derivative in [("Exp", np.exp(x)), ("Sin", np.cos(x)), ("Tanh", 1 - np
     assert np.allclose(op.backward(ctx, np.ones(3)), derivative), name
 print("Task 3.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 3.1 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("3.1")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "points": 4.5, "schema_version": 3, "solution": false, "task": false}
+# Task 3.1 is worth 4.5 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Sum and mean: reinsert the axes, then broadcast back
@@ -95,7 +92,7 @@ plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_
 # tuple of non-negative axes, `ctx.axes`, and stored `ctx.keepdims` and the input's
 # `ctx.shape`. `np.expand_dims` accepts a tuple of axes.
 
-# %% nbgrader={"grade": true, "grade_id": "task3_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task3_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.2
 from minitorch.ops_reduce import Mean, Sum  # noqa: E402
 
@@ -108,12 +105,9 @@ Mean.forward(ctx, x, axis=1, keepdims=True)
 assert np.allclose(Mean.backward(ctx, np.ones((2, 1, 4))), np.full(x.shape, 1 / 3))
 print("Task 3.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 3.2 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("3.2")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 3.2 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Max and min: the gradient goes to the winners
@@ -137,7 +131,7 @@ plotting.draw_values([x, x.max(axis=1, keepdims=True), share], ["x", "x.max(axis
 # `x == out` marks the winners. Count them per reduced group, in the gradient's dtype
 # (an integer count would turn a float32 gradient into float64).
 
-# %% nbgrader={"grade": true, "grade_id": "task3_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task3_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.3
 from minitorch.ops_reduce import Max  # noqa: E402
 
@@ -149,12 +143,9 @@ Max.forward(ctx, np.ones(4, dtype=np.float32))
 assert Max.backward(ctx, np.float32(1.0)).dtype == np.float32
 print("Task 3.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 3.3 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("3.3")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task3_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 3.3 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Putting it together

@@ -37,7 +37,7 @@ from minitorch.function import Context
 x = np.arange(6.0).reshape(2, 3)
 plotting.draw_values([x, x.reshape(3, 2), x.T], ["x  (2, 3)", "x.reshape(3, 2)", "x.T  (3, 2)"]);
 
-# %% nbgrader={"grade": true, "grade_id": "task4_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task4_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.1
 from minitorch.ops_shape import Reshape, Transpose  # noqa: E402
 
@@ -51,12 +51,9 @@ Reshape.forward(ctx, x, shape=(4, -1))
 assert Reshape.backward(ctx, np.ones((4, 6))).shape == (2, 3, 4)
 print("Task 4.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 4.1 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("4.1")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 4.1 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Indexing, and why assignment loses gradient
@@ -88,7 +85,7 @@ print("  np.add.at(full, ...)     ->", exact)
 # `None`, `...`, integer arrays, boolean masks, or a tuple of them: NumPy accepts them all
 # in `np.add.at` too).
 
-# %% nbgrader={"grade": true, "grade_id": "task4_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task4_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.2
 from minitorch.ops_index import GetItem  # noqa: E402
 
@@ -97,12 +94,9 @@ GetItem.forward(ctx, np.zeros((3, 2)), index=(np.array([0, 2, 0]), slice(None, N
 assert np.array_equal(GetItem.backward(ctx, np.ones((3, 2))), [[2, 2], [0, 0], [1, 1]])
 print("Task 4.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 4.2 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("4.2")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 4.2 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Your task 4.3: `Cat.backward` and `Stack.backward` in `minitorch/ops_index.py`
@@ -116,7 +110,7 @@ parts = [np.full((2, 1), 1.0), np.full((2, 3), 2.0), np.full((2, 2), 3.0)]
 joined = np.concatenate(parts, axis=1)
 plotting.draw_values([joined] + parts, ["cat(axis=1)  (2, 6)", "piece 0", "piece 1", "piece 2"]);
 
-# %% nbgrader={"grade": true, "grade_id": "task4_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task4_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.3
 from minitorch.ops_index import Cat, Stack  # noqa: E402
 
@@ -129,12 +123,9 @@ Stack.forward(ctx, np.zeros(3), np.zeros(3), axis=1)
 assert np.array_equal(Stack.backward(ctx, np.arange(6.0).reshape(3, 2))[1], [1.0, 3.0, 5.0])
 print("Task 4.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 4.3 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("4.3")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 4.3 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## All together: a sliding window

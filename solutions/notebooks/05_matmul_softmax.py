@@ -61,7 +61,7 @@ plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 #
 # `np.swapaxes(m, -1, -2)` transposes the last two axes of any array.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task5_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.1
 from minitorch.ops_linalg import MatMul  # noqa: E402
 
@@ -76,12 +76,9 @@ MatMul.forward(ctx, rng.standard_normal((5, 2, 3)), b)
 assert MatMul.backward(ctx, np.ones((5, 2, 4)))[1].shape == (3, 4)
 print("Task 5.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 5.1 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("5.1")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}
+# Task 5.1 is worth 5 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## GELU
@@ -118,7 +115,7 @@ for ax, title in zip(axes, ["the functions", "their derivatives"]):
 # Both approximations (`ctx.approximate` is `"none"` or `"tanh"`). The module has
 # `normal_cdf`, `normal_pdf` and `tanh_inner` ready for you.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task5_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.2
 from minitorch.ops_activation import Gelu  # noqa: E402
 
@@ -132,12 +129,9 @@ for approximate in ("none", "tanh"):
     assert np.allclose(Gelu.backward(ctx, np.ones(5)), numeric, atol=1e-6), approximate
 print("Task 5.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 5.2 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("5.2")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 5.2 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Softmax, and why it must be computed carefully
@@ -167,7 +161,7 @@ print("stable:", shifted / shifted.sum())
 #
 # ## Your task 5.3: `stable_logsumexp` and the three backward rules in `minitorch/ops_softmax.py`
 
-# %% nbgrader={"grade": true, "grade_id": "task5_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task5_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.3
 from minitorch import ops_softmax  # noqa: E402
 
@@ -180,12 +174,9 @@ g = np.array([1.0, 0.0, 0.0])
 assert np.allclose(ops_softmax.Softmax.backward(ctx, g), s * (g - (g * s).sum()))
 print("Task 5.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 5.3 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("5.3")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 5.3 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Cross-entropy, fused
@@ -223,7 +214,7 @@ ax.legend();
 # `stable_logsumexp`; `ctx.by_index` tells which kind of target you have. For an
 # integer `target`, `log_p[np.arange(n), target]` picks each row's true class.
 
-# %% nbgrader={"grade": true, "grade_id": "task5_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task5_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.4
 from minitorch.losses import CrossEntropy  # noqa: E402
 
@@ -236,12 +227,9 @@ grad_logits, _ = CrossEntropy.backward(ctx, np.array(1.0))
 assert np.allclose(grad_logits, (np.exp(log_p) - np.eye(3)[[0, 2]]) / 2)
 print("Task 5.4 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 5.4 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("5.4")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 5.4 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## A whole classifier's gradient, checked

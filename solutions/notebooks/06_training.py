@@ -39,7 +39,7 @@ from minitorch import datasets, nn, optim, plotting, training
 # * `MLP([2, 64, 64, 3])` is three `Linear` layers with the activation between them, and
 #   none after the last (the loss applies its own softmax).
 
-# %% nbgrader={"grade": true, "grade_id": "task6_1_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task6_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.1
 model = nn.MLP([2, 8, 3])
 assert [p.shape for p in model.parameters()] == [(8, 2), (8,), (3, 8), (3,)]
@@ -49,12 +49,9 @@ assert np.allclose(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bia
 assert model(mt.Tensor(x)).shape == (5, 3)
 print("Task 6.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 6.1 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("6.1")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
+# Task 6.1 is worth 4 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Your task 6.2: `SGD.step` in `minitorch/optim.py`
@@ -68,7 +65,7 @@ check("6.1")
 # step, $b = g$) and steps along it: consistent directions build up speed, zig-zags
 # cancel out.
 
-# %% nbgrader={"grade": true, "grade_id": "task6_2_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task6_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.2
 p = nn.Parameter(np.array([1.0, -2.0]))
 sgd = optim.SGD([p], lr=0.1, momentum=0.9)
@@ -78,12 +75,9 @@ for _ in range(2):
 assert np.allclose(p.data, [1.0 - 0.1 - 0.19, -2.0 - 0.1 - 0.19])
 print("Task 6.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 6.2 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("6.2")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 6.2 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Your task 6.3: `Adam.step` in `minitorch/optim.py`
@@ -93,7 +87,7 @@ check("6.2")
 # its gradient. Both averages start at 0, which biases them toward 0 in the first steps;
 # dividing by $1 - \beta^t$ at step $t$ corrects that.
 
-# %% nbgrader={"grade": true, "grade_id": "task6_3_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task6_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.3: Adam's first step is lr times the sign of the gradient (almost exactly)
 p = nn.Parameter(np.array([1.0, -2.0]))
 adam = optim.Adam([p], lr=0.01)
@@ -102,12 +96,9 @@ adam.step()
 assert np.allclose(p.data, [1.0 - 0.01, -2.0 + 0.01], atol=1e-7)
 print("Task 6.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 6.3 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("6.3")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 6.3 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Your task 6.4: `train_epoch` in `minitorch/training.py`
@@ -117,7 +108,7 @@ check("6.3")
 # the mean loss over the epoch, each batch weighted by its size. `fit` (given) calls it
 # once per epoch and records the validation loss too.
 
-# %% nbgrader={"grade": true, "grade_id": "task6_4_visible", "locked": true, "points": 1, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# %% nbgrader={"grade": false, "grade_id": "task6_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.4
 mt.manual_seed(0)
 model = nn.Linear(1, 1)
@@ -127,12 +118,9 @@ losses = [training.train_epoch(model, mt.mse_loss, optim.SGD(model.parameters(),
 assert losses[-1] < 0.1 * losses[0] and abs(model.weight.data[0, 0] - 3) < 0.3
 print("Task 6.4 passes the visible checks; losses:", np.round(losses, 4))
 
-# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# The hidden tests of Task 6.4 run here when your work is graded.
-### BEGIN HIDDEN TESTS
-from grader.registry import check  # noqa: E402
-check("6.4")
-### END HIDDEN TESTS
+# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 6.4 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Three spirals

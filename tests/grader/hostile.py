@@ -42,6 +42,14 @@ def zipped(build_folder, windows=False, extra=None):
     return build
 
 
+def renamed(build, name):
+    """A hand-in built for one learner id, saved under the file name ``name``."""
+    def build_as(where, learner):
+        built = build(where, "." + learner)
+        return built.rename(where / name)
+    return build_as
+
+
 def with_files(build_folder, edit):
     def build(where, learner):
         target = build_folder(where, learner)
@@ -175,7 +183,8 @@ def learners():
         ("has space", folder(), "reference", ""), ("brackets[1]", folder(), "reference", ""),
         ("glob*?", folder(), "reference", ""), ("trailing ", folder(), "reference", ""),
         ("solutions", folder(), "reference", ""), ("<img src=x onerror=alert(3)>", folder(), "reference", ""),
-        ("dup", folder(), "reference", "two hand-ins"), ("dup.zip", zipped(folder()), "reference", "two hand-ins"),
+        ("dup", folder(), "reference", "two hand-ins"), ("dup.zip", renamed(zipped(folder()), "dup.zip"), "reference",
+                                                         "two hand-ins"),
         ("honest-b", zipped(folder()), "reference", ""),
     ]
     cls[4] = ("encrypted-zip", zipped(folder(), extra=encrypted_entries), "zero", "encrypted")

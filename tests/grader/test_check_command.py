@@ -1,5 +1,6 @@
-"""``python -m grader check`` on a learner's .zip: progress, a table with explanations,
-feedback pages, and the learner's own package graded (never the reference)."""
+"""``python -m grader check`` as a learner uses it: on a .zip of the whole working folder
+(with its .venv, caches and checkpoints) it grades exactly what the clean hand-in zip
+grades, says what it ignored, shows progress and a table, and writes a feedback page."""
 
 import pathlib
 import shutil
@@ -10,22 +11,40 @@ import zipfile
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_check_a_zip_with_one_bug(tmp_path):
-    work = tmp_path / "work"
+def zip_folder(folder: pathlib.Path, target: pathlib.Path) -> pathlib.Path:
+    with zipfile.ZipFile(target, "w") as z:
+        for path in sorted(folder.rglob("*")):
+            z.write(path, pathlib.Path(folder.name) / path.relative_to(folder))
+    return target
+
+
+def check(path: pathlib.Path, out: pathlib.Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "grader", "check", str(path), "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_whole_folder_grades_as_the_clean_hand_in(tmp_path):
+    work = tmp_path / "minitorch-course"
     shutil.copytree(ROOT / "solutions" / "minitorch", work / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "notebooks", work / "notebooks")
     ops = work / "minitorch" / "ops_binary.py"
     ops.write_text(ops.read_text().replace("return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
                                            "return grad * b, grad * a"))
-    archive = tmp_path / "mine.zip"
-    with zipfile.ZipFile(archive, "w") as z:
-        for path in work.rglob("*"):
-            z.write(path, pathlib.Path("mine") / path.relative_to(work))
-    result = subprocess.run([sys.executable, "-m", "grader", "check", str(archive), "--out", str(tmp_path / "out")],
-                            cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-2000:]
-    out = result.stdout
-    assert "stage 6 ..." in out  # progress
-    assert "Total: 70 / 76" in out  # both of Task 2.3's cells fail: its visible check broadcasts too
-    assert "sum the gradient over the broadcast axes" in out
-    assert len(list((tmp_path / "out" / "feedback" / "you").glob("*.html"))) == 6
+    clean = zip_folder(work, tmp_path / "handin.zip")
+    for junk in [".venv/lib/python3.11/site-packages/minitorch", "minitorch/__pycache__", "notebooks/.ipynb_checkpoints",
+                 "build/minitorch", ".git"]:
+        (work / junk).mkdir(parents=True)
+    (work / ".venv/lib/python3.11/site-packages/minitorch/__init__.py").write_text("raise SystemExit('wrong one')")
+    (work / "build/minitorch/__init__.py").write_text("raise SystemExit('wrong one')")
+    (work / "minitorch/__pycache__/ops_binary.cpython-311.pyc").write_bytes(b"\0" * 100)
+    whole = zip_folder(work, tmp_path / "whole.zip")
+    first, second = check(clean, tmp_path / "out1"), check(whole, tmp_path / "out2")
+    table = lambda text: text[text.index("Grades for"):text.index("Feedback:")]  # noqa: E731
+    assert "ignored" in table(second) and ".venv/" in table(second)
+    assert [line for line in table(first).splitlines() if "Task" in line or "Total" in line] == \
+        [line for line in table(second).splitlines() if "Task" in line or "Total" in line]
+    assert "stage 6 (06_training) ..." in first
+    assert "Task 2.3    5 / 6" in first and "sum the gradient over the broadcast axes" in first
+    assert (tmp_path / "out1" / "feedback.html").is_file()

@@ -37,7 +37,7 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
         if path.suffix in (".py", ".ipynb", ".md"):
             text = path.read_text()
             assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text, path
-            assert "grader.registry" not in text, path
+            assert "from grader" not in text and "import grader" not in text, path
             assert not [line for line in secret if line in text], path
 
 
