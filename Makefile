@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: lab test bench release bundle venv lock clean
+.PHONY: lab test test-fast bench release bundle venv lock clean
 
 # Root (a container) may only start JupyterLab with --allow-root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -29,6 +29,10 @@ lab: $(READY)
 
 test: $(READY)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Everything but the slow layer (a class graded twice, the browser, the bundle): under a minute.
+test-fast: $(READY)
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 bench: $(READY)
 	$(BIN)/python benchmarks/bench_mlp.py

@@ -23,6 +23,8 @@ if not os.path.exists(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 from playwright import sync_api as playwright  # noqa: E402
 
+pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
+
 
 def free_port() -> int:
     with socket.socket() as s:

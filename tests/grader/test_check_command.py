@@ -2,11 +2,16 @@
 (with its .venv, caches and checkpoints) it grades exactly what the clean hand-in zip
 grades, says what it ignored, shows progress and a table, and writes a feedback page."""
 
+import pytest
+
+
 import pathlib
 import shutil
 import subprocess
 import sys
 import zipfile
+
+pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -11,6 +11,8 @@ from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import POINTS, STAGES, TASKS
 
+pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
+
 SETTINGS = Settings()
 
 

@@ -20,7 +20,7 @@ from grader.isolation import landlock_abi
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FLAGS = ["--jobs", "2", "--call-seconds", "5", "--stage-seconds", "20"]
-pytestmark = pytest.mark.skipif(landlock_abi() < 1, reason="grading a hostile class needs Landlock")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(landlock_abi() < 1, reason="grading a hostile class needs Landlock")]
 
 
 def fingerprint(folder: pathlib.Path) -> dict:

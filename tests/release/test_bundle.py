@@ -44,6 +44,8 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
 RUN_NOTEBOOK = """
 import re, sys, nbformat, minitorch
 from nbclient import NotebookClient
+
+pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 assert minitorch.__file__.startswith(sys.argv[1]), minitorch.__file__
 nb = nbformat.read(sys.argv[1] + "/notebooks/01_chain_rule.ipynb", as_version=4)
 NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,

@@ -1,6 +1,9 @@
 """What the README's set-up promises a learner: ``import minitorch`` from notebooks/ finds
 the learner's package, and edits to it reach a running kernel (autoreload)."""
 
+import pytest
+
+
 import os
 import pathlib
 import subprocess
@@ -9,6 +12,8 @@ import textwrap
 
 import nbformat
 from nbclient import NotebookClient
+
+pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -46,6 +46,7 @@ def test_every_stage_has_a_source_notebook():
     assert [p.stem for p in release.source_notebooks()] == list(STAGES.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", release.source_notebooks(), ids=lambda p: p.stem)
 def test_source_notebook_runs_clean_against_the_reference(path, tmp_path):
     start = time.perf_counter()
@@ -62,6 +63,7 @@ def test_source_notebook_runs_clean_against_the_reference(path, tmp_path):
         assert len(accuracies) == 3 and min(accuracies) > 0.8 and accuracies[1:] > [0.95, 0.95]
 
 
+@pytest.mark.slow
 def test_source_notebooks_take_under_two_minutes_together():
     if len(SOURCE_SECONDS) < len(STAGES):
         pytest.skip("needs the source notebooks to have run first")
@@ -69,6 +71,7 @@ def test_source_notebooks_take_under_two_minutes_together():
     assert sum(SOURCE_SECONDS.values()) < 120
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.stem)
 def test_release_notebook_fails_only_at_stubs(path, tmp_path):
     notebook = execute(nbformat.read(path, as_version=4), [ROOT], tmp_path, True)
