@@ -137,10 +137,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a, b = ctx.saved
-        # Task 2.3: Maximum.backward
-        ### BEGIN SOLUTION
         return _split_by_winner(grad, a > b, a == b, a.shape, b.shape)
-        ### END SOLUTION
 
 
 class Minimum(Function):
@@ -155,19 +152,20 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a, b = ctx.saved
-        # Task 2.3: Minimum.backward
-        ### BEGIN SOLUTION
         return _split_by_winner(grad, a < b, a == b, a.shape, b.shape)
-        ### END SOLUTION
 
 
 def _split_by_winner(grad: np.ndarray, a_wins: np.ndarray, tie: np.ndarray,
                      a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """Route ``grad`` to whichever input was chosen; split it in half at a tie."""
+    """Route ``grad`` to whichever input was chosen (``a_wins`` where a was, neither where
+    they tie), split it in half at a tie, and sum each part back to its input's shape."""
+    # Task 2.3: _split_by_winner (Maximum.backward and Minimum.backward, given, call it)
+    ### BEGIN SOLUTION
     half = grad * tie * 0.5  # bool and Python float keep grad's dtype
     to_a = grad * a_wins + half
     to_b = grad - to_a  # where b won, or the other half of a tie
     return unbroadcast(to_a, a_shape), unbroadcast(to_b, b_shape)
+    ### END SOLUTION
 
 
 def add(a, b): return Add.apply(a, b)

@@ -46,10 +46,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
-        # Task 3.2: Sum.backward
-        ### BEGIN SOLUTION
         return np.broadcast_to(_with_reduced_axes(grad, ctx), ctx.shape)
-        ### END SOLUTION
 
 
 class Mean(Function):
@@ -61,11 +58,8 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
-        # Task 3.2: Mean.backward
-        ### BEGIN SOLUTION
         count = math.prod(ctx.shape[a] for a in ctx.axes)
         return np.broadcast_to(_with_reduced_axes(grad, ctx) / count, ctx.shape)
-        ### END SOLUTION
 
 
 class Max(Function):
@@ -78,10 +72,7 @@ class Max(Function):
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
         x, out = ctx.saved
-        # Task 3.3: Max.backward
-        ### BEGIN SOLUTION
         return _to_extremes(grad, x, out, ctx)
-        ### END SOLUTION
 
 
 class Min(Function):
@@ -94,16 +85,13 @@ class Min(Function):
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
         x, out = ctx.saved
-        # Task 3.3: Min.backward
-        ### BEGIN SOLUTION
         return _to_extremes(grad, x, out, ctx)
-        ### END SOLUTION
 
 
 def _with_reduced_axes(grad: np.ndarray, ctx: Context) -> np.ndarray:
     """``grad`` (the output's shape) with the reduced axes put back as size 1, so that it
     lines up with the input and broadcasts against it."""
-    # Task 3.2: _with_reduced_axes, used by Sum.backward and Mean.backward
+    # Task 3.2: _with_reduced_axes (Sum.backward and Mean.backward, given, call it)
     ### BEGIN SOLUTION
     return grad if ctx.keepdims else np.expand_dims(grad, ctx.axes)
     ### END SOLUTION
@@ -112,7 +100,7 @@ def _with_reduced_axes(grad: np.ndarray, ctx: Context) -> np.ndarray:
 def _to_extremes(grad: np.ndarray, x: np.ndarray, out: np.ndarray, ctx: Context) -> np.ndarray:
     """Send each output's gradient to the input elements equal to the extreme ``out``
     (saved with the reduced axes kept as size 1), shared equally among ties."""
-    # Task 3.3: _to_extremes, used by Max.backward and Min.backward
+    # Task 3.3: _to_extremes (Max.backward and Min.backward, given, call it)
     ### BEGIN SOLUTION
     if not ctx.keepdims:
         grad = np.expand_dims(grad, ctx.axes)

@@ -116,7 +116,9 @@ print("Task 2.2 passes the visible checks")
 # | `maximum(a, b)` | $g$ where $a > b$ | $g$ where $b > a$ |
 #
 # For `maximum` and `minimum`, at a tie ($a = b$) each side gets **half**, as in
-# PyTorch. For `pow`, where $b = 0$ the gradient for `a` is 0 (even at $a = 0$), and where
+# PyTorch. Their backward methods are given: both call `_split_by_winner(grad, a_wins,
+# tie, a_shape, b_shape)`, which is yours to write (route `grad` to the winner, half each
+# at a tie, then `unbroadcast`). For `pow`, where $b = 0$ the gradient for `a` is 0 (even at $a = 0$), and where
 # $a = 0$, $b \ge 0$ the gradient for `b` is 0; `ctx.needs_input_grad[1]` says whether
 # `b` needs a gradient at all (`x ** 2` passes a constant).
 #

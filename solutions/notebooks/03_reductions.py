@@ -86,7 +86,11 @@ plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_
                      ["x  (3, 4)", "x.sum(axis=1)", "upstream g, axis back", "gradient for x"]);
 
 # %% [markdown]
-# ## Your task 3.2: `Sum.backward`, `Mean.backward` and `_with_reduced_axes` in `minitorch/ops_reduce.py`
+# ## Your task 3.2: `_with_reduced_axes` in `minitorch/ops_reduce.py`
+#
+# `Sum.backward` and `Mean.backward` are given: each calls `_with_reduced_axes` to put the
+# reduced axes back into the upstream gradient as size 1, then broadcasts it to the
+# input's shape (Mean also divides by the count). That helper is your task.
 #
 # The forward turned `axis` (None, an int, a tuple, negatives allowed) into a sorted
 # tuple of non-negative axes, `ctx.axes`, and stored `ctx.keepdims` and the input's
@@ -125,7 +129,10 @@ share = winners / winners.sum(axis=1, keepdims=True)
 plotting.draw_values([x, x.max(axis=1, keepdims=True), share], ["x", "x.max(axis=1)", "gradient for x (g = 1)"]);
 
 # %% [markdown]
-# ## Your task 3.3: `Max.backward`, `Min.backward` and `_to_extremes` in `minitorch/ops_reduce.py`
+# ## Your task 3.3: `_to_extremes` in `minitorch/ops_reduce.py`
+#
+# `Max.backward` and `Min.backward` are given and both call `_to_extremes(grad, x, out, ctx)`,
+# your task: send each output's gradient to the input elements that equal the extreme.
 #
 # The forward saved `x` and the extremes `out` *with* the reduced axes kept (size 1), so
 # `x == out` marks the winners. Count them per reduced group, in the gradient's dtype

@@ -1,6 +1,6 @@
 """Helpers for testing the reference package against independent NumPy functions.
 
-The gradients come from ``grader.numeric``: central differences, which import nothing of
+The gradients come from ``grader.checks.numeric``: central differences, which import nothing of
 minitorch.
 """
 
@@ -10,7 +10,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from grader.numeric import numeric_vjp  # noqa: E402  (independent of minitorch)
+from grader.checks.numeric import numeric_vjp  # noqa: E402  (independent of minitorch)
 
 
 def check_against_numpy(mt, op: Callable, reference: Callable[..., np.ndarray],

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import minitorch as mt
-from grader.numeric import unbroadcast_by_loops
+from grader.checks.numeric import unbroadcast_by_loops
 from numeric import away_from, check_against_numpy
 
 pairs = mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3)

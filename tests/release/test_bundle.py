@@ -12,6 +12,7 @@ from grader import bundle
 from test_release import solution_lines
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,6 @@ RUN_NOTEBOOK = """
 import re, sys, nbformat, minitorch
 from nbclient import NotebookClient
 
-pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 assert minitorch.__file__.startswith(sys.argv[1]), minitorch.__file__
 nb = nbformat.read(sys.argv[1] + "/notebooks/01_chain_rule.ipynb", as_version=4)
 NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
