@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import minitorch as mt
-from numeric import check_against_numpy
+from numeric import check_against_numpy, numeric_vjp
 
 seeds = st.integers(0, 2**32 - 1)
 
@@ -221,3 +221,27 @@ def test_mse_loss(reduction):
                         [rng.standard_normal((4, 3)), rng.standard_normal((4, 3))], rng)
     with pytest.raises(ValueError, match=r"\(4, 1\).*\(4,\)"):
         mt.mse_loss(mt.Tensor(np.ones((4, 1))), mt.Tensor(np.ones(4)))
+
+
+@pytest.mark.task5_1
+def test_linear_on_a_sequence_and_transposed_views():
+    """A batch of sequences times a transposed 2-D weight (Linear on (B, T, d)), and
+    transposed views on either side, against central differences."""
+    rng = np.random.default_rng(5)
+    layer = mt.nn.Linear(4, 3)
+    x = mt.Tensor(rng.standard_normal((2, 5, 4)), requires_grad=True)
+    g = rng.standard_normal((2, 5, 3))
+    layer(x).backward(g)
+    w, b = layer.weight.data, layer.bias.data
+    assert np.allclose(x.grad, g @ w)
+    assert np.allclose(layer.weight.grad, np.einsum("btj,bti->ji", g, x.data))
+    assert np.allclose(layer.bias.grad, g.sum(axis=(0, 1)))
+    for a_shape, b_shape, swap in [((2, 3, 4), (5, 4), "b"), ((4, 3), (4, 2), "a"), ((3, 2), (3, 3), "ab")]:
+        a0, b0 = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+        a = a0.swapaxes(-1, -2) if "a" in swap else a0
+        bb = b0.swapaxes(-1, -2) if "b" in swap else b0
+        ta, tb = mt.Tensor(a, requires_grad=True), mt.Tensor(bb, requires_grad=True)
+        up = rng.standard_normal(np.matmul(a, bb).shape)
+        (ta @ tb).backward(up)
+        assert np.allclose(ta.grad, numeric_vjp(np.matmul, [a, bb], up, 0), atol=1e-6)
+        assert np.allclose(tb.grad, numeric_vjp(np.matmul, [a, bb], up, 1), atol=1e-6)
