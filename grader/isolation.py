@@ -92,9 +92,25 @@ class Cage:
                 with contextlib.suppress(OSError):
                     (freezer / "freezer.state").write_text("THAWED")
             time.sleep(0.01)
-        for pid in self.sessions:
+        _reap_orphans(set(self.sessions))
+
+
+def _reap_orphans(keep: set[int]) -> None:
+    """Collect the exit status of dead processes that were handed to this one (it is a
+    subreaper when grading a class), so that they do not linger as zombies; the
+    processes in ``keep`` are left to their own ``wait``."""
+    me = str(os.getpid())
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit() or int(entry) in keep:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] == b"Z" and fields[1].decode() == me:
             with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, os.WNOHANG)
+                os.waitpid(int(entry), os.WNOHANG)
 
     def close(self) -> None:
         self.sweep()
