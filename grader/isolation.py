@@ -94,6 +94,19 @@ class Cage:
             time.sleep(0.01)
         _reap_orphans(set(self.sessions))
 
+    def close(self) -> None:
+        self.sweep()
+        for group in self.groups:
+            for _ in range(100):
+                try:
+                    group.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.01)
+        if self.mounted:
+            _libc.umount2(str(self.scratch).encode(), 2)  # MNT_DETACH
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
 
 def _reap_orphans(keep: set[int]) -> None:
     """Collect the exit status of dead processes that were handed to this one (it is a
@@ -111,19 +124,6 @@ def _reap_orphans(keep: set[int]) -> None:
         if fields[0] == b"Z" and fields[1].decode() == me:
             with contextlib.suppress(ChildProcessError, OSError):
                 os.waitpid(int(entry), os.WNOHANG)
-
-    def close(self) -> None:
-        self.sweep()
-        for group in self.groups:
-            for _ in range(100):
-                try:
-                    group.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.01)
-        if self.mounted:
-            _libc.umount2(str(self.scratch).encode(), 2)  # MNT_DETACH
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def _mount_tmpfs(folder: pathlib.Path, size_mb: int) -> bool:
