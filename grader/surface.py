@@ -30,6 +30,10 @@ CALLS: dict[str, list[str]] = {
     "6.2": ["optim.SGD"],
     "6.3": ["optim.Adam"],
     "6.4": ["training.train_epoch"],
+    "7.1": ["ops_norm.LayerNorm"],
+    "7.2": ["nn.CausalSelfAttention"],
+    "7.3": ["nn.Block", "nn.GPT"],
+    "7.4": ["language.train", "nn.GPT.generate", "nn.Module", "nn.Parameter"],
 }
 ALWAYS = ["function.Context"]  # every rule is called with one
 

@@ -27,6 +27,10 @@ TASKS: dict[str, str] = {
     "6.2": "SGD",
     "6.3": "Adam",
     "6.4": "the training loop",
+    "7.1": "layer_norm's fused backward",
+    "7.2": "causal multi-head self-attention",
+    "7.3": "the Block and GPT modules",
+    "7.4": "the training step and sampling",
 }
 
 # task -> {part: points}. A part earns all of its points, half of them (the maths is right
@@ -55,6 +59,10 @@ PARTS: dict[str, dict[str, float]] = {
     "6.2": {"plain": 1, "momentum": 1, "weight decay": 1},
     "6.3": {"bias correction": 2, "weight decay": 1},
     "6.4": {"order of calls": 2, "batches and the mean": 1},
+    "7.1": {"gradient for x": 2, "gradients for weight and bias": 1},
+    "7.2": {"one head": 1, "several heads": 1, "causal": 1},
+    "7.3": {"Block": 1.5, "GPT": 1.5},
+    "7.4": {"training step": 1, "greedy sampling": 1, "temperature": 1},
 }
 
 POINTS: dict[str, float] = {t: sum(parts.values()) for t, parts in PARTS.items()}
@@ -62,7 +70,7 @@ POINTS: dict[str, float] = {t: sum(parts.values()) for t, parts in PARTS.items()
 # Which notebook (and nbgrader assignment) introduces each stage's tasks.
 STAGES: dict[str, str] = {
     "1": "01_chain_rule", "2": "02_broadcasting", "3": "03_reductions",
-    "4": "04_indexing", "5": "05_matmul_softmax", "6": "06_training",
+    "4": "04_indexing", "5": "05_matmul_softmax", "6": "06_training", "7": "07_gpt",
 }
 
 

@@ -38,7 +38,7 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
 
 
 def main(config_json: str) -> None:
-    from . import isolation, probes, probes_modules, wire  # noqa: F401  (probes register themselves)
+    from . import isolation, probes, probes_gpt, probes_modules, wire  # noqa: F401  (probes register themselves)
 
     config = json.loads(config_json)
     requests, answers = os.dup(0), os.dup(1)

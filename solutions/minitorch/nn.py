@@ -23,6 +23,11 @@ def manual_seed(seed: int) -> None:
     _rng = np.random.default_rng(seed)
 
 
+def _rng_normal(shape: tuple[int, ...]) -> np.ndarray:
+    """Draws from N(0, 1), from the generator ``manual_seed`` sets."""
+    return _rng.standard_normal(shape)
+
+
 class Parameter(Tensor):
     """A Tensor that is a trainable weight: it always requires a gradient."""
 
@@ -139,3 +144,7 @@ class MLP(Module):
     def __repr__(self) -> str:
         sizes = [self.layers[0].in_features] + [layer.out_features for layer in self.layers]
         return f"MLP({sizes}, activation={self.activation!r})"
+
+
+# The transformer's modules (stage 7) live in their own file; they are part of ``nn``.
+from .transformer import GPT, Block, CausalSelfAttention, Embedding, LayerNorm  # noqa: E402,F401

@@ -4,12 +4,16 @@ solutions written differently keep full marks."""
 
 import pytest
 from conftest import ROOT, write_package
-from variants import ALTERNATIVES, BUGGY
+import variants
+import variants_stage7
 
 from grader.checks import run_stage
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import POINTS, STAGES, TASKS
+
+BUGGY = variants.BUGGY + variants_stage7.BUGGY
+ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 

@@ -1,0 +1,115 @@
+"""Probes of stage 7: the learner's attention, blocks, GPT, training step and sampling,
+with weights the grader chose. Like ``probes.py``: observations only."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .probes import plain, probe
+
+
+def _load(mt, module, weights: dict) -> None:
+    """Set the parameters named in ``weights`` ("attn.query.weight": array, ...)."""
+    for name, value in weights.items():
+        owner = module
+        *path, last = name.split(".")
+        for part in path:
+            owner = owner[int(part)] if isinstance(owner, list) else getattr(owner, part)
+        getattr(owner, last).data = np.array(value)
+
+
+@probe
+def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> list:
+    attn = mt.nn.CausalSelfAttention(dim, heads)
+    _load(mt, attn, weights)
+    return [plain(np.asarray(attn(mt.Tensor(x)).data)) for x in xs]
+
+
+def _given_attention(self, x):
+    """A trusted causal attention (NumPy, forward only) in place of the learner's, so that
+    a bug of Task 7.2 is not charged again to the Block and GPT of Task 7.3."""
+    data = np.asarray(x.data)
+    B, T, D = data.shape
+    H, d = self.heads, D // self.heads
+    lin = lambda a, layer: a @ np.asarray(layer.weight.data).T + np.asarray(layer.bias.data)  # noqa: E731
+    q, k, v = (lin(data, layer).reshape(B, T, H, d).transpose(0, 2, 1, 3) for layer in (self.query, self.key, self.value))
+    scores = np.where(np.tril(np.ones((T, T), bool)), q @ k.transpose(0, 1, 3, 2) / np.sqrt(d), -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    return type(x)(lin((weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D), self.proj))
+
+
+class _attention_given:
+    def __init__(self, mt):
+        self.cls = mt.nn.CausalSelfAttention
+
+    def __enter__(self):
+        self.saved, self.cls.forward = self.cls.forward, _given_attention
+
+    def __exit__(self, *exc):
+        self.cls.forward = self.saved
+
+
+@probe
+def block(mt, dim: int, heads: int, weights: dict, x: np.ndarray) -> dict:
+    b = mt.nn.Block(dim, heads)
+    _load(mt, b, weights)
+    with _attention_given(mt):
+        return {"out": plain(np.asarray(b(mt.Tensor(x)).data)), "count": len(list(b.parameters()))}
+
+
+@probe
+def gpt(mt, sizes: dict, weights: dict, idx: list) -> dict:
+    model = mt.nn.GPT(**sizes)
+    _load(mt, model, weights)
+    with _attention_given(mt):
+        return {"out": [plain(np.asarray(model(i).data)) for i in idx], "count": len(list(model.parameters())),
+                "numbers": int(sum(np.asarray(p.data).size for p in model.parameters()))}
+
+
+class _FixedLogits:
+    """A stand-in model: the same logits at every position; records the widths it saw."""
+
+    def __init__(self, mt, logits: np.ndarray, block_size: int) -> None:
+        self.mt, self.logits, self.block_size, self.widths = mt, logits, block_size, []
+
+    def __call__(self, idx):
+        idx = np.asarray(getattr(idx, "data", idx))
+        self.widths.append(int(idx.shape[1]))
+        return self.mt.Tensor(np.broadcast_to(self.logits, (*idx.shape, len(self.logits))).copy())
+
+
+@probe
+def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, seed: int, block_size: int) -> dict:
+    stand_in = _FixedLogits(mt, logits, block_size)
+    start = np.zeros((rows, 2), dtype=np.int64)
+    out = mt.nn.GPT.generate(stand_in, start, steps, temperature=temperature, rng=np.random.default_rng(seed))
+    return {"out": plain(np.asarray(out)), "widths": stand_in.widths}
+
+
+@probe
+def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
+    """The learner's ``language.train`` with a stand-in model and optimizer that record calls."""
+    calls, seen = [], []
+
+    class Model(mt.nn.Module):
+        def __init__(self):
+            self.w = mt.nn.Parameter(np.zeros((1, 1, 5)))
+
+        def forward(self, x):
+            calls.append("forward")
+            seen.append(np.asarray(getattr(x, "data", x)).shape)
+            return mt.Tensor(np.zeros((*np.asarray(getattr(x, "data", x)).shape, 5))) + self.w
+
+    class Optimizer:
+        def zero_grad(self):
+            calls.append("zero_grad")
+
+        def step(self):
+            calls.append("step")
+
+    model = Model()
+    stream = np.arange(200) % 5
+    losses = mt.language.train(model, Optimizer(), stream, steps, block_size, batch_size, np.random.default_rng(0))
+    return {"calls": calls, "shapes": [list(s) for s in seen], "losses": plain([float(v) for v in losses]),
+            "grad": plain(None if model.w.grad is None else np.asarray(model.w.grad))}
