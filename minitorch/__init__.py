@@ -7,11 +7,12 @@
 
 Stage 1 (Scalar, the engine), stage 2 (broadcasting), stage 3 (unary ops, reductions),
 stage 4 (shapes, indexing), stage 5 (matmul, GELU, softmax, cross-entropy) and stage 6
-(nn, optim, training) each add a layer; ``methods`` attaches the operations to Tensor.
+(nn, optim, training) and stage 7 (layer_norm, where, the transformer and language
+modules) each add a layer; ``methods`` attaches the operations to Tensor.
 """
 
 from . import methods as _methods  # noqa: F401  (attaches operators to Tensor)
-from . import datasets, nn, optim, plotting, training
+from . import datasets, language, nn, optim, plotting, training, transformer
 from .autodiff import backpropagate, topological_order
 from .function import Context, Function, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck
@@ -22,6 +23,8 @@ from .ops_activation import gelu
 from .ops_binary import add, div, maximum, minimum, mul, pow, sub
 from .ops_index import cat, getitem, stack
 from .ops_linalg import matmul
+from .ops_norm import layer_norm
+from .ops_select import where
 from .ops_reduce import max, mean, min, sum
 from .ops_shape import broadcast_to, flatten, reshape, squeeze, transpose, unsqueeze
 from .ops_softmax import log_softmax, logsumexp, softmax
@@ -29,6 +32,11 @@ from .ops_unary import abs, cos, exp, log, neg, relu, sigmoid, sin, sqrt, tanh
 from .scalar import Scalar
 from .shapes import broadcast_shapes, unbroadcast
 from .tensor import Tensor
+
+# The transformer's modules (stage 7) live in their own file, a layer above nn (they are
+# built from it); they are part of the ``nn`` namespace, as in PyTorch.
+for _name in ("Embedding", "LayerNorm", "CausalSelfAttention", "Block", "GPT"):
+    setattr(nn, _name, getattr(transformer, _name))
 
 __all__ = [
     "Scalar", "central_difference", "topological_order", "backpropagate",
@@ -39,6 +47,6 @@ __all__ = [
     "sum", "mean", "max", "min",
     "reshape", "transpose", "broadcast_to", "squeeze", "unsqueeze", "flatten",
     "getitem", "cat", "stack", "matmul", "gelu", "logsumexp", "log_softmax", "softmax",
-    "cross_entropy", "mse_loss", "gradcheck", "GradcheckError", "manual_seed",
-    "nn", "optim", "training", "datasets", "plotting",
+    "cross_entropy", "mse_loss", "gradcheck", "GradcheckError", "manual_seed", "where", "layer_norm",
+    "nn", "optim", "training", "datasets", "plotting", "language",
 ]

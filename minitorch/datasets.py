@@ -1,4 +1,4 @@
-"""Small data sets that need no download: two generated ones and one real one.
+"""Small data sets that need no download: two generated ones, one real one, and a list of names.
 
 Each returns ``(x, y)``: ``x`` float64 of shape (N, features), ``y`` int64 class indices.
 """
@@ -42,6 +42,16 @@ def load_digits():
     with gzip.open(path, "rt") as file:
         table = np.loadtxt(file, delimiter=",")
     return table[:, :-1], table[:, -1].astype(np.int64)
+
+
+def names() -> list[str]:
+    """About 32,000 lowercase first names, one per line in the shipped list (see
+    data/README.md): the data of the stage-7 GPT."""
+    path = DATA / "names.txt.gz"
+    if not path.exists():
+        raise FileNotFoundError(f"the names list is missing: expected {path}")
+    with gzip.open(path, "rt", encoding="utf-8") as file:
+        return [line.strip() for line in file if line.strip()]
 
 
 def train_val_split(x: np.ndarray, y: np.ndarray, val_fraction: float = 0.2, seed: int = 0):

@@ -23,6 +23,11 @@ def manual_seed(seed: int) -> None:
     _rng = np.random.default_rng(seed)
 
 
+def _rng_normal(shape: tuple[int, ...]) -> np.ndarray:
+    """Draws from N(0, 1), from the generator ``manual_seed`` sets."""
+    return _rng.standard_normal(shape)
+
+
 class Parameter(Tensor):
     """A Tensor that is a trainable weight: it always requires a gradient."""
 

@@ -12,7 +12,7 @@ modules) each add a layer; ``methods`` attaches the operations to Tensor.
 """
 
 from . import methods as _methods  # noqa: F401  (attaches operators to Tensor)
-from . import datasets, language, nn, optim, plotting, training
+from . import datasets, language, nn, optim, plotting, training, transformer
 from .autodiff import backpropagate, topological_order
 from .function import Context, Function, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck
@@ -32,6 +32,11 @@ from .ops_unary import abs, cos, exp, log, neg, relu, sigmoid, sin, sqrt, tanh
 from .scalar import Scalar
 from .shapes import broadcast_shapes, unbroadcast
 from .tensor import Tensor
+
+# The transformer's modules (stage 7) live in their own file, a layer above nn (they are
+# built from it); they are part of the ``nn`` namespace, as in PyTorch.
+for _name in ("Embedding", "LayerNorm", "CausalSelfAttention", "Block", "GPT"):
+    setattr(nn, _name, getattr(transformer, _name))
 
 __all__ = [
     "Scalar", "central_difference", "topological_order", "backpropagate",

@@ -144,7 +144,3 @@ class MLP(Module):
     def __repr__(self) -> str:
         sizes = [self.layers[0].in_features] + [layer.out_features for layer in self.layers]
         return f"MLP({sizes}, activation={self.activation!r})"
-
-
-# The transformer's modules (stage 7) live in their own file; they are part of ``nn``.
-from .transformer import GPT, Block, CausalSelfAttention, Embedding, LayerNorm  # noqa: E402,F401

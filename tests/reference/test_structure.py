@@ -14,10 +14,10 @@ LAYERS = [
     {"scalar", "tensor"},
     {"function"},
     {"gradcheck", "ops_activation", "ops_binary", "ops_index", "ops_linalg", "ops_reduce",
-     "ops_shape", "ops_softmax", "ops_unary"},
+     "ops_shape", "ops_softmax", "ops_unary", "ops_norm", "ops_select"},
     {"losses", "methods", "nn"},
-    {"optim"},
-    {"training"},
+    {"optim", "transformer"},
+    {"training", "language"},
     {"__init__"},
 ]
 RANK = {name: rank for rank, names in enumerate(LAYERS) for name in names}

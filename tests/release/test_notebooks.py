@@ -18,8 +18,12 @@ TASK_ERROR = re.compile(r"NotImplementedError: Task (\d+\.\d+): ")
 SOURCE_SECONDS: dict[str, float] = {}
 
 
+GPT_TEST_STEPS = "300"  # notebook 07 trains for 300 steps here; benchmarks/bench_gpt.py times the full run
+
+
 def execute(notebook, pythonpath: list[pathlib.Path], cwd: pathlib.Path, allow_errors: bool):
     os.environ["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
+    os.environ["MINITORCH_GPT_STEPS"] = GPT_TEST_STEPS
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     client = NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=allow_errors,
                             resources={"metadata": {"path": str(cwd)}})
@@ -36,6 +40,7 @@ def errors(notebook):
 def restore_pythonpath():
     saved = os.environ.get("PYTHONPATH")
     yield
+    os.environ.pop("MINITORCH_GPT_STEPS", None)
     if saved is None:
         os.environ.pop("PYTHONPATH", None)
     else:
@@ -61,6 +66,9 @@ def test_source_notebook_runs_clean_against_the_reference(path, tmp_path):
         print(printed)
         # chance is 1/3 on the spirals and 1/10 on the digits
         assert len(accuracies) == 3 and min(accuracies) > 0.8 and accuracies[1:] > [0.95, 0.95]
+    if path.stem == "07_gpt":  # even a short run must beat guessing (ln 27 = 3.30) by far
+        losses = [float(v) for v in re.findall(r"validation loss (\d\.\d+) nats", printed)]
+        assert len(losses) == 1 and losses[0] < 2.6, printed[-2000:]
 
 
 @pytest.mark.slow
@@ -88,7 +96,9 @@ def test_release_notebook_fails_only_at_stubs(path, tmp_path):
         if grade_id.endswith("_visible"):
             task = grade_id[4:-8].replace("_", ".")
             assert index in failed, f"the check of Task {task} passes against a stub"
-            assert key(failed[index]) <= key(task) and failed[index].split(".")[0] == task.split(".")[0]
+            assert key(failed[index]) <= key(task)
+            if task.split(".")[0] != "7":  # the capstone's checks build on every earlier stage
+                assert failed[index].split(".")[0] == task.split(".")[0]
 
 
 @pytest.mark.parametrize("path", release.source_notebooks(), ids=lambda p: p.stem)

@@ -1,0 +1,48 @@
+"""Layer normalisation: ``layer_norm(x, weight, bias)``, one Function with a fused backward.
+
+Over the last axis (size D) of x: mu = mean(x), var = mean((x - mu)**2) (biased, as
+PyTorch), xhat = (x - mu) / sqrt(var + eps), out = xhat * weight + bias. ``weight`` and
+``bias`` have shape (D,) and are broadcast over every other axis.
+
+=========  ==================================  ==============================================
+op         forward saves                       backward returns (Task 7.1)
+=========  ==================================  ==============================================
+LayerNorm  xhat, 1 / sqrt(var + eps), weight   d/dx (through the mean and the variance too),
+                                               d/dweight, d/dbias (summed over all but the
+                                               last axis)
+=========  ==================================  ==============================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .function import Context, Function
+from .tensor import Tensor
+
+
+class LayerNorm(Function):
+    """out = (x - mean) / sqrt(var + eps) * weight + bias, over the last axis."""
+
+    @staticmethod
+    def forward(ctx: Context, x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+        if weight.shape != x.shape[-1:] or bias.shape != x.shape[-1:]:
+            raise ValueError(f"layer_norm: weight {weight.shape} and bias {bias.shape} must have the shape of the "
+                             f"last axis of x, {x.shape[-1:]}")
+        centred = x - x.mean(axis=-1, keepdims=True)
+        rstd = 1.0 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)
+        xhat = centred * rstd
+        ctx.save_for_backward(xhat, rstd, weight)
+        return xhat * weight + bias
+
+    @staticmethod
+    def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        xhat, rstd, weight = ctx.saved
+        # Task 7.1: LayerNorm.backward
+        raise NotImplementedError("Task 7.1: LayerNorm.backward")
+
+
+def layer_norm(x: Any, weight: Any, bias: Any, eps: float = 1e-5) -> Tensor:
+    return LayerNorm.apply(x, weight, bias, eps=eps)

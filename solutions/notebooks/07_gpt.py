@@ -1,0 +1,278 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 7 · A GPT of your own
+#
+# The capstone. Everything you built, the engine, broadcasting, reductions, indexing,
+# matmul, softmax, cross-entropy, modules and Adam, now trains a small transformer that
+# makes up names, one character at a time, on your own minitorch.
+#
+# **You will:** derive and write the fused backward of layer normalisation (7.1); build
+# causal multi-head self-attention from your own operations (7.2); assemble the
+# pre-norm residual `Block` and the `GPT` around it (7.3); write the training step and
+# sampling with a temperature (7.4); then train the model for about two minutes and read
+# what it invents.
+#
+# **Time:** about 2 to 3 hours, plus a few minutes of training.
+
+# %%
+# %load_ext autoreload
+# %autoreload 2
+import math
+import os
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+import minitorch as mt
+from minitorch import datasets, language, nn, optim
+
+# %% [markdown]
+# ## The data: names, as a stream of characters
+#
+# `mt.datasets.names()` is a list of about 32,000 first names. Each character becomes a
+# token id, and a special token `.` marks the end of a name; the names are joined into one
+# long stream. The model's job: from the tokens so far, predict the next one.
+
+# %% tags=["not-graded"]
+names = datasets.names()
+vocab = language.vocabulary(names)
+train_names, val_names = language.split(names)
+train_stream = language.encode(train_names, vocab)
+val_stream = language.encode(val_names, vocab)
+print(len(names), "names, for example", names[:6])
+print("vocabulary of", len(vocab), "tokens:", "".join(vocab))
+print("the stream starts", train_stream[:16], "=", repr("".join(vocab[t] for t in train_stream[:16])))
+
+# %% [markdown]
+# Guessing uniformly among the 27 tokens would cost $\ln 27 \approx 3.30$ nats per
+# character; that is the number to beat.
+#
+# ## Two worked examples: `where` and `Embedding`
+#
+# `mt.where(condition, a, b)` (in `minitorch/ops_select.py`) picks `a` where the condition
+# holds and `b` elsewhere; its backward sends the gradient to whichever input was picked,
+# then sums each part back to its input's shape with `unbroadcast`, as every broadcasting
+# op does. Attention uses it to hide the future.
+#
+# `nn.Embedding(num, dim)` (in `minitorch/transformer.py`) is a table of `num` vectors;
+# `emb(idx)` is just `weight[idx]`, so its backward is your indexing backward from stage 4:
+# a token that appears twice in a batch collects both gradients.
+
+# %% tags=["not-graded", "raises-exception"]
+x = mt.Tensor([1.0, -2.0, 3.0], requires_grad=True)
+y = mt.where(np.array([True, False, True]), x, 0.0)
+y.backward(np.array([10.0, 20.0, 30.0]))
+print("where:", y.data, "gradient:", x.grad)
+emb = nn.Embedding(5, 2)
+out = emb(np.array([[1, 1, 4]]))
+out.backward(np.ones((1, 3, 2)))
+print("embedding output", out.shape, "; rows 1 and 4 get gradient", emb.weight.grad[[1, 4], 0])
+
+# %% [markdown]
+# ## Your task 7.1: the backward of `LayerNorm` in `minitorch/ops_norm.py`
+#
+# Layer normalisation rescales each vector (the last axis, $D$ numbers) to mean 0 and
+# variance 1, then applies a learned scale $w$ and shift $b$:
+#
+# $$\mu = \tfrac1D\textstyle\sum_i x_i,\quad \sigma^2 = \tfrac1D\sum_i (x_i-\mu)^2,\quad
+# \hat x_i = (x_i-\mu)\,r \text{ with } r = (\sigma^2+\epsilon)^{-1/2},\quad y_i = w_i \hat x_i + b_i.$$
+#
+# The forward saves $\hat x$, $r$ and $w$. Let $g = \partial L/\partial y$ (the upstream
+# gradient) for one vector.
+#
+# 1. **Shift and scale.** $y_i = w_i\hat x_i + b_i$, and $w$, $b$ are shared by every
+#    vector of the batch, so $\partial L/\partial b = \sum g$ and
+#    $\partial L/\partial w = \sum g\,\hat x$, summed over every axis but the last.
+# 2. **Into $\hat x$.** $\partial L/\partial \hat x_i = g_i w_i$; call it $h_i$.
+# 3. **Through the mean and the variance.** $\hat x$ depends on every $x_j$: directly,
+#    through $\mu$, and through $r$. With $\partial \mu/\partial x_j = 1/D$ and
+#    $\partial r/\partial x_j = -r^3 (x_j - \mu)/D = -r^2 \hat x_j / D$ (the $\sum_i(x_i-\mu)$
+#    term from differentiating $\mu$ inside $\sigma^2$ is zero),
+#    $$\frac{\partial \hat x_i}{\partial x_j} = r\Big(\delta_{ij} - \frac1D\Big) - \frac{r}{D}\,\hat x_i \hat x_j.$$
+# 4. **Sum over $i$.** $\partial L/\partial x_j = \sum_i h_i\,\partial\hat x_i/\partial x_j$
+#    $= r\big(h_j - \overline{h} - \hat x_j\,\overline{h\hat x}\big)$, where the bars are means
+#    over the last axis.
+#
+# Forget step 3's middle term and you get $r(h_j - \bar h)$: right for the mean's path,
+# wrong for the variance's. The hidden tests compare all three gradients with central
+# differences, float32 included.
+
+# %% nbgrader={"grade": false, "grade_id": "task7_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# Check Task 7.1: a layer norm of your own against central differences
+rng = np.random.default_rng(0)
+check_x = mt.Tensor(rng.standard_normal((3, 5)), requires_grad=True)
+check_w = mt.Tensor(rng.standard_normal(5), requires_grad=True)
+check_b = mt.Tensor(rng.standard_normal(5), requires_grad=True)
+assert mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])
+print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)")
+
+# %% nbgrader={"grade": true, "grade_id": "task7_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 7.1 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
+
+# %% [markdown]
+# ## Your task 7.2: `CausalSelfAttention.forward` in `minitorch/transformer.py`
+#
+# Each position asks a question (its *query*), offers a description (its *key*) and a
+# message (its *value*), all three linear maps of its vector. Position $t$ reads the
+# messages of positions $0..t$, weighted by how well their keys match its query:
+#
+# 1. `q`, `k`, `v` = the three projections of `x` (B, T, D), each split into H heads of
+#    d = D / H features: reshape to (B, T, H, d) and transpose to (B, H, T, d).
+# 2. scores = q @ kᵀ / √d: (B, H, T, T). Without the √d, scores grow with d and the
+#    softmax saturates.
+# 3. The causal mask: where key position > query position, replace the score by a large
+#    negative number with `mt.where` (`np.tril` makes the mask), so the softmax gives
+#    those positions weight 0. Position t must never see the future: that would be
+#    cheating at predicting it.
+# 4. softmax over the last axis, then `weights @ v`: (B, H, T, d).
+# 5. Merge the heads back, transpose then reshape to (B, T, D), and apply `proj`.
+#
+# Keep the weights in `self.last_attention` (its `.data`) for the pictures below. The
+# backward needs nothing new: every op here already has yours.
+
+# %% nbgrader={"grade": false, "grade_id": "task7_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# Check Task 7.2: shapes, causality, and attention weights that sum to 1
+mt.manual_seed(0)
+check_attn = nn.CausalSelfAttention(8, 2)
+check_in = np.random.default_rng(1).standard_normal((2, 5, 8))
+check_out = check_attn(mt.Tensor(check_in))
+assert check_out.shape == (2, 5, 8)
+assert np.allclose(check_attn.last_attention.sum(-1), 1) and np.allclose(np.triu(check_attn.last_attention[0, 0], 1), 0)
+changed = check_in.copy()
+changed[:, 3:] += 1.0
+assert np.allclose(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3]), "a position sees the future"
+print("Task 7.2 passes the visible checks")
+
+# %% nbgrader={"grade": true, "grade_id": "task7_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 7.2 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
+
+# %% [markdown]
+# ## Your task 7.3: `Block.forward` and `GPT.forward` in `minitorch/transformer.py`
+#
+# A `Block` is *pre-norm* and *residual*: `x + attn(ln1(x))`, then `x + mlp(ln2(x))`, where
+# the MLP is `down(gelu(up(h)))`, four times wider in the middle. The residual sums give
+# the gradient a straight path through every block.
+#
+# `GPT.forward(idx)` looks up the token embeddings of `idx` (B, T) and adds the position
+# embeddings of 0..T-1 (broadcast over the batch), runs the blocks in order, then the
+# final `ln_f` and the `head`, giving logits (B, T, V): one score per next token.
+
+# %% nbgrader={"grade": false, "grade_id": "task7_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# Check Task 7.3: shapes and parameter counts
+mt.manual_seed(0)
+check_model = nn.GPT(vocab_size=27, block_size=8, dim=16, heads=2, layers=2)
+check_logits = check_model(np.zeros((3, 8), dtype=np.int64))
+assert check_logits.shape == (3, 8, 27), check_logits.shape
+numbers = sum(p.data.size for p in check_model.parameters())
+per_block = 2 * 2 * 16 + 4 * (16 * 16 + 16) + (16 * 64 + 64) + (64 * 16 + 16)
+assert numbers == 27 * 16 + 8 * 16 + 2 * per_block + 2 * 16 + 16 * 27 + 27, numbers
+print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
+
+# %% nbgrader={"grade": true, "grade_id": "task7_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 7.3 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
+
+# %% [markdown]
+# ## Your task 7.4: the training step in `minitorch/language.py` and sampling in `GPT.generate`
+#
+# `language.train` draws random windows of the stream (`x`, and `y` the same windows one
+# token later) and, for each step: `zero_grad`, the loss `language.loss_on(model, x, y)`
+# (the cross-entropy of every position's prediction), `backward`, `step`.
+#
+# `GPT.generate` extends each row by one token at a time, from the logits of the last
+# position: divide them by the temperature, softmax, and draw with `rng.choice`.
+# Temperature 1 samples the model's own distribution; below 1 sharpens it (safer, more
+# repetitive names), above 1 flattens it (wilder ones); temperature 0 means "always the
+# most likely token" (argmax, no randomness).
+
+# %% nbgrader={"grade": false, "grade_id": "task7_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
+# Check Task 7.4: a few training steps lower the loss; temperature 0 is greedy
+mt.manual_seed(0)
+check_model = nn.GPT(vocab_size=len(vocab), block_size=8, dim=16, heads=2, layers=1)
+check_losses = language.train(check_model, optim.Adam(check_model.parameters(), lr=1e-2), train_stream, 30, 8, 16,
+                              np.random.default_rng(0))
+assert len(check_losses) == 30 and np.mean(check_losses[-5:]) < np.mean(check_losses[:5]), check_losses
+greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=0)
+assert greedy.shape == (2, 6) and np.array_equal(greedy[0], greedy[1])
+print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
+
+# %% nbgrader={"grade": true, "grade_id": "task7_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
+# Task 7.4 is worth 3 points. The autograder checks your package itself, outside this
+# notebook, part by part (each op or case earns its share): nothing to run here.
+
+# %% [markdown]
+# ## Training
+#
+# The model: 2 blocks of width 64 with 4 heads, reading up to 16 characters at a time,
+# about 105,000 numbers to learn. First, what it writes before any training: noise, at
+# either temperature.
+
+# %% tags=["not-graded", "raises-exception"]
+BLOCK, STEPS = 16, int(os.environ.get("MINITORCH_GPT_STEPS", "2000"))
+mt.manual_seed(1)
+model = nn.GPT(vocab_size=len(vocab), block_size=BLOCK, dim=64, heads=4, layers=2)
+optimizer = optim.Adam(model.parameters(), lr=6e-3)
+start = np.zeros((8, 1), dtype=np.int64)  # every name starts after an end token
+for t in (0.5, 1.0):
+    made = language.decode(model.generate(start, 12, t, np.random.default_rng(0)).ravel(), vocab)
+    print(f"before training, temperature {t}:", made[:8])
+
+rng = np.random.default_rng(0)
+train_curve, val_curve, began = [], [], time.perf_counter()
+for chunk in range(STEPS // 200):
+    train_curve += language.train(model, optimizer, train_stream, 200, BLOCK, 32, rng)
+    val_curve.append((len(train_curve), language.evaluate(model, val_stream, BLOCK)))
+seconds = time.perf_counter() - began
+print(f"{STEPS} steps in {seconds:.0f} s; validation loss {val_curve[-1][1]:.3f} nats per character")
+
+fig, ax = plt.subplots(figsize=(7, 3.2), layout="constrained")
+smooth = np.convolve(train_curve, np.ones(50) / 50, mode="valid")
+ax.plot(np.arange(len(smooth)) + 50, smooth, label="training (mean of 50 steps)")
+ax.plot(*zip(*val_curve), "o-", label="validation")
+ax.axhline(math.log(len(vocab)), color="gray", ls=":", label="uniform guess (ln 27)")
+ax.set_xlabel("step")
+ax.set_ylabel("cross-entropy (nats per character)")
+ax.legend()
+ax.set_title("the GPT learns names");
+
+# %% [markdown]
+# The loss falls from about $\ln 27 \approx 3.3$ to near 2 nats per character, and the
+# validation loss (names the model never trained on) follows the training loss: it
+# learned how names are made, not the list by heart. Now its inventions:
+
+# %% tags=["not-graded", "raises-exception"]
+if "model" not in globals():  # the training cell stopped at an unfinished task: stop at it here too
+    model = nn.GPT(vocab_size=len(vocab), block_size=16)
+for t in (0.5, 1.0):
+    made = language.decode(model.generate(np.zeros((12, 1), dtype=np.int64), 14, t, np.random.default_rng(1)).ravel(), vocab)
+    print(f"after training, temperature {t}:", made[:10])
+
+# %% [markdown]
+# At temperature 0.5 the names are common-looking and safe; at 1.0 more varied and now
+# and then odd. Finally, where each head looks: each row is a position reading the
+# earlier ones, so everything above the diagonal is 0, the causal mask at work.
+
+# %% tags=["not-graded", "raises-exception"]
+if "model" not in globals():  # as above: stop at the unfinished task
+    model = nn.GPT(vocab_size=len(vocab), block_size=16)
+word = "." + "isabella"
+model(np.array([[vocab.index(c) for c in word]]))
+weights = model.blocks[0].attn.last_attention[0]
+fig, axes = plt.subplots(1, weights.shape[0], figsize=(11, 3), layout="constrained")
+for h, ax in enumerate(axes):
+    ax.imshow(weights[h], cmap="viridis", vmin=0, vmax=1)
+    ax.set_title(f"block 1, head {h + 1}")
+    ax.set_xticks(range(len(word)), list(word))
+    ax.set_yticks(range(len(word)), list(word))
+    ax.set_xlabel("reads position")
+axes[0].set_ylabel("position");
