@@ -129,6 +129,7 @@ class LearnerProcess:
 
     def _end(self) -> None:
         if self.process is not None:
+            self.process.kill()  # at once, even if the cage below could not sweep
             for stream in (self.process.stdin, self.process.stdout):
                 try:
                     stream.close()
