@@ -1,5 +1,5 @@
 # Two commands do all the set-up on a fresh machine:
-#   make lab    open the notebooks in JupyterLab
+#   make lab    open the course in JupyterLab (notebooks/ and minitorch/ side by side)
 #   make test   run every test
 # Both create the virtual environment in .venv/ on first use.
 
@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: lab test test-fast bench release bundle venv lock clean
+.PHONY: lab progress handin test test-fast bench release bundle venv lock clean
 
 # Root (a container) may only start JupyterLab with --allow-root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -24,8 +24,17 @@ $(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json
 
 venv: $(READY)
 
+# Lab's file browser shows the whole course: notebooks/ and the package minitorch/.
 lab: $(READY)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT)
+	$(BIN)/jupyter lab --ServerApp.root_dir=. $(ALLOW_ROOT) notebooks/01_chain_rule.ipynb
+
+# Every visible check against your package, as a table (no hidden tests).
+progress: $(READY)
+	$(BIN)/python -m minitorch.progress
+
+# The zip to hand in: minitorch/ and notebooks/, nothing else.
+handin: $(READY)
+	$(BIN)/python -m minitorch.handin
 
 test: $(READY)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -53,6 +62,12 @@ lock:
 	head -n 2 requirements.lock > build/requirements.lock
 	build/lock-venv/bin/python -m pip freeze --all --exclude pip >> build/requirements.lock
 	mv build/requirements.lock requirements.lock
+	# The learner's own, leaner environment (the bundle ships it): only what the notebooks need.
+	rm -rf build/learner-venv && $(PYTHON) -m venv build/learner-venv
+	build/learner-venv/bin/python -m pip install --quiet -c requirements.lock numpy scipy matplotlib jupyterlab ipykernel
+	head -n 2 requirements-learner.lock > build/requirements-learner.lock
+	build/learner-venv/bin/python -m pip freeze --all --exclude pip >> build/requirements-learner.lock
+	mv build/requirements-learner.lock requirements-learner.lock
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -1,8 +1,10 @@
 """The learner bundle: the zip an instructor hands out.
 
-It holds the release (``notebooks/``, ``minitorch/``), the pinned environment
-(``environment.yml``, ``requirements.lock``, ``pyproject.toml``), a Makefile with the one
-set-up command and a README for learners; never ``solutions/``, the grader or hidden tests.
+It holds the release (``notebooks/``, ``minitorch/``), the learner's own pinned
+environment (``requirements-learner.lock`` shipped as ``requirements.lock``, with an
+``environment.yml`` and a ``pyproject.toml`` that list only what a learner needs: no
+nbgrader, test or browser tooling), a Makefile (``lab``, ``progress``, ``handin``) and a
+README for learners; never ``solutions/``, the grader or hidden tests.
 """
 
 from __future__ import annotations
@@ -12,40 +14,99 @@ import zipfile
 
 from .release import ROOT
 
-ENTRIES = ["notebooks", "minitorch", "environment.yml", "requirements.lock", "pyproject.toml",
-           "etc/jupyterlab-overrides.json"]
+ENTRIES = ["notebooks", "minitorch", "etc/jupyterlab-overrides.json"]
 SKIP = {"__pycache__", ".ipynb_checkpoints"}
+LEARNER_LOCK = ROOT / "requirements-learner.lock"
 
 README = """# minitorch: build autograd yourself
 
-Six notebooks take you from the chain rule on single numbers to training neural
-networks. You write the code in the package `minitorch/`; the notebooks explain, draw,
-and check your work.
+Seven notebooks take you from the chain rule on single numbers to training a small GPT
+that makes up names. You write the code in the package `minitorch/`; the notebooks
+explain, draw, and check your work.
 
-## Set up (once), then open the notebooks
+## Start
 
 With Python 3.11 to 3.13 and `make`:
 
     make lab
 
-This creates a virtual environment in `.venv/`, installs the pinned packages and your
-package in editable mode, and opens JupyterLab on `notebooks/`. Without `make`:
+The first time, this creates a virtual environment in `.venv/` and installs the pinned
+packages and your package (a minute or two). Then JupyterLab opens on the course
+folder: its file browser shows `notebooks/` and `minitorch/` side by side. Work through
+`notebooks/01_chain_rule.ipynb` to `07_gpt.ipynb` in order.
+
+## How to work
+
+Each "Your task X.Y" section of a notebook names a file and a function in `minitorch/`.
+Open that file from JupyterLab's file browser (double-click `minitorch/`, then the file),
+fill in the function where it says `raise NotImplementedError("Task X.Y: ...")`, save
+(Ctrl+S, or Cmd+S on a Mac), and re-run the check cell below the section. Your edits
+reach the running notebook without restarting the kernel. An error
+`NotImplementedError: Task X.Y: ...` means that stub is still empty; a check that needs
+an earlier task says which one.
+
+The check cells in the notebooks are *visible checks*: quick tests of the main cases.
+Your grade comes from hidden tests, run by your instructor on your package, that check
+many more cases, part by part. Passing the visible checks is a good sign, not a grade.
+
+## Your progress
+
+    make progress
+
+runs every visible check of every notebook against your package and prints a table:
+each task, its points, and whether it is done, not started, or failing (with why). From
+any notebook cell: `from minitorch.progress import show; show()`.
+
+## Hand in
+
+    make handin
+
+writes `handin.zip`: your `minitorch/` package and your `notebooks/`, nothing else.
+Upload that file as your instructor asks. Only your package is graded; your notebooks
+travel with it.
+
+## Without make (Windows, or a machine without make)
+
+macOS and Linux:
 
     python3 -m venv .venv
     .venv/bin/pip install -r requirements.lock
     .venv/bin/pip install --no-deps --no-build-isolation -e .
-    .venv/bin/jupyter lab --notebook-dir=notebooks
+    .venv/bin/jupyter lab --ServerApp.root_dir=. notebooks/01_chain_rule.ipynb
+    .venv/bin/python -m minitorch.progress      # your progress
+    .venv/bin/python -m minitorch.handin        # handin.zip
 
-Conda users: `conda env create -f environment.yml`, activate it, then `pip install -e .`.
+Windows (PowerShell), with Python from python.org:
 
-## How to work
+    py -3.11 -m venv .venv
+    .venv\\Scripts\\pip install -r requirements.lock
+    .venv\\Scripts\\pip install --no-deps --no-build-isolation -e .
+    .venv\\Scripts\\jupyter lab --ServerApp.root_dir=. notebooks/01_chain_rule.ipynb
+    .venv\\Scripts\\python -m minitorch.progress
+    .venv\\Scripts\\python -m minitorch.handin
 
-Go through `01_chain_rule` to `06_training` in order. Each "Your task X.Y" section names
-a file and a function in `minitorch/`. Fill it in, save, and re-run the check cell below
-the section: your edits are picked up without restarting the kernel. An error
-`NotImplementedError: Task X.Y: ...` means that stub is still empty.
+Conda: `conda env create -f environment.yml`, `conda activate minitorch`, then
+`pip install --no-deps -e .` and the `jupyter lab` line above.
 
-When you are done, hand in the whole folder (or a zip of it) as your instructor asks.
+## Troubleshooting
+
+- **`make: command not found`**: use the commands of the section above. On macOS,
+  `xcode-select --install` installs `make`.
+- **The port is in use** (`[Errno 98] Address already in use`, or Lab opens someone
+  else's session): another JupyterLab is running. Close it, or start this one on another
+  port: `make lab` then, if it still collides, `.venv/bin/jupyter lab --port 8890
+  --ServerApp.root_dir=.`.
+- **No browser opens** (a remote machine, WSL): copy the `http://localhost:8888/lab?token=...`
+  address that the terminal prints into your browser.
+- **A cell runs forever, or the kernel seems stuck**: press the stop button (Kernel >
+  Interrupt Kernel); if that does not help, Kernel > Restart Kernel, then run the
+  notebook's first cell again (it turns on the automatic reloading of your edits).
+- **My edit is not picked up**: save the file (the tab's dot disappears), then re-run
+  the cell. If you added a new function or file, restart the kernel once.
+- **Windows paths**: keep the course in a folder whose path has no spaces if `pip` fails
+  to install; use PowerShell, not the old `cmd.exe`.
+- **Python version**: 3.11, 3.12 or 3.13; `python3 --version` tells. Another version may
+  fail to install the pinned packages.
 """
 
 MAKEFILE = """VENV  := .venv
@@ -53,18 +114,55 @@ BIN   := $(VENV)/bin
 READY := $(VENV)/.ready
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab
+.PHONY: lab progress handin
 
-$(READY): requirements.lock pyproject.toml
+$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json
 \ttest -x $(BIN)/python || python3 -m venv $(VENV)
-\t$(BIN)/python -m pip install --quiet -r requirements.lock
-\t$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+\t$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+\t$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 \tmkdir -p $(VENV)/share/jupyter/lab/settings
 \tcp etc/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 \ttouch $(READY)
 
+# JupyterLab on the whole course: notebooks/ and minitorch/ side by side.
 lab: $(READY)
-\t$(BIN)/jupyter lab --notebook-dir=notebooks $(ALLOW_ROOT)
+\t$(BIN)/jupyter lab --ServerApp.root_dir=. $(ALLOW_ROOT) notebooks/01_chain_rule.ipynb
+
+progress: $(READY)
+\t$(BIN)/python -m minitorch.progress
+
+handin: $(READY)
+\t$(BIN)/python -m minitorch.handin
+"""
+
+ENVIRONMENT = """# conda env create -f environment.yml && conda activate minitorch && pip install --no-deps -e .
+name: minitorch
+channels:
+  - conda-forge
+dependencies:
+  - python=3.11
+  - pip
+  - pip:
+      - -r requirements.lock
+"""
+
+PYPROJECT = """[project]
+name = "minitorch-course"
+version = "0.1.0"
+description = "Build reverse-mode automatic differentiation on tensors, one notebook at a time."
+requires-python = ">=3.11,<3.14"
+# What a learner needs; requirements.lock pins these and everything they pull in.
+dependencies = ["numpy==2.4.6", "scipy==1.17.1", "matplotlib==3.11.2", "jupyterlab==4.6.6", "ipykernel==7.4.0"]
+
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[tool.setuptools]
+packages = ["minitorch"]
+
+[tool.setuptools.package-data]
+minitorch = ["data/*"]
 """
 
 
@@ -78,6 +176,8 @@ def build(target: pathlib.Path, folder: str = "minitorch-course") -> pathlib.Pat
             for file in files:
                 if SKIP.isdisjoint(file.relative_to(ROOT).parts):
                     archive.write(file, f"{folder}/{file.relative_to(ROOT)}")
-        archive.writestr(f"{folder}/README.md", README)
-        archive.writestr(f"{folder}/Makefile", MAKEFILE)
+        archive.write(LEARNER_LOCK, f"{folder}/requirements.lock")
+        for name, text in (("README.md", README), ("Makefile", MAKEFILE), ("environment.yml", ENVIRONMENT),
+                           ("pyproject.toml", PYPROJECT)):
+            archive.writestr(f"{folder}/{name}", text)
     return target

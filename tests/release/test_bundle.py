@@ -32,7 +32,14 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
                     "README.md", "Makefile", "etc"}
     assert "etc/jupyterlab-overrides.json" in (folder / "Makefile").read_text()
     assert (folder / "etc" / "jupyterlab-overrides.json").exists()
-    assert len([n for n in names if n.endswith(".ipynb")]) == 6
+    assert len([n for n in names if n.endswith(".ipynb")]) == 7
+    lock = (folder / "requirements.lock").read_text().lower()
+    for tool in ("nbgrader", "playwright", "pytest", "hypothesis", "jupytext"):  # instructor tooling stays out
+        assert f"\n{tool}==" not in lock and f"{tool}==" not in (folder / "pyproject.toml").read_text()
+    makefile = (folder / "Makefile").read_text()
+    assert "--ServerApp.root_dir=." in makefile and "minitorch.handin" in makefile and "minitorch.progress" in makefile
+    readme = (folder / "README.md").read_text()
+    assert "## Troubleshooting" in readme and "make handin" in readme and "passes all the tests" not in readme
     secret = solution_lines()
     for path in folder.rglob("*"):
         if path.suffix in (".py", ".ipynb", ".md"):
@@ -57,8 +64,11 @@ print("opened", len(nb.cells), "cells,", len(errors), "stub errors")
 
 
 def test_bundle_installs_into_a_fresh_environment_and_opens(unpacked, tmp_path):
+    """Installed as `make lab` does (its .venv inside the course folder): notebook 01 runs,
+    `make progress` and `make handin` work, and the whole folder zipped, .venv and all,
+    grades exactly as the hand-in zip does."""
     folder, _ = unpacked
-    venv = tmp_path / "venv"
+    venv = folder / ".venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     for args in (["-r", "requirements.lock"], ["--no-deps", "--no-build-isolation", "-e", "."]):
@@ -70,3 +80,24 @@ def test_bundle_installs_into_a_fresh_environment_and_opens(unpacked, tmp_path):
                             env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)})
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "stub errors" in result.stdout
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    progress = subprocess.run([str(python), "-m", "minitorch.progress"], cwd=folder, capture_output=True, text=True,
+                              env=env, timeout=300)
+    assert progress.returncode == 0 and "not started" in progress.stdout, progress.stderr[-2000:]
+    handin = subprocess.run([str(python), "-m", "minitorch.handin"], cwd=folder, capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert handin.returncode == 0 and (folder / "handin.zip").is_file(), handin.stderr[-2000:]
+    with zipfile.ZipFile(folder / "handin.zip") as z:
+        assert {n.split("/")[0] for n in z.namelist()} == {"minitorch", "notebooks"}
+    whole = tmp_path / "whole-folder.zip"
+    with zipfile.ZipFile(whole, "w") as z:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and path.name != "handin.zip":
+                z.write(path, path.relative_to(folder.parent))
+    tables = []
+    for archive in (folder / "handin.zip", whole):
+        done = subprocess.run([sys.executable, "-m", "grader", "check", str(archive), "--out", str(tmp_path / "out")],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        tables.append([line for line in done.stdout.splitlines() if "Task" in line or "Total" in line])
+    assert tables[0] == tables[1] and any(line.startswith("Total: 0 /") for line in tables[0])

@@ -1,9 +1,6 @@
 """What the README's set-up promises a learner: ``import minitorch`` from notebooks/ finds
 the learner's package, and edits to it reach a running kernel (autoreload)."""
 
-import pytest
-
-
 import os
 import pathlib
 import subprocess
@@ -11,6 +8,7 @@ import sys
 import textwrap
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`

@@ -7,6 +7,7 @@ import re
 import time
 
 import nbformat
+import numpy as np
 import pytest
 from nbclient import NotebookClient
 
@@ -66,6 +67,11 @@ def test_source_notebook_runs_clean_against_the_reference(path, tmp_path):
         print(printed)
         # chance is 1/3 on the spirals and 1/10 on the digits
         assert len(accuracies) == 3 and min(accuracies) > 0.8 and accuracies[1:] > [0.95, 0.95]
+    if path.stem == "01_chain_rule":  # the text: five orders of magnitude, weights near (0.3, 0.1, 0.05)
+        first, last = (float(v) for v in re.search(r"loss ([\d.e+-]+) -> ([\d.e+-]+);", printed).groups())
+        assert last < 1e-4 < 10 < first, printed
+        learned = [float(v) for v in re.findall(r"w\d = (-?\d\.\d+)", printed)]
+        assert np.allclose(learned, [0.3, 0.1, 0.05], atol=0.01), learned
     if path.stem == "07_gpt":  # even a short run must beat guessing (ln 27 = 3.30) by far
         losses = [float(v) for v in re.findall(r"validation loss (\d\.\d+) nats", printed)]
         assert len(losses) == 1 and losses[0] < 2.6, printed[-2000:]
