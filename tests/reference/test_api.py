@@ -1,4 +1,4 @@
-"""Every name of the API contract (../shared/API.md) exists with the documented signature."""
+"""Every name of the API contract (docs/API.md) exists with the documented signature."""
 
 import inspect
 
@@ -20,6 +20,7 @@ FUNCTIONS = {
     "logsumexp": ["x", "axis", "keepdims"], "cross_entropy": ["logits", "target", "reduction"],
     "mse_loss": ["pred", "target", "reduction"],
     "gradcheck": ["fn", "inputs", "eps", "atol", "rtol"],
+    "where": ["condition", "a", "b"], "layer_norm": ["x", "weight", "bias", "eps"],
 }
 TENSOR_MEMBERS = ["data", "shape", "ndim", "size", "dtype", "requires_grad", "grad", "grad_fn",
                   "item", "numpy", "detach", "zero_grad", "backward", "exp", "log", "sqrt", "abs",
@@ -68,3 +69,15 @@ def test_classes_and_members_exist():
         assert hasattr(getattr(mt.optim, name), "step") and hasattr(getattr(mt.optim, name), "zero_grad")
     with mt.no_grad():
         pass
+
+
+def test_stage_7_names_and_signatures():
+    for name, params in {"Embedding": ["num_embeddings", "embedding_dim"], "LayerNorm": ["dim", "eps"],
+                         "CausalSelfAttention": ["dim", "heads"], "Block": ["dim", "heads"],
+                         "GPT": ["vocab_size", "block_size", "dim", "heads", "layers"]}.items():
+        cls = getattr(mt.nn, name)
+        assert list(inspect.signature(cls.__init__).parameters)[1:] == params, name
+    assert list(inspect.signature(mt.nn.GPT.generate).parameters)[1:] == ["idx", "steps", "temperature", "rng"]
+    gpt = mt.nn.GPT(5, 4)
+    assert (gpt.block_size, len(gpt.blocks)) == (4, 2) and mt.nn.LayerNorm(3).eps == 1e-5
+    assert isinstance(mt.datasets.names(), list)
