@@ -66,7 +66,7 @@ def product_like(x: np.ndarray, y: np.ndarray, like: np.ndarray) -> np.ndarray:
     the weight's own gradient comes back in the weight's memory order and the optimizer's
     update runs along memory instead of across it (several times faster).
     """
-    if like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
+    if x.ndim == y.ndim == like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
         return (y.T @ x.T).T
     return x @ y
 
