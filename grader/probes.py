@@ -213,7 +213,9 @@ def backpropagate(mt, parents: list, local: list, seeds: list) -> list:
 @probe
 def tensor_graph(mt, x: np.ndarray, b: np.ndarray, upstream: np.ndarray, calls: int) -> dict:
     """``out = (x + b) + x`` on real Tensors (only the given Add, with a given unbroadcast
-    and topological order), backward with a non-scalar upstream gradient ``calls`` times."""
+    and topological order), backward with a non-scalar upstream gradient ``calls`` times.
+    ``x`` has the output's shape, so the gradients Add passes it share memory with
+    ``upstream``: an engine that adds in place changes the caller's gradient."""
     with given(mt, {"ops_binary.unbroadcast": "unbroadcast", "autodiff.topological_order": "topological_order"}):
         tx, tb = mt.Tensor(x, requires_grad=True), mt.Tensor(b, requires_grad=True)
         out = (tx + tb) + tx

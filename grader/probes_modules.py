@@ -42,10 +42,11 @@ def _data(t: Any) -> Any:
 
 
 @probe
-def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray) -> dict:
+def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | None) -> dict:
+    """A Linear layer's parameters and, unless ``x`` is None, its output for ``x``."""
     mt.manual_seed(0) if hasattr(mt, "manual_seed") else None
     layer = mt.nn.Linear(in_features, out_features, bias=bias)
-    out = layer(mt.Tensor(x))
+    out = None if x is None else layer(mt.Tensor(x))
     return {"weight": _data(layer.weight), "bias": _data(getattr(layer, "bias", None)),
             "parameters": isinstance(layer.weight, mt.nn.Parameter)
             and (layer.bias is None or isinstance(layer.bias, mt.nn.Parameter)),

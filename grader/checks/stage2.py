@@ -16,15 +16,17 @@ def _broadcast_shapes(w, *shapes):
 
 @part("2.1", "matches NumPy")
 def broadcast_shapes_matches_numpy(w, rng):
-    cases = [(a, b) for a, b in shapes_pairs(rng, 16)] + [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ())]
+    cases = [(a, b) for a, b in shapes_pairs(rng, 16)] + [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ()), ()]
     for shapes in cases:
         try:
             got = _broadcast_shapes(w, *shapes)
         except Raised as error:
             if error.type == "NotImplementedError":
                 raise learner_raised(error, f"broadcast_shapes{shapes}") from None
-            raise CheckFailure(f"broadcast_shapes{shapes} raised {error.type} ({error.message}), but these shapes "
-                               f"broadcast to {np.broadcast_shapes(*shapes)}: align them from the right",
+            where = f" at {error.where}" if error.where else ""
+            raise CheckFailure(f"broadcast_shapes{shapes} raised {error.type} ({error.message}){where}, but these "
+                               f"shapes broadcast to {np.broadcast_shapes(*shapes)}: aligned from the right, a "
+                               "size-1 axis or a missing one stretches to the other shape's size",
                                "raised an error") from None
         if not isinstance(got, (tuple, list)) or tuple(got) != np.broadcast_shapes(*shapes):
             raise CheckFailure(f"broadcast_shapes{shapes} gave {got}, expected {np.broadcast_shapes(*shapes)}",
@@ -118,11 +120,14 @@ def _ties(w, name):
 
 
 def _pow_edges(w, rng):
-    """A zero exponent (d/da a**0 = 0) and a zero base with a positive exponent."""
-    a, b = np.array([0.0, 2.0, 0.0]), np.array([2.0, 0.0, 3.0])
-    _, grads = run_rule(w, "ops_binary.Pow", [a, b], np.ones(3), " at a zero base or exponent", SWAP)
-    explain("Pow.backward at a = [0, 2, 0], b = [2, 0, 3]: the gradient for a (b * a ** (b - 1))", grads[0],
-            np.array([0.0, 0.0, 0.0]))
+    """A zero exponent (a ** 0 is the constant 1: d/da is 0, even at a = 0) and a zero base
+    with an exponent >= 0 (d/db is the limit of a ** b log a, 0)."""
+    a, b = np.array([0.0, 2.0, 0.0, 0.0]), np.array([2.0, 0.0, 3.0, 0.0])
+    _, grads = run_rule(w, "ops_binary.Pow", [a, b], np.ones(4), " at a zero base or a zero exponent", SWAP)
+    case = "Pow.backward at a zero base or a zero exponent (a = [0, 2, 0, 0], b = [2, 0, 3, 0], upstream ones)"
+    explain(f"{case}: the gradient for a (b * a ** (b - 1), and 0 where b = 0)", grads[0], np.zeros(4))
+    explain(f"{case}: the gradient for b (a ** b * log(a), and 0 where a = 0 and b >= 0)", grads[1],
+            np.array([0.0, np.log(2.0), 0.0, 0.0]))
 
 
 for _name in BINARY:

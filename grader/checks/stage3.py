@@ -12,7 +12,7 @@ UNARY = {  # Function name: (trusted NumPy function, range of the inputs)
     "Abs": (np.abs, (0.2, 2)), "Sin": (np.sin, (-3, 3)), "Cos": (np.cos, (-3, 3)), "Tanh": (np.tanh, (-2, 2)),
     "Sigmoid": (lambda x: 1 / (1 + np.exp(-x)), (-4, 4)), "Relu": (lambda x: np.maximum(x, 0), (0.2, 2)),
 }
-SHAPES = [(), (4,), (2, 3), (2, 1, 3)]
+SHAPES = [(4,), (2, 3), (2, 1, 3), ()]  # several elements first: a constant factor can be seen
 AT_ZERO = {"Abs": 0.0, "Relu": 0.0}  # the gradient at the kink, as PyTorch gives it
 
 

@@ -38,17 +38,20 @@ def broadcast_to(w, rng):
 @part("4.1", "Squeeze")
 def squeeze(w, rng):
     y = rng.standard_normal((1, 3, 1))
-    check_rule(w, "ops_shape.Squeeze", np.squeeze, [y], rng, axis=None)
+    check_rule(w, "ops_shape.Squeeze", np.squeeze, [y], rng, label="(axis=None)", axis=None)
     for axis in (2, -1, 0):
         check_rule(w, "ops_shape.Squeeze", lambda a: np.squeeze(a, axis), [y], rng, label=f"(axis={axis})", axis=axis)
+    check_float32(w, "ops_shape.Squeeze", [y], lambda a: np.squeeze(a, 0), axis=0)
 
 
 @part("4.1", "Unsqueeze")
 def unsqueeze(w, rng):
-    x = rng.standard_normal((2, 3))
-    for axis in (0, 1, -1, 2):
-        check_rule(w, "ops_shape.Unsqueeze", lambda a: np.expand_dims(a, axis), [x], rng, label=f"(axis={axis})",
-                   axis=axis)
+    for shape in [(2, 3), (1, 3)]:  # an input with a size-1 axis of its own, which must stay
+        x = rng.standard_normal(shape)
+        for axis in (0, 1, -1, 2):
+            check_rule(w, "ops_shape.Unsqueeze", lambda a: np.expand_dims(a, axis), [x], rng, label=f"(axis={axis})",
+                       axis=axis)
+    check_float32(w, "ops_shape.Unsqueeze", [np.ones((1, 3))], lambda a: np.expand_dims(a, -1), axis=-1)
 
 
 def _getitem(w, x, index, rng, label):

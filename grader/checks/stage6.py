@@ -33,8 +33,7 @@ def linear(w, rng):
     for bias in (True, False):
         for x_shape in [(4, 5), (2, 3, 5)]:  # a batch, and a batch of sequences
             x = rng.standard_normal(x_shape)
-            seen = _call(w, "linear", f"Linear(5, 3, bias={bias}) on an input of shape {x_shape}", in_features=5,
-                         out_features=3, bias=bias, x=x)
+            seen = _call(w, "linear", f"Linear(5, 3, bias={bias})", in_features=5, out_features=3, bias=bias, x=None)
             weight = seen["weight"]
             if not isinstance(weight, np.ndarray) or weight.shape != (3, 5):
                 raise CheckFailure(f"Linear(5, 3) needs a weight of shape (3, 5) (out_features, in_features), got "
@@ -50,6 +49,9 @@ def linear(w, rng):
             if np.abs(weight).max() > bound + 1e-12 or weight.std() < bound / 4:
                 raise CheckFailure("Linear's weights should start uniform in [-1/sqrt(in_features), "
                                    "1/sqrt(in_features)]", "initialisation")
+            seen = _call(w, "linear", f"Linear(5, 3, bias={bias}) on an input of shape {x_shape}", in_features=5,
+                         out_features=3, bias=bias, x=x)
+            weight = seen["weight"]
             expected = x @ weight.T + (seen["bias"] if bias else 0)
             explain(f"Linear(5, 3, bias={bias}).forward(x) for x of shape {x_shape}", seen["out"], expected)
 
@@ -72,13 +74,34 @@ def mlp(w, rng):
                 "the last)", seen["out"], h)
 
 
-def _optimizer(w, name, starts, steps, kwargs, expected, label):
-    seen = _call(w, "optimizer", f"{name}({label})", name=name, starts=starts, steps=steps, kwargs=kwargs)
+MISTAKES = {  # a common mistake, and the reference's option that makes it
+    "none_as_zero": "a parameter whose grad is None was still updated (its state moved on): skip it at that step",
+    "shared_step": "one step count was shared by all the parameters: each parameter keeps its own step count t in "
+                   "its state",
+}
+
+
+def _optimizer(w, name, starts, steps, kwargs, reference, label, mistakes=("none_as_zero",)):
+    """``reference(starts, steps, **options)`` gives the expected parameters; with one of
+    ``mistakes`` as option, what that mistake gives: it is named only when the result matches."""
+    shapes = " and ".join(str(np.shape(s)) for s in starts)
+    doing = (f"{name}({label}) stepping {len(starts)} parameters of shapes {shapes} with different gradients (each "
+             "keeps its own state), the second without a gradient at step 2, and a third that never gets one")
+    seen = _call(w, "optimizer", doing, name=name, starts=starts, steps=steps, kwargs=kwargs)
     if not np.array_equal(seen["idle"], np.ones(2)):
-        raise CheckFailure(f"{name}.step changed a parameter whose grad is None: skip it", "updates without a gradient")
+        raise CheckFailure(f"{name}.step changed a parameter whose grad is None ({doing}): skip it",
+                           "updates without a gradient")
+    expected = reference(starts, steps)
     for k, (got, want) in enumerate(zip(seen["params"], expected)):
-        explain(f"{name}({label}): parameter {k} of {len(starts)} after {len(steps)} steps (each parameter keeps its "
-                "own state)", got, want, rtol=1e-9, atol=1e-12)
+        try:
+            explain(f"{doing}: parameter {k} after {len(steps)} steps", got, want, rtol=1e-9, atol=1e-12)
+        except CheckFailure as failure:
+            for option in mistakes:
+                other, hint = reference(starts, steps, **{option: True}), MISTAKES[option]
+                if all(isinstance(g, np.ndarray) and g.shape == o.shape and np.allclose(g, o, rtol=1e-9, atol=1e-12)
+                       for g, o in zip(seen["params"], other)) and not np.allclose(other[k], want, rtol=1e-9):
+                    raise CheckFailure(f"{failure} It matches this mistake: {hint}.", option) from None
+            raise
 
 
 def _schedule(rng, count):
@@ -88,10 +111,12 @@ def _schedule(rng, count):
     return starts, steps
 
 
-def sgd_reference(starts, steps, lr, momentum, decay):
+def sgd_reference(starts, steps, lr, momentum, decay, none_as_zero=False):
     params, buffers = [s.copy() for s in starts], [None] * len(starts)
     for grads in steps:
         for i, g in enumerate(grads):
+            if g is None and none_as_zero:
+                g = np.zeros_like(params[i])
             if g is None:
                 continue
             g = g + decay * params[i]
@@ -106,7 +131,7 @@ def _sgd_part(momentum, decay):
     def check(w, rng):
         starts, steps = _schedule(rng, 5)
         _optimizer(w, "SGD", starts, steps, {"lr": 0.1, "momentum": momentum, "weight_decay": decay},
-                   sgd_reference(starts, steps, 0.1, momentum, decay),
+                   lambda s, g, **options: sgd_reference(s, g, 0.1, momentum, decay, **options),
                    f"lr=0.1, momentum={momentum}, weight_decay={decay}")
     return check
 
@@ -116,15 +141,19 @@ part("6.2", "momentum")(_sgd_part(0.9, 0.0))
 part("6.2", "weight decay")(_sgd_part(0.8, 0.05))
 
 
-def adam_reference(starts, steps, lr, betas, decay, eps=1e-8):
+def adam_reference(starts, steps, lr, betas, decay, eps=1e-8, none_as_zero=False, shared_step=False):
     params = [s.copy() for s in starts]
     state = [{"t": 0, "m": 0.0, "v": 0.0} for _ in starts]
+    shared = 0
     for grads in steps:
         for i, g in enumerate(grads):
+            if g is None and none_as_zero:
+                g = np.zeros_like(params[i])
             if g is None:
                 continue
             s = state[i]
-            s["t"] += 1
+            shared += 1
+            s["t"] = shared if shared_step else s["t"] + 1
             g = g + decay * params[i]
             s["m"] = betas[0] * s["m"] + (1 - betas[0]) * g
             s["v"] = betas[1] * s["v"] + (1 - betas[1]) * g * g
@@ -138,8 +167,8 @@ def _adam_part(betas, decay, eps):
         starts, steps = _schedule(rng, 6)
         steps = [[g * 1e-3 if g is not None else None for g in grads] for grads in steps]  # eps matters here
         _optimizer(w, "Adam", starts, steps, {"lr": 0.01, "betas": betas, "weight_decay": decay, "eps": eps},
-                   adam_reference(starts, steps, 0.01, betas, decay, eps),
-                   f"lr=0.01, betas={betas}, weight_decay={decay}, eps={eps}")
+                   lambda s, g, **options: adam_reference(s, g, 0.01, betas, decay, eps, **options),
+                   f"lr=0.01, betas={betas}, weight_decay={decay}, eps={eps}", ("none_as_zero", "shared_step"))
     return check
 
 
