@@ -38,7 +38,8 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
     values, naming the likely mistake. ``kind`` ("broadcast", "unbroadcast", "reduction",
     "matmul") says
-    which hints can be true; ``atol`` is scaled by the size of the expected values."""
+    which hints can be true; ``atol`` is scaled by the size of the largest expected value
+    (down to a thousandth), so that a small but wrong term is not lost under it."""
     expected = np.asarray(expected)
     if got is None:
         raise CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}", "returned None")
@@ -61,10 +62,11 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     if got.dtype != expected.dtype and expected.dtype.kind == "f":
         raise CheckFailure(f"{what} has dtype {got.dtype} but should have dtype {expected.dtype} (the input's): a "
                            "float64 constant or array crept into the rule (dtype drift).", "dtype drift", keep=0.5)
-    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
-    if np.allclose(got, expected, rtol=rtol, atol=atol * max(1.0, scale), equal_nan=True):
+    finite = np.abs(expected[np.isfinite(expected)]) if expected.dtype.kind in "fc" else np.abs(expected).ravel()
+    atol = atol * max(float(finite.max(initial=0.0)), 1e-3)
+    if np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True):
         return
-    text, pitfall = _diagnose(got, expected, rtol, atol * max(1.0, scale), kind)
+    text, pitfall = _diagnose(got, expected, rtol, atol, kind)
     raise CheckFailure(f"{what} is wrong: {text}", pitfall)
 
 

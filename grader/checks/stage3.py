@@ -60,11 +60,11 @@ def _ties(w, name):
     sign = 1.0 if name == "Max" else -1.0
     x = sign * np.array([[1.0, 3.0, 3.0, 3.0], [2.0, 0.0, 2.0, 1.0]])
     _, grads = run_rule(w, f"ops_reduce.{name}", [x], np.array([3.0, 1.0]), " with ties", axis=1, keepdims=False)
-    explain(f"{name}.backward with tied extremes (each of k ties gets 1/k of the gradient)", grads[0],
-            np.array([[0, 1, 1, 1], [0.5, 0, 0.5, 0]]), kind="reduction")
+    explain(f"{name}.backward with tied extremes (x of shape (2, 4), axis=1, keepdims=False, upstream [3, 1]; each "
+            "of k ties gets 1/k of the gradient)", grads[0], np.array([[0, 1, 1, 1], [0.5, 0, 0.5, 0]]), kind="reduction")
     _, grads = run_rule(w, f"ops_reduce.{name}", [np.ones((2, 2), np.float32)], np.float32(1.0),
                         " of a constant float32 array", axis=None, keepdims=False)
-    explain(f"{name}.backward of a constant float32 (2, 2) array (all four tie)", grads[0],
+    explain(f"{name}.backward of a constant float32 (2, 2) array, axis=None (all four tie)", grads[0],
             np.full((2, 2), 0.25, np.float32))
 
 

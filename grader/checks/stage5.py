@@ -131,12 +131,12 @@ def cross_entropy_indices(w, rng):
             upstream = rng.standard_normal(np.shape(cross_entropy(logits, index, reduction)))
             out, grads = run_rule(w, "losses.CrossEntropy", [logits, index], upstream,
                                   f"(class indices, reduction={reduction!r})", LSE_SWAP, reduction=reduction)
-            explain(f"CrossEntropy.forward (class indices, reduction={reduction!r})", out,
-                    cross_entropy(logits, index, reduction), rtol=1e-7, atol=1e-10)
+            case = f"logits of shape {(n, c)}, class indices {index.tolist()}, reduction={reduction!r}"
+            explain(f"CrossEntropy.forward ({case})", out, cross_entropy(logits, index, reduction), rtol=1e-7,
+                    atol=1e-10)
             expected = numeric_vjp(lambda a: cross_entropy(a, index, reduction), [logits], upstream, 0)
-            explain(f"CrossEntropy.backward: the gradient for the logits (class indices, reduction={reduction!r}); it "
-                    "should be (softmax - one_hot) times the upstream gradient, divided by N for 'mean'", grads[0],
-                    expected)
+            explain(f"CrossEntropy.backward: the gradient for the logits ({case}); it should be (softmax - one_hot) "
+                    "times the upstream gradient, divided by N for 'mean'", grads[0], expected)
             if grads[1] is not None:
                 raise CheckFailure("CrossEntropy.backward must return None for integer class indices: they get no "
                                    "gradient", "gradient for indices")
@@ -144,7 +144,9 @@ def cross_entropy_indices(w, rng):
     _, grads = run_rule(w, "losses.CrossEntropy", [logits, index], np.float32(1.0), " (float32)", LSE_SWAP,
                         reduction="mean")
     if not isinstance(grads[0], np.ndarray) or grads[0].dtype != np.float32:
-        raise CheckFailure("CrossEntropy.backward: float32 logits must get a float32 gradient (dtype drift)",
+        got = getattr(grads[0], "dtype", type(grads[0]).__name__)
+        raise CheckFailure(f"CrossEntropy.backward: float32 logits of shape (3, 4) with class indices [0, 1, 2] got a "
+                           f"{got} gradient, not float32 (dtype drift: a float64 constant or array crept in)",
                            "dtype drift", keep=0.5)
 
 

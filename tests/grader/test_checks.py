@@ -10,7 +10,7 @@ import variants_stage7
 from grader.checks import run_stage
 from grader.results import LearnerResult
 from grader.settings import Settings
-from grader.tasks import POINTS, STAGES, TASKS
+from grader.tasks import PARTS, POINTS, STAGES, TASKS
 
 BUGGY = variants.BUGGY + variants_stage7.BUGGY
 ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES
@@ -18,6 +18,7 @@ ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
 SETTINGS = Settings()
+_GRADED: dict[str, LearnerResult] = {}  # variant name -> its result, graded once per session
 
 
 def grade(package) -> LearnerResult:
@@ -25,6 +26,13 @@ def grade(package) -> LearnerResult:
     for stage in STAGES:
         result.add(run_stage(package, stage, SETTINGS))
     return result
+
+
+def grade_variant(tmp_path, name: str) -> LearnerResult:
+    if name not in _GRADED:
+        patch = next(b[1] for b in BUGGY if b[0] == name)
+        _GRADED[name] = grade(write_package(tmp_path / "minitorch", [patch]))
+    return _GRADED[name]
 
 
 def lost(result: LearnerResult) -> dict[str, str]:
@@ -46,7 +54,7 @@ def test_blank_release_earns_nothing_and_says_not_implemented():
 
 @pytest.mark.parametrize("name, patch, task, phrase", BUGGY, ids=[b[0] for b in BUGGY])
 def test_buggy_variant_loses_points_in_its_task_only(tmp_path, name, patch, task, phrase):
-    result = grade(write_package(tmp_path / "minitorch", [patch]))
+    result = grade_variant(tmp_path, name)
     assert set(lost(result)) == {task}, lost(result)
     assert phrase.lower() in lost(result)[task].lower(), lost(result)[task]
 
@@ -57,14 +65,48 @@ def test_alternative_correct_solution_keeps_full_marks(tmp_path, name, patches):
 
 
 def test_a_one_op_slip_costs_only_that_ops_share(tmp_path):
-    mul = next(b for b in BUGGY if b[0] == "mul forgets to unbroadcast")
-    result = grade(write_package(tmp_path / "minitorch", [mul[1]]))
+    result = grade_variant(tmp_path, "mul forgets to unbroadcast")
     assert result.tasks["2.3"].score == POINTS["2.3"] - 1
 
 
 def test_dtype_drift_costs_half_of_what_wrong_maths_costs(tmp_path):
-    drift = next(b for b in BUGGY if b[0] == "sigmoid float64 drift")
-    wrong = next(b for b in BUGGY if b[0] == "log derivative inverted")
-    drifted = grade(write_package(tmp_path / "a" / "minitorch", [drift[1]])).tasks["3.1"].score
-    broken = grade(write_package(tmp_path / "b" / "minitorch", [wrong[1]])).tasks["3.1"].score
+    drifted = grade_variant(tmp_path / "a", "sigmoid float64 drift").tasks["3.1"].score
+    broken = grade_variant(tmp_path / "b", "log derivative inverted").tasks["3.1"].score
     assert POINTS["3.1"] - drifted == 0.25 and POINTS["3.1"] - broken == 0.5
+
+
+# task -> (a buggy variant that breaks one op or case of it, the part it breaks, the share of
+# that part's points it keeps: 0, or 0.5 when only float32 inputs get float64 gradients)
+ONE_OP = {
+    "1.1": ("central difference one-sided", "two-sided difference", 0), "1.2": ("mul backward swapped", "mul", 0),
+    "1.3": ("topological order by recursion", "deep graphs", 0),
+    "1.4": ("backpropagate adds in place", "tensor graphs", 0),
+    "2.1": ("broadcast_shapes ignores clashes", "raises on a clash", 0),
+    "2.2": ("unbroadcast in float64", "float32, no side effects", 0.5), "2.3": ("sub wrong sign", "Sub", 0),
+    "3.1": ("log derivative inverted", "Log", 0), "3.2": ("mean forgets the count", "Mean", 0),
+    "3.3": ("min compares with the global minimum", "Min", 0), "4.1": ("transpose without inverse", "Transpose", 0),
+    "4.2": ("getitem loses repeats", "repeated integer indices", 0), "4.3": ("cat splits at the wrong place", "Cat", 0),
+    "5.1": ("matmul forgets to reshape a 1-D gradient", "1-D operands", 0),
+    "5.2": ("gelu tanh derivative drops a term", "tanh", 0), "5.3": ("log_softmax forgets the sum", "LogSoftmax", 0),
+    "5.4": ("cross-entropy target gradient sign", "probabilities", 0),
+    "6.1": ("linear ignores bias=False", "Linear", 0), "6.2": ("sgd weight decay subtracted", "weight decay", 0),
+    "6.3": ("adam decoupled weight decay", "weight decay", 0),
+    "6.4": ("training loop averages batch means", "batches and the mean", 0),
+}
+
+
+def test_a_one_op_bug_costs_its_parts_share_in_every_multi_part_task(tmp_path, capsys):
+    """The table printed here is the points a one-op bug costs in each task (``pytest -s``)."""
+    rows, wrong = [], []
+    for task, (name, part, keep) in ONE_OP.items():
+        result = grade_variant(tmp_path / task, name).tasks[task]
+        failed = [v.part for v in result.verdicts if not v.passed]
+        cost, share = POINTS[task] - result.score, PARTS[task][part] * (1 - keep)
+        rows.append(f"{task:>4}  {len(PARTS[task])} parts  {POINTS[task]:>4g} points  one-op bug in {part!r} costs "
+                    f"{cost:g} (its share {share:g})  [{name}]")
+        if failed != [part] or cost != share:
+            wrong.append((task, name, failed, cost, share))
+    with capsys.disabled():
+        print("\n" + "\n".join(rows))
+    assert set(ONE_OP) == {t for t in TASKS if len(PARTS[t]) > 1}
+    assert wrong == []
