@@ -5,7 +5,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from .probes import plain, probe
+from .probes import given, plain, probe
+
+
+def _linear_init(self, in_features, out_features, bias=True, dtype=None):
+    from minitorch.nn import Parameter  # the learner's package, as the worker imported it
+    self.weight = Parameter(np.zeros((out_features, in_features)))
+    self.bias = Parameter(np.zeros(out_features)) if bias else None
+
+
+def _linear_forward(self, x):
+    out = x @ self.weight.T
+    return out if self.bias is None else out + self.bias
+
+
+class _earlier_tasks_given:
+    """Linear (Task 6.1) and the stable logsumexp under softmax (Task 5.3) replaced by
+    given versions while stage 7's modules are built and run, so that their bugs are not
+    charged to stage 7 again."""
+
+    def __init__(self, mt):
+        self.mt, self.cls = mt, mt.nn.Linear
+
+    def __enter__(self):
+        self.saved = self.cls.__init__, self.cls.forward
+        self.cls.__init__, self.cls.forward = _linear_init, _linear_forward
+        self.swap = given(self.mt, {"ops_softmax.stable_logsumexp": "stable_logsumexp"})
+        self.swap.__enter__()
+
+    def __exit__(self, *exc):
+        self.swap.__exit__(*exc)
+        self.cls.__init__, self.cls.forward = self.saved
 
 
 def _load(mt, module, weights: dict) -> None:
@@ -20,9 +50,10 @@ def _load(mt, module, weights: dict) -> None:
 
 @probe
 def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> list:
-    attn = mt.nn.CausalSelfAttention(dim, heads)
-    _load(mt, attn, weights)
-    return [plain(np.asarray(attn(mt.Tensor(x)).data)) for x in xs]
+    with _earlier_tasks_given(mt):
+        attn = mt.nn.CausalSelfAttention(dim, heads)
+        _load(mt, attn, weights)
+        return [plain(np.asarray(attn(mt.Tensor(x)).data)) for x in xs]
 
 
 def _given_attention(self, x):
@@ -52,17 +83,17 @@ class _attention_given:
 
 @probe
 def block(mt, dim: int, heads: int, weights: dict, x: np.ndarray) -> dict:
-    b = mt.nn.Block(dim, heads)
-    _load(mt, b, weights)
-    with _attention_given(mt):
+    with _earlier_tasks_given(mt), _attention_given(mt):
+        b = mt.nn.Block(dim, heads)
+        _load(mt, b, weights)
         return {"out": plain(np.asarray(b(mt.Tensor(x)).data)), "count": len(list(b.parameters()))}
 
 
 @probe
 def gpt(mt, sizes: dict, weights: dict, idx: list) -> dict:
-    model = mt.nn.GPT(**sizes)
-    _load(mt, model, weights)
-    with _attention_given(mt):
+    with _earlier_tasks_given(mt), _attention_given(mt):
+        model = mt.nn.GPT(**sizes)
+        _load(mt, model, weights)
         return {"out": [plain(np.asarray(model(i).data)) for i in idx], "count": len(list(model.parameters())),
                 "numbers": int(sum(np.asarray(p.data).size for p in model.parameters()))}
 
@@ -89,17 +120,22 @@ def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, se
 
 @probe
 def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
-    """The learner's ``language.train`` with a stand-in model and optimizer that record calls."""
+    """The learner's ``language.train`` with stand-ins for the model, the loss (a given
+    ``loss_on`` whose result records ``backward``) and the optimizer: no rule of an earlier
+    task runs, so only the loop itself is checked."""
     calls, seen = [], []
 
-    class Model(mt.nn.Module):
-        def __init__(self):
-            self.w = mt.nn.Parameter(np.zeros((1, 1, 5)))
+    class Loss:
+        def backward(self, *args):
+            calls.append("backward")
 
-        def forward(self, x):
-            calls.append("forward")
-            seen.append(np.asarray(getattr(x, "data", x)).shape)
-            return mt.Tensor(np.zeros((*np.asarray(getattr(x, "data", x)).shape, 5))) + self.w
+        def item(self):
+            return 1.0
+
+    def loss_on(model, x, y):
+        model(x)
+        seen.append([list(np.shape(x)), list(np.shape(y))])
+        return Loss()
 
     class Optimizer:
         def zero_grad(self):
@@ -108,8 +144,10 @@ def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
         def step(self):
             calls.append("step")
 
-    model = Model()
-    stream = np.arange(200) % 5
-    losses = mt.language.train(model, Optimizer(), stream, steps, block_size, batch_size, np.random.default_rng(0))
-    return {"calls": calls, "shapes": [list(s) for s in seen], "losses": plain([float(v) for v in losses]),
-            "grad": plain(None if model.w.grad is None else np.asarray(model.w.grad))}
+    saved, mt.language.loss_on = mt.language.loss_on, loss_on
+    try:
+        losses = mt.language.train(lambda x: calls.append("forward"), Optimizer(), np.arange(200) % 5, steps,
+                                   block_size, batch_size, np.random.default_rng(0))
+    finally:
+        mt.language.loss_on = saved
+    return {"calls": calls, "shapes": seen, "losses": plain([float(v) for v in losses])}

@@ -153,10 +153,6 @@ BUGGY = [
     ("max forgets to put the reduced axes back", ("ops_reduce.py",
         "    if not ctx.keepdims:\n        grad = np.expand_dims(grad, ctx.axes)\n    hit = x == out", "    hit = x == out"),
      "3.3", "keepdims=False"),
-    ("min compares with the global minimum", ("ops_reduce.py",
-        "        x, out = ctx.saved\n        # Task 3.3: Min.backward\n        ### BEGIN SOLUTION\n        return _to_extremes(grad, x, out, ctx)",
-        "        x, out = ctx.saved\n        # Task 3.3: Min.backward\n        ### BEGIN SOLUTION\n        return _to_extremes(grad, x, x.min(), ctx)"),
-     "3.3", "Min"),
     # ---- 4.1 movement ops
     ("transpose without inverse", ("ops_shape.py", "return grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))])",
                                    "return grad.transpose(ctx.axes)"), "4.1", "Transpose"),
@@ -206,8 +202,8 @@ BUGGY = [
         "grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)",
         "grad_b = (np.swapaxes(a2, -1, -2) @ grad2).reshape(b.shape)"), "5.1", "batched"),
     ("matmul fast path reverses a batched operand", ("ops_linalg.py",
-        "    if x.ndim == y.ndim == like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:",
-        "    if like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:"), "5.1", "transposed view"),
+        "        return np.swapaxes(np.swapaxes(y, -1, -2) @ np.swapaxes(x, -1, -2), -1, -2)",
+        "        return (y.T @ x.T).T"), "5.1", "transposed view"),
     # ---- 5.2 GELU
     ("gelu tanh derivative drops a term", ("ops_activation.py", "return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)",
                                            "return grad * (0.5 * (1 + t))"), "5.2", "tanh"),
