@@ -3,6 +3,7 @@
     python -m grader release                      rebuild minitorch/ and notebooks/ from solutions/
     python -m grader check [PATH]                 grade your own work (the repo, a folder or a .zip)
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
+    python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
     python -m grader bundle [--out FILE]          the zip to hand to learners
 """
 
@@ -44,7 +45,7 @@ def autograde(args: argparse.Namespace) -> int:
     from .course import Course, safe_id
     from .grading import GradeJob, find_learners, grade_class
     from .isolation import landlock_abi
-    from .report import plot_distribution, write_csv
+    from .publish import Progress, write_all, write_part
     folder = pathlib.Path(args.submissions).resolve()
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
@@ -54,33 +55,75 @@ def autograde(args: argparse.Namespace) -> int:
         print(f"error: the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
               "reads; choose another --out", file=sys.stderr)
         return 2
+    try:
+        roster, shard = _roster(args), _shard(args.shard)
+    except (ValueError, OSError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if landlock_abi() < 1:
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     settings = _settings(args)
     course = Course(out / "course", settings).create()
-    jobs = [GradeJob(learner, safe_id(learner), str(path), str(course.root), str(out), settings, notes)
-            for learner, path, notes in find_learners(folder)]
-    for job in jobs:
-        for note in job.notes:
-            print(f"warning: {job.learner}: {note}", file=sys.stderr)
+    found = find_learners(folder)
+    if shard:
+        found = [f for i, f in enumerate(found) if i % shard[1] == shard[0] - 1]
+    jobs = [GradeJob(learner, safe_id(learner), str(path), str(course.root), str(out), settings, notes,
+                     args.deadline, args.late_penalty) for learner, path, notes in found]
     for job in jobs:
         course.record_learner(job.learner, job.sid)
+        for note in job.notes:
+            print(f"warning: {job.learner}: {note}", file=sys.stderr)
     print(f"Grading {len(jobs)} hand-in(s) from {folder} with {args.jobs} job(s) ...", flush=True)
-    start, results = time.perf_counter(), []
+    start, results, progress = time.perf_counter(), [], Progress(len(jobs))
 
     def done(result, seconds: float) -> None:
         results.append(result)
-        score, most = result.total
-        print(f"  [{len(results)}/{len(jobs)}] {result.learner}: {score:g} / {most:g} ({seconds:.1f} s)", flush=True)
+        print(progress.line(result.learner, *result.total, seconds), flush=True)
 
     grade_class(jobs, args.jobs, done)
-    write_csv(results, out / "grades.csv")
-    plot_distribution(results, out / "scores.png")
-    print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'scores.png'}, "
-          f"feedback in {out / 'feedback'}/")
+    sids = {job.learner: job.sid for job in jobs}
+    if shard:
+        part = write_part(results, sids, out, args.shard)
+        print(f"Done in {time.perf_counter() - start:.1f} s: shard {args.shard} in {part}; collect the parts with "
+              "`python -m grader merge OUT PART...`")
+        return 0
+    report, missing = write_all(results, out, sids, roster)
+    for learner in missing:
+        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
+    print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
+          f"feedback in {out / 'feedback'}/; open {report}")
     return 0
+
+
+def merge(args: argparse.Namespace) -> int:
+    from .publish import merge as merge_parts
+    try:
+        report, missing = merge_parts(pathlib.Path(args.out).resolve(), [pathlib.Path(p) for p in args.parts],
+                                      _roster(args))
+    except (ValueError, OSError, KeyError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    for learner in missing:
+        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
+    print(f"merged {len(args.parts)} part(s); open {report}")
+    return 0
+
+
+def _roster(args: argparse.Namespace):
+    from .lms import parse_deadline, read_roster
+    parse_deadline(getattr(args, "deadline", None))
+    return read_roster(pathlib.Path(args.roster)) if args.roster else None
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    if not text:
+        return None
+    index, _, count = text.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise ValueError(f"--shard {text!r}: expected I/N with 1 <= I <= N, for example 2/8")
+    return int(index), int(count)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,12 +138,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("submissions", help="a folder with one .zip or folder per learner, or an nbgrader submitted/")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--out", default="grader-output", help="where to write grades.csv, feedback and the course")
+    p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities: writes canvas.csv and moodle.csv")
+    p.add_argument("--deadline", help="ISO 8601 date and time (UTC unless it says otherwise)")
+    p.add_argument("--late-penalty", type=float, default=0.0, help="percent of the total lost per started day late")
+    p.add_argument("--shard", help="I/N: grade only every N-th hand-in, starting with the I-th (see merge)")
     for q in (commands.choices["check"], p):
         q.add_argument("--call-seconds", type=float, default=defaults.call_seconds,
                        help="time for one call into the learner's code")
         q.add_argument("--stage-seconds", type=float, default=defaults.stage_seconds,
                        help="time for all of one stage's calls into the learner's code")
         q.add_argument("--memory-mb", type=int, default=defaults.memory_mb, help="memory of the learner's processes")
+    p = commands.add_parser("merge", help="collect the parts of a class graded in shards")
+    p.add_argument("out", help="where to write grades.csv, the report and the feedback")
+    p.add_argument("parts", nargs="+", help="the part-*.json files the shards wrote (feedback/ beside each)")
+    p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
     args = parser.parse_args(argv)
@@ -113,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
               f"from {len(release.source_notebooks())} notebook(s)")
         return 0
-    return check(args) if args.command == "check" else autograde(args)
+    return {"check": check, "autograde": autograde, "merge": merge}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,8 @@ class GradeJob:
     out: str              # where feedback pages go
     settings: Settings
     notes: tuple[str, ...] = ()   # about this hand-in among the others (two with one id)
+    deadline: str | None = None   # ISO 8601; hand-ins after it lose late_penalty percent a day
+    late_penalty: float = 0.0
 
 
 def grade_learner(path: pathlib.Path, learner: str, settings: Settings,
@@ -67,8 +69,21 @@ def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
         hand_in = read_hand_in(pathlib.Path(job.path), job.learner, pathlib.Path(scratch))
         result = _course.grade(hand_in, job.sid)
     result.problems[:0] = job.notes
+    _apply_lateness(result, job)
     feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
     return result, time.perf_counter() - start
+
+
+def _apply_lateness(result: LearnerResult, job: GradeJob) -> None:
+    from .lms import lateness, parse_deadline, submitted_at
+    deadline = parse_deadline(job.deadline)
+    if deadline is None:
+        return
+    when = submitted_at(pathlib.Path(job.path))
+    result.late_days, result.penalty = lateness(when, deadline, job.late_penalty)
+    if result.late_days:
+        result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {result.late_days} day(s) after the deadline: "
+                               f"{result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")
 
 
 def crashed(job: GradeJob) -> LearnerResult:

@@ -33,13 +33,14 @@ def write_csv(results: list[LearnerResult], path: pathlib.Path) -> None:
     columns = ["learner", "total"] + [f"stage{s}" for s in STAGES] + [f"task{t}" for t in TASKS]
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
-        writer.writerow(columns + ["problems"])
+        writer.writerow(columns + ["late_days", "penalty_percent", "final", "problems"])
         writer.writerow(["(maximum)", f"{sum(POINTS.values()):g}"]
                         + [f"{sum(POINTS[t] for t in tasks_of(s)):g}" for s in STAGES]
-                        + [f"{POINTS[t]:g}" for t in TASKS] + [""])
+                        + [f"{POINTS[t]:g}" for t in TASKS] + ["", "", f"{sum(POINTS.values()):g}", ""])
         for r in sorted(results, key=lambda r: r.learner):
             writer.writerow([r.learner, f"{r.total[0]:g}"] + [f"{r.stage_score(s)[0]:g}" for s in STAGES]
-                            + [f"{r.tasks[t].score:g}" for t in TASKS] + ["; ".join(r.problems)])
+                            + [f"{r.tasks[t].score:g}" for t in TASKS]
+                            + [r.late_days, f"{r.penalty:g}", f"{r.final:g}", "; ".join(r.problems)])
 
 
 def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:

@@ -52,6 +52,8 @@ class LearnerResult:
     learner: str
     tasks: dict[str, TaskResult] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)   # about the hand-in as a whole
+    late_days: int = 0                                   # after the deadline (lms.lateness)
+    penalty: float = 0.0                                 # percent of the total taken for it
 
     def stage_score(self, stage: str) -> tuple[float, float]:
         rows = [r for t, r in self.tasks.items() if stage_of(t) == stage]
@@ -61,13 +63,19 @@ class LearnerResult:
     def total(self) -> tuple[float, float]:
         return sum(r.score for r in self.tasks.values()), sum(r.max_score for r in self.tasks.values())
 
+    @property
+    def final(self) -> float:
+        """The total after the late penalty, to two decimals."""
+        return round(self.total[0] * (1 - self.penalty / 100), 2)
+
     def to_json(self) -> dict:
-        return {"learner": self.learner, "problems": self.problems,
-                "verdicts": [asdict(v) for r in self.tasks.values() for v in r.verdicts]}
+        return {"learner": self.learner, "problems": self.problems, "late_days": self.late_days,
+                "penalty": self.penalty, "verdicts": [asdict(v) for r in self.tasks.values() for v in r.verdicts]}
 
     @classmethod
     def from_json(cls, data: dict) -> "LearnerResult":
-        result = cls(data["learner"], problems=list(data.get("problems", [])))
+        result = cls(data["learner"], problems=list(data.get("problems", [])), late_days=int(data.get("late_days", 0)),
+                     penalty=float(data.get("penalty", 0.0)))
         result.add([Verdict(**v) for v in data["verdicts"]])
         return result
 

@@ -47,7 +47,7 @@ PARTS: dict[str, dict[str, float]] = {
     "3.1": {"Exp": 0.5, "Log": 0.5, "Sqrt": 0.5, "Abs": 0.5, "Sin": 0.5, "Cos": 0.5, "Tanh": 0.5,
             "Sigmoid": 0.5, "Relu": 0.5},
     "3.2": {"Sum": 2, "Mean": 2},
-    "3.3": {"Max": 1.5, "Min": 1.5},
+    "3.3": {"without ties": 1.5, "ties": 1.5},
     "4.1": {"Reshape": 1, "Transpose": 1, "BroadcastTo": 1, "Squeeze": 0.5, "Unsqueeze": 0.5},
     "4.2": {"ints, slices, None, Ellipsis": 2, "repeated integer indices": 1, "boolean masks": 1},
     "4.3": {"Cat": 1.5, "Stack": 1.5},

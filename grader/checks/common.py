@@ -32,6 +32,14 @@ def learner_raised(error: Raised, doing: str) -> CheckFailure:
     return CheckFailure(f"{doing} raised {error.type}: {error.message}{where}", "raised an error")
 
 
+def call_learner(w, probe: str, doing: str, **args):
+    """A probe's observations; the learner's exception becomes a CheckFailure naming ``doing``."""
+    try:
+        return w.call(probe, doing=f"running {doing}", **args)
+    except Raised as error:
+        raise learner_raised(error, doing) from None
+
+
 # ---- explaining a wrong array ------------------------------------------------------------
 def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, atol: float = 1e-7,
             kind: str = "", input_shape: tuple | None = None) -> None:

@@ -8,22 +8,15 @@ import numpy as np
 
 from ..runner import Raised
 from . import part
-from .common import CheckFailure, explain, learner_raised
-
-
-def _call(w, probe: str, doing: str, **args):
-    try:
-        return w.call(probe, doing=f"running {doing}", **args)
-    except Raised as error:
-        raise learner_raised(error, doing) from None
+from .common import CheckFailure, call_learner, explain, learner_raised
 
 
 @part("1.1", "values")
 def central_difference_values(w, rng):
     for x in rng.uniform(-2, 2, 4):
-        got = _call(w, "central_difference", f"central_difference(sin, {x:.3g})", f="sin", values=[float(x)], kwargs={})
+        got = call_learner(w, "central_difference", f"central_difference(sin, {x:.3g})", f="sin", values=[float(x)], kwargs={})
         explain(f"central_difference(sin, {x:.3g})", np.float64(got), np.float64(math.cos(x)), atol=1e-6)
-    got = _call(w, "central_difference", "central_difference(f, 1.5, -2.0, 3.0, arg=1)", f="poly",
+    got = call_learner(w, "central_difference", "central_difference(f, 1.5, -2.0, 3.0, arg=1)", f="poly",
                 values=[1.5, -2.0, 3.0], kwargs={"arg": 1})
     explain("central_difference(lambda a, b, c: a*b*b + c, 1.5, -2.0, 3.0, arg=1)", np.float64(got),
             np.float64(-6.0), atol=1e-5)
@@ -31,7 +24,7 @@ def central_difference_values(w, rng):
 
 @part("1.1", "two-sided difference")
 def central_difference_is_two_sided(w, rng):
-    got = _call(w, "central_difference", "central_difference(x*x, 1.0, eps=0.01)", f="square", values=[1.0],
+    got = call_learner(w, "central_difference", "central_difference(x*x, 1.0, eps=0.01)", f="square", values=[1.0],
                 kwargs={"eps": 1e-2})
     if not isinstance(got, (int, float, np.floating)):
         raise CheckFailure(f"central_difference(x*x, 1.0, eps=0.01) gave {got!r}, expected the number 2", "wrong type")
@@ -74,7 +67,7 @@ def _scalar_part(name: str):
         for op, ref, (lo, hi) in SCALAR_PARTS[name]:
             values = [float(v) for v in rng.uniform(lo, hi, ref.__code__.co_argcount if hasattr(ref, "__code__") else 1)]
             g = float(rng.uniform(0.5, 2))
-            value, grads = _call(w, "scalar_op", f"the backward of {op} at {values}", name=op, values=values,
+            value, grads = call_learner(w, "scalar_op", f"the backward of {op} at {values}", name=op, values=values,
                                  upstream=g)
             explain(f"{op} at {values}", np.float64(value), np.float64(ref(*values)), rtol=1e-9)
             for i in range(len(values)):
@@ -85,7 +78,7 @@ def _scalar_part(name: str):
                 explain(f"the backward of {op} at {values}, input {i}, upstream {g:.3g}", np.float64(grads[i]),
                         np.float64(expected), rtol=1e-5, atol=1e-8)
         for op, value, derivative, why in KINKS.get(name, []):
-            _, grads = _call(w, "scalar_op", f"the backward of {op} at [{value}]", name=op, values=[value], upstream=2.0)
+            _, grads = call_learner(w, "scalar_op", f"the backward of {op} at [{value}]", name=op, values=[value], upstream=2.0)
             explain(f"the backward of {op} at [{value}], upstream 2 ({why})", np.float64(grads[0]),
                     np.float64(2.0 * derivative))
     return check
@@ -113,7 +106,7 @@ def trusted_reachable(parents: list[list[int]]) -> set[int]:
 def topological_order_is_valid(w, rng):
     for _ in range(5):
         parents = random_graph(rng)
-        order = _call(w, "topological", "topological_order on a graph of 40 nodes", parents=parents)
+        order = call_learner(w, "topological", "topological_order on a graph of 40 nodes", parents=parents)
         if len(set(order)) != len(order):
             raise CheckFailure("topological_order lists a node twice: keep a set of visited nodes", "repeated nodes")
         if set(order) != trusted_reachable(parents):
@@ -172,7 +165,7 @@ def _engine_mistake(got: list[float], seed: float) -> tuple[str, str]:
 @part("1.4", "sums contributions")
 def backpropagate_sums(w, rng):
     seed = float(rng.uniform(0.5, 3))
-    seen = _call(w, "backpropagate", f"backpropagate(root, {seed:.3g}) on a graph where a node is used three times",
+    seen = call_learner(w, "backpropagate", f"backpropagate(root, {seed:.3g}) on a graph where a node is used three times",
                  seeds=[seed], **DIAMOND)[0]
     expected = diamond_gradients(seed)
     for n, (grad, calls) in enumerate(seen):
@@ -187,7 +180,7 @@ def backpropagate_sums(w, rng):
 
 @part("1.4", "accumulates across calls")
 def backpropagate_accumulates(w, rng):
-    seen = _call(w, "backpropagate", "backpropagate twice on the same graph", seeds=[1.0, 2.0], **DIAMOND)
+    seen = call_learner(w, "backpropagate", "backpropagate twice on the same graph", seeds=[1.0, 2.0], **DIAMOND)
     expected = [a + b for a, b in zip(diamond_gradients(1.0), diamond_gradients(2.0))]
     got = [grad for grad, _ in seen[1]]
     if not np.allclose(got, expected, rtol=1e-9):
@@ -199,7 +192,7 @@ def backpropagate_accumulates(w, rng):
 def tensor_backward(w, rng):
     x, b, g = rng.standard_normal((2, 3)), rng.standard_normal(3), rng.standard_normal((2, 3))
     doing = "out = (x + b) + x on Tensors (x of shape (2, 3) used twice, b of shape (3,)), out.backward(grad)"
-    seen = _call(w, "tensor_graph", f"{doing} with a (2, 3) gradient", x=x, b=b, upstream=g, calls=2)
+    seen = call_learner(w, "tensor_graph", f"{doing} with a (2, 3) gradient", x=x, b=b, upstream=g, calls=2)
     if not np.array_equal(seen["upstream"], g):
         raise CheckFailure(f"{doing} changed the gradient it was given: the engine added into an array it did not "
                            "create (+= on a gradient a rule passed on); add into fresh arrays (a + b)",

@@ -6,21 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runner import Raised
 from . import part
-from .common import CheckFailure, explain, learner_raised
-
-
-def _call(w, probe, doing, **args):
-    try:
-        return w.call(probe, doing=f"running {doing}", **args)
-    except Raised as error:
-        raise learner_raised(error, doing) from None
+from .common import CheckFailure, call_learner, explain
 
 
 @part("6.1", "parameters")
 def parameters_are_found_everywhere(w, rng):
-    found = _call(w, "parameters", "Module.parameters() on nested modules")
+    found = call_learner(w, "parameters", "Module.parameters() on nested modules")
     expected = ["a", "inner.w", "blocks[0].w", "blocks[1]['deep'].w"]
     if sorted(found) != sorted(expected):
         raise CheckFailure(f"Module.parameters() found {found}, expected {expected} in any order: look inside "
@@ -33,7 +25,7 @@ def linear(w, rng):
     for bias in (True, False):
         for x_shape in [(4, 5), (2, 3, 5)]:  # a batch, and a batch of sequences
             x = rng.standard_normal(x_shape)
-            seen = _call(w, "linear", f"Linear(5, 3, bias={bias})", in_features=5, out_features=3, bias=bias, x=None)
+            seen = call_learner(w, "linear", f"Linear(5, 3, bias={bias})", in_features=5, out_features=3, bias=bias, x=None)
             weight = seen["weight"]
             if not isinstance(weight, np.ndarray) or weight.shape != (3, 5):
                 raise CheckFailure(f"Linear(5, 3) needs a weight of shape (3, 5) (out_features, in_features), got "
@@ -49,7 +41,7 @@ def linear(w, rng):
             if np.abs(weight).max() > bound + 1e-12 or weight.std() < bound / 4:
                 raise CheckFailure("Linear's weights should start uniform in [-1/sqrt(in_features), "
                                    "1/sqrt(in_features)]", "initialisation")
-            seen = _call(w, "linear", f"Linear(5, 3, bias={bias}) on an input of shape {x_shape}", in_features=5,
+            seen = call_learner(w, "linear", f"Linear(5, 3, bias={bias}) on an input of shape {x_shape}", in_features=5,
                          out_features=3, bias=bias, x=x)
             weight = seen["weight"]
             expected = x @ weight.T + (seen["bias"] if bias else 0)
@@ -60,7 +52,7 @@ def linear(w, rng):
 def mlp(w, rng):
     for activation, fn in (("tanh", np.tanh), ("relu", lambda a: np.maximum(a, 0))):
         x = rng.standard_normal((5, 2))
-        seen = _call(w, "mlp", f"MLP([2, 6, 4, 3], activation={activation!r})", sizes=[2, 6, 4, 3],
+        seen = call_learner(w, "mlp", f"MLP([2, 6, 4, 3], activation={activation!r})", sizes=[2, 6, 4, 3],
                      activation=activation, x=x)
         if seen["count"] != 6 or len(seen["layers"]) != 3:
             raise CheckFailure(f"MLP([2, 6, 4, 3]) should have 3 Linear layers and 6 parameters, has "
@@ -87,7 +79,7 @@ def _optimizer(w, name, starts, steps, kwargs, reference, label, mistakes=("none
     shapes = " and ".join(str(np.shape(s)) for s in starts)
     doing = (f"{name}({label}) stepping {len(starts)} parameters of shapes {shapes} with different gradients (each "
              "keeps its own state), the second without a gradient at step 2, and a third that never gets one")
-    seen = _call(w, "optimizer", doing, name=name, starts=starts, steps=steps, kwargs=kwargs)
+    seen = call_learner(w, "optimizer", doing, name=name, starts=starts, steps=steps, kwargs=kwargs)
     if not np.array_equal(seen["idle"], np.ones(2)):
         raise CheckFailure(f"{name}.step changed a parameter whose grad is None ({doing}): skip it",
                            "updates without a gradient")
@@ -178,7 +170,7 @@ part("6.3", "weight decay")(_adam_part((0.8, 0.95), 0.1, 1e-8))
 
 def _train_epoch(w, rng):
     x, y = np.zeros((10, 2)), np.arange(10, dtype=np.float64)
-    return _call(w, "train_epoch", "train_epoch on 10 examples with batch_size 4 (stand-in model, loss and "
+    return call_learner(w, "train_epoch", "train_epoch on 10 examples with batch_size 4 (stand-in model, loss and "
                  "optimizer)", x=x, y=y, batch_size=4, seed=0)
 
 

@@ -84,7 +84,7 @@ ONE_OP = {
     "2.1": ("broadcast_shapes ignores clashes", "raises on a clash", 0),
     "2.2": ("unbroadcast in float64", "float32, no side effects", 0.5), "2.3": ("sub wrong sign", "Sub", 0),
     "3.1": ("log derivative inverted", "Log", 0), "3.2": ("mean forgets the count", "Mean", 0),
-    "3.3": ("min compares with the global minimum", "Min", 0), "4.1": ("transpose without inverse", "Transpose", 0),
+    "3.3": ("max gives every tie the full gradient", "ties", 0), "4.1": ("transpose without inverse", "Transpose", 0),
     "4.2": ("getitem loses repeats", "repeated integer indices", 0), "4.3": ("cat splits at the wrong place", "Cat", 0),
     "5.1": ("matmul forgets to reshape a 1-D gradient", "1-D operands", 0),
     "5.2": ("gelu tanh derivative drops a term", "tanh", 0), "5.3": ("log_softmax forgets the sum", "LogSoftmax", 0),
@@ -92,6 +92,10 @@ ONE_OP = {
     "6.1": ("linear ignores bias=False", "Linear", 0), "6.2": ("sgd weight decay subtracted", "weight decay", 0),
     "6.3": ("adam decoupled weight decay", "weight decay", 0),
     "6.4": ("training loop averages batch means", "batches and the mean", 0),
+    "7.1": ("layer norm bias gradient not summed over the batch", "gradients for weight and bias", 0),
+    "7.2": ("heads merged without the transpose", "several heads", 0),
+    "7.3": ("gpt skips the final layer norm", "GPT", 0),
+    "7.4": ("sampling ignores the temperature", "temperature", 0),
 }
 
 

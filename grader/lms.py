@@ -1,0 +1,83 @@
+"""Grades in the form learning-management systems import, and the late-work policy.
+
+* ``canvas.csv``: Canvas's gradebook import (Student, ID, SIS User ID, SIS Login ID,
+  Section, then one column per assignment, here ``minitorch``; a "Points Possible" row
+  under the header), one row per learner found in the roster.
+* ``moodle.csv``: a CSV for Moodle's "Import grades from CSV": an identifier column
+  (email address and ID number, mapped to the user in Moodle's import form) and a
+  ``minitorch`` grade column.
+* The roster (``--roster``) is a CSV with a ``learner`` column (the id the hand-ins are
+  named by) and any of ``name``, ``canvas_id``, ``sis_user_id``, ``sis_login_id``,
+  ``section``, ``email``, ``idnumber``. Learners missing from it are listed, not guessed.
+* Lateness: a hand-in's time is nbgrader's ``timestamp.txt`` in its folder if there is
+  one, else the file's own modification time; each started day after the deadline costs
+  ``penalty`` percent of the total, at most 100.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import math
+import os
+import pathlib
+import stat
+
+ASSIGNMENT = "minitorch"
+
+
+def submitted_at(path: pathlib.Path) -> dt.datetime:
+    """When a hand-in was handed in (UTC), read without following links."""
+    stamp = path / "timestamp.txt"
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode) and stat.S_ISREG(os.lstat(stamp).st_mode):
+            text = stamp.read_text(encoding="utf-8", errors="replace")[:100].strip().removesuffix(" UTC")
+            when = dt.datetime.fromisoformat(text.replace(" ", "T"))
+            return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    except (OSError, ValueError):
+        pass
+    return dt.datetime.fromtimestamp(os.lstat(path).st_mtime, dt.timezone.utc)
+
+
+def lateness(when: dt.datetime, deadline: dt.datetime | None, penalty_per_day: float) -> tuple[int, float]:
+    """(days late, penalty in percent)."""
+    if deadline is None or when <= deadline:
+        return 0, 0.0
+    days = math.ceil((when - deadline).total_seconds() / 86400)
+    return days, min(100.0, days * penalty_per_day)
+
+
+def parse_deadline(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    when = dt.datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+
+
+def read_roster(path: pathlib.Path) -> dict[str, dict[str, str]]:
+    with path.open(newline="", encoding="utf-8-sig") as file:
+        rows = list(csv.DictReader(file))
+    if not rows or "learner" not in rows[0]:
+        raise ValueError(f"{path}: the roster needs a 'learner' column (the ids the hand-ins are named by)")
+    return {row["learner"]: row for row in rows}
+
+
+def write_exports(finals: dict[str, float], most: float, roster: dict[str, dict[str, str]],
+                  out: pathlib.Path) -> list[str]:
+    """``canvas.csv`` and ``moodle.csv``; returns the learners the roster lacks."""
+    missing = sorted(set(finals) - set(roster))
+    with (out / "canvas.csv").open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT])
+        writer.writerow(["Points Possible", "", "", "", "", f"{most:g}"])
+        for learner in sorted(set(finals) & set(roster)):
+            r = roster[learner]
+            writer.writerow([r.get("name", learner), r.get("canvas_id", ""), r.get("sis_user_id", ""),
+                             r.get("sis_login_id", ""), r.get("section", ""), f"{finals[learner]:g}"])
+    with (out / "moodle.csv").open("w", newline="", encoding="utf-8") as file:
+        writer = csv.writer(file)
+        writer.writerow(["Email address", "ID number", ASSIGNMENT])
+        for learner in sorted(set(finals) & set(roster)):
+            r = roster[learner]
+            writer.writerow([r.get("email", ""), r.get("idnumber", ""), f"{finals[learner]:g}"])
+    return missing

@@ -1,0 +1,70 @@
+"""Grades for the LMS: Canvas's and Moodle's import columns from a roster, and the late
+policy from nbgrader's timestamp.txt or the hand-in's file time, in grades.csv and the
+feedback page."""
+
+import csv
+import datetime as dt
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader.lms import lateness, parse_deadline, submitted_at
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+UTC = dt.timezone.utc
+
+
+def test_lateness_counts_started_days_and_caps_at_100():
+    deadline = dt.datetime(2026, 11, 20, 12, tzinfo=UTC)
+    assert lateness(deadline, deadline, 10) == (0, 0.0)
+    assert lateness(deadline + dt.timedelta(minutes=1), deadline, 10) == (1, 10.0)
+    assert lateness(deadline + dt.timedelta(days=2, hours=1), deadline, 10) == (3, 30.0)
+    assert lateness(deadline + dt.timedelta(days=30), deadline, 10) == (30, 100.0)
+    assert parse_deadline("2026-11-20T12:00") == deadline
+
+
+def test_the_hand_in_time_comes_from_timestamp_txt_or_the_file(tmp_path):
+    folder = tmp_path / "ana"
+    folder.mkdir()
+    (folder / "timestamp.txt").write_text("2026-11-21 08:30:00.000000 UTC")
+    assert submitted_at(folder) == dt.datetime(2026, 11, 21, 8, 30, tzinfo=UTC)
+    archive = tmp_path / "bo.zip"
+    archive.write_bytes(b"")
+    os.utime(archive, (1_700_000_000, 1_700_000_000))
+    assert submitted_at(archive) == dt.datetime.fromtimestamp(1_700_000_000, UTC)
+
+
+@pytest.mark.slow
+def test_autograde_writes_canvas_and_moodle_imports_and_applies_the_policy(tmp_path):
+    hand_ins = tmp_path / "hand-ins"
+    for learner, stamp in (("ana", "2026-11-20 11:00:00 UTC"), ("bo", "2026-11-22 09:00:00 UTC"), ("cy", None)):
+        shutil.copytree(ROOT / "solutions" / "minitorch", hand_ins / learner / "minitorch",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        if stamp:
+            (hand_ins / learner / "timestamp.txt").write_text(stamp)
+    os.utime(hand_ins / "cy", (1_600_000_000, 1_600_000_000))  # long before the deadline
+    roster = tmp_path / "roster.csv"
+    roster.write_text("learner,name,canvas_id,sis_user_id,sis_login_id,section,email,idnumber\n"
+                      "ana,Ana A,101,S1,ana1,A,ana@example.org,1001\nbo,Bo B,102,S2,bo2,A,bo@example.org,1002\n")
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "grader", "autograde", str(hand_ins), "--out", str(out), "--jobs", "2",
+                           "--roster", str(roster), "--deadline", "2026-11-20T12:00:00+00:00", "--late-penalty", "10"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "cy is not in the roster" in done.stderr
+    grades = {r["learner"]: r for r in csv.DictReader((out / "grades.csv").open())}
+    total = float(grades["ana"]["total"])
+    assert (grades["ana"]["late_days"], float(grades["ana"]["final"])) == ("0", total)
+    assert (grades["bo"]["late_days"], grades["bo"]["penalty_percent"]) == ("2", "20")
+    assert float(grades["bo"]["final"]) == pytest.approx(total * 0.8, abs=0.01)
+    assert "2 day(s) after the deadline" in (out / "feedback" / "bo.html").read_text()
+    canvas = list(csv.reader((out / "canvas.csv").open()))
+    assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "minitorch"]
+    assert canvas[1][0] == "Points Possible" and canvas[2][:2] == ["Ana A", "101"]
+    assert float(canvas[3][5]) == pytest.approx(total * 0.8, abs=0.01)
+    moodle = list(csv.reader((out / "moodle.csv").open()))
+    assert moodle[0] == ["Email address", "ID number", "minitorch"] and moodle[1][:2] == ["ana@example.org", "1001"]
