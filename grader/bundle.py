@@ -72,7 +72,7 @@ macOS and Linux:
     python3 -m venv .venv
     .venv/bin/pip install -r requirements.lock
     .venv/bin/pip install --no-deps --no-build-isolation -e .
-    .venv/bin/jupyter lab --ServerApp.root_dir=. notebooks/01_chain_rule.ipynb
+    .venv/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb
     .venv/bin/python -m minitorch.progress      # your progress
     .venv/bin/python -m minitorch.handin        # handin.zip
 
@@ -81,7 +81,7 @@ Windows (PowerShell), with Python from python.org:
     py -3.11 -m venv .venv
     .venv\\Scripts\\pip install -r requirements.lock
     .venv\\Scripts\\pip install --no-deps --no-build-isolation -e .
-    .venv\\Scripts\\jupyter lab --ServerApp.root_dir=. notebooks/01_chain_rule.ipynb
+    .venv\\Scripts\\jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb
     .venv\\Scripts\\python -m minitorch.progress
     .venv\\Scripts\\python -m minitorch.handin
 
@@ -126,7 +126,7 @@ $(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json
 
 # JupyterLab on the whole course: notebooks/ and minitorch/ side by side.
 lab: $(READY)
-\t$(BIN)/jupyter lab --ServerApp.root_dir=. $(ALLOW_ROOT) notebooks/01_chain_rule.ipynb
+\t$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb $(ALLOW_ROOT)
 
 progress: $(READY)
 \t$(BIN)/python -m minitorch.progress
