@@ -67,8 +67,13 @@ def config(root, settings: dict):
     c.OverwriteCells.add_missing_cells = True
     c.Application.log_level = "ERROR"
     c.GradeFromChecks.settings = dict(settings)
-    c.Autograde.autograde_preprocessors = [GradeFromChecks if p.__name__ == "Execute" else p
-                                           for p in Autograde.class_traits()["autograde_preprocessors"].default()]
+    # nbgrader 0.9.6's autograde runs Execute among its preprocessors; ours takes its place.
+    # If a later nbgrader drops or renames it, stop rather than grade without the checks.
+    defaults = Autograde.class_traits()["autograde_preprocessors"].default()
+    if [p.__name__ for p in defaults].count("Execute") != 1:
+        raise RuntimeError("this nbgrader's autograde has no single Execute step for the grader to replace "
+                           f"({[p.__name__ for p in defaults]}); the grader was written against nbgrader 0.9.6")
+    c.Autograde.autograde_preprocessors = [GradeFromChecks if p.__name__ == "Execute" else p for p in defaults]
     return c
 
 

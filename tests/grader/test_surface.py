@@ -75,3 +75,16 @@ def test_every_swap_takes_effect():
                 calls[name]()
         finally:
             del GIVEN["_boom"]
+
+
+def test_the_course_config_replaces_nbgraders_execute_and_fails_loudly_if_it_cannot(monkeypatch, tmp_path):
+    from nbgrader.converters import Autograde
+
+    from grader.course import config
+    from grader.preprocessor import GradeFromChecks
+    steps = config(tmp_path, {}).Autograde.autograde_preprocessors
+    assert GradeFromChecks in steps and "Execute" not in [p.__name__ for p in steps]
+    trait = Autograde.class_traits()["autograde_preprocessors"]
+    monkeypatch.setattr(trait, "default", lambda: [p for p in steps if p is not GradeFromChecks])
+    with pytest.raises(RuntimeError, match="nbgrader 0.9.6"):
+        config(tmp_path, {})
