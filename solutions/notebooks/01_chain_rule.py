@@ -17,6 +17,13 @@
 # You write code in the package `minitorch/` (open it in the file browser on the left),
 # not in this notebook. The notebook explains, draws, and checks. Edits to the package
 # show up here without restarting the kernel.
+#
+# **You will:** estimate a derivative numerically (1.1); write the local derivative of
+# every scalar operation (1.2); order a computation graph so that each node comes before
+# the values it was computed from (1.3); backpropagate, adding up the contributions of a
+# value used twice (1.4); then train a small model with your own engine.
+#
+# **Time:** about 2 hours.
 
 # %%
 # %load_ext autoreload

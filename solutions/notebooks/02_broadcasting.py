@@ -17,6 +17,12 @@
 # Tensor operations are `Function` classes whose `forward(ctx, ...)` and
 # `backward(ctx, grad)` work on plain NumPy arrays; `ctx` carries what the forward saves
 # for the backward. Open `minitorch/ops_binary.py`: `Add` is worked out for you.
+#
+# **You will:** compute the shape NumPy's broadcasting gives (2.1); sum a gradient back
+# to a broadcast input's shape (2.2); write the backward of the binary operations, ties
+# included (2.3); and check any operation of your own with `mt.gradcheck`.
+#
+# **Time:** 1.5 to 2 hours.
 
 # %%
 # %load_ext autoreload
@@ -147,6 +153,20 @@ print("Task 2.3 passes the visible checks")
 # %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "points": 6, "schema_version": 3, "solution": false, "task": false}
 # Task 2.3 is worth 6 points. The autograder checks your package itself, outside this
 # notebook, part by part (each op or case earns its share): nothing to run here.
+
+# %% [markdown]
+# ## Checking any operation of your own: `mt.gradcheck`
+#
+# `mt.gradcheck(fn, inputs)` runs `fn` on Tensors, calls backward with a random upstream
+# gradient, and compares every input's gradient with central differences (your Task 1.1
+# idea, in float64). It returns True, or raises an error that names the input, the
+# element and both numbers. Use it on anything you build, for example:
+
+# %% tags=["not-graded", "raises-exception"]
+rng = np.random.default_rng(0)
+a = mt.Tensor(rng.standard_normal((2, 3)), requires_grad=True)
+b = mt.Tensor(rng.uniform(0.5, 2.0, (3,)), requires_grad=True)  # broadcast against a
+print("gradcheck:", mt.gradcheck(lambda a, b: mt.maximum(a * b - a / b, b) ** 2, [a, b]))
 
 # %% [markdown]
 # ## Three classic mistakes, and what you see when you make them

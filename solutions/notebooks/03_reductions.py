@@ -13,6 +13,12 @@
 # element, so their backward is the upstream gradient times the local derivative,
 # element by element. **Reductions** (`sum`, `mean`, `max`, `min`) shrink axes away, so
 # their backward has to grow the gradient back to the input's shape.
+#
+# **You will:** write the backward of nine unary functions (3.1); put the reduced axes
+# back for sum and mean (3.2); send the gradient of max and min to the extremes, shared
+# among ties (3.3).
+#
+# **Time:** about 1.5 hours.
 
 # %%
 # %load_ext autoreload

@@ -12,6 +12,12 @@
 # These operations compute nothing new: they move, repeat or pick elements. So every
 # backward here moves the gradient back to where each element came from. The art is in
 # the bookkeeping.
+#
+# **You will:** invert reshape, transpose, broadcast_to, squeeze and unsqueeze (4.1);
+# scatter an indexing gradient back, with repeated indices added up (4.2); split the
+# gradient of a concatenation or a stack (4.3).
+#
+# **Time:** about 1.5 hours.
 
 # %%
 # %load_ext autoreload

@@ -12,6 +12,12 @@
 # The four operations at the heart of a classifier: a linear layer's matrix product, a
 # smooth activation, turning scores into probabilities, and the loss that compares them
 # with the truth.
+#
+# **You will:** derive matmul's gradients, batched and with 1-D operands (5.1); GELU's
+# derivative, exact and approximate (5.2); a numerically stable softmax family (5.3);
+# the fused backward of cross-entropy (5.4).
+#
+# **Time:** 2 to 3 hours.
 
 # %%
 # %load_ext autoreload

@@ -13,6 +13,12 @@
 # the scaffolding around it: modules that hold the weights, optimizers that update
 # them, and the loop that feeds data through. Then we train two networks and watch them
 # learn.
+#
+# **You will:** build modules that find their own parameters (6.1); SGD with momentum
+# and weight decay (6.2); Adam with bias correction (6.3); the training loop (6.4); then
+# train networks on spirals and on handwritten digits.
+#
+# **Time:** about 2 hours.
 
 # %%
 # %load_ext autoreload
