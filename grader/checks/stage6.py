@@ -103,19 +103,25 @@ def _schedule(rng, count):
     return starts, steps
 
 
-def sgd_reference(starts, steps, lr, momentum, decay, none_as_zero=False):
-    params, buffers = [s.copy() for s in starts], [None] * len(starts)
+def _gradients(params, steps, none_as_zero):
+    """(parameter index, gradient) for each parameter of each step, in order: a None
+    gradient is skipped, or taken as zeros to model an optimizer that does not skip it."""
     for grads in steps:
         for i, g in enumerate(grads):
             if g is None and none_as_zero:
                 g = np.zeros_like(params[i])
-            if g is None:
-                continue
-            g = g + decay * params[i]
-            if momentum:
-                buffers[i] = g if buffers[i] is None else momentum * buffers[i] + g
-                g = buffers[i]
-            params[i] = params[i] - lr * g
+            if g is not None:
+                yield i, g
+
+
+def sgd_reference(starts, steps, lr, momentum, decay, none_as_zero=False):
+    params, buffers = [s.copy() for s in starts], [None] * len(starts)
+    for i, g in _gradients(params, steps, none_as_zero):
+        g = g + decay * params[i]
+        if momentum:
+            buffers[i] = g if buffers[i] is None else momentum * buffers[i] + g
+            g = buffers[i]
+        params[i] = params[i] - lr * g
     return params
 
 
@@ -137,20 +143,15 @@ def adam_reference(starts, steps, lr, betas, decay, eps=1e-8, none_as_zero=False
     params = [s.copy() for s in starts]
     state = [{"t": 0, "m": 0.0, "v": 0.0} for _ in starts]
     shared = 0
-    for grads in steps:
-        for i, g in enumerate(grads):
-            if g is None and none_as_zero:
-                g = np.zeros_like(params[i])
-            if g is None:
-                continue
-            s = state[i]
-            shared += 1
-            s["t"] = shared if shared_step else s["t"] + 1
-            g = g + decay * params[i]
-            s["m"] = betas[0] * s["m"] + (1 - betas[0]) * g
-            s["v"] = betas[1] * s["v"] + (1 - betas[1]) * g * g
-            m_hat, v_hat = s["m"] / (1 - betas[0] ** s["t"]), s["v"] / (1 - betas[1] ** s["t"])
-            params[i] = params[i] - lr * m_hat / (np.sqrt(v_hat) + eps)
+    for i, g in _gradients(params, steps, none_as_zero):
+        s = state[i]
+        shared += 1
+        s["t"] = shared if shared_step else s["t"] + 1
+        g = g + decay * params[i]
+        s["m"] = betas[0] * s["m"] + (1 - betas[0]) * g
+        s["v"] = betas[1] * s["v"] + (1 - betas[1]) * g * g
+        m_hat, v_hat = s["m"] / (1 - betas[0] ** s["t"]), s["v"] / (1 - betas[1] ** s["t"])
+        params[i] = params[i] - lr * m_hat / (np.sqrt(v_hat) + eps)
     return params
 
 
