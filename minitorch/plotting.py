@@ -15,43 +15,75 @@ def _axes(ax: Any, size: tuple[float, float]) -> Any:
     return ax if ax is not None else plt.subplots(figsize=size, layout="constrained")[1]
 
 
+class _TensorNode:
+    """A Tensor graph's node as draw_graph sees it: a leaf Tensor or an op's BackwardNode,
+    with the shape of the value it stands for (an op's output shape is what its consumer
+    recorded for that input)."""
+
+    def __init__(self, node: Any, shape: tuple) -> None:
+        self.node, self.shape = node, tuple(shape)
+        targets = getattr(node, "_targets", [])
+        self.parents = [_TensorNode(p, t[1]) for p, t in zip(getattr(node, "parents", []), targets)]
+        self.key = id(node)
+
+    def label(self, show_grad: bool) -> str:
+        grad = getattr(self.node, "grad", None)
+        if hasattr(self.node, "function"):  # an op
+            return f"{self.node.name}\nshape {self.shape}"
+        text = f"{getattr(self.node, 'name', '') or 'leaf'}\nshape {self.shape}"
+        if show_grad and grad is not None:
+            text += f"\n|grad| {float(np.abs(grad).sum()):.3g}"
+        return text
+
+
+class _ScalarNode:
+    def __init__(self, node: Any) -> None:
+        self.node, self.key = node, id(node)
+        self.parents = [_ScalarNode(p) for p in node.parents]
+
+    def label(self, show_grad: bool) -> str:
+        node = self.node
+        name = node.name or "const"
+        text = f"{name} = {node.op}" if node.op and node.name else (node.op or name)
+        text += f"\n{node.data:.3g}"
+        return text + (f"\ngrad {node.grad:.3g}" if show_grad else "")
+
+
 def draw_graph(root: Any, ax: Any = None, show_grad: bool = True) -> Any:
-    """Draw the Scalar graph that ends in ``root``: one box per value (its name, data and
-    grad), arrows from inputs to the values computed from them, the op on each box."""
-    nodes, depth, stack = {}, {id(root): 0}, [root]
-    while stack:  # longest distance from the root decides the column
+    """Draw the graph that ends in ``root``, a Scalar (each box: its name and op, value and
+    grad) or a Tensor (each box: a leaf or an op, and the shape of its value), with arrows
+    from inputs to the values computed from them."""
+    top = _ScalarNode(root) if hasattr(root, "parents") and not hasattr(root, "grad_fn") else \
+        _TensorNode(root.grad_fn if root.grad_fn is not None else root, root.shape)
+    nodes, depth, stack = {}, {top.key: 0}, [top]
+    while stack:  # the longest distance from the root decides the column
         node = stack.pop()
-        nodes[id(node)] = node
+        nodes[node.key] = node
         for parent in node.parents:
-            if depth.get(id(parent), -1) < depth[id(node)] + 1:
-                depth[id(parent)] = depth[id(node)] + 1
+            if depth.get(parent.key, -1) < depth[node.key] + 1:
+                depth[parent.key] = depth[node.key] + 1
                 stack.append(parent)
     columns: dict[int, list[Any]] = {}
     for key, node in nodes.items():
         columns.setdefault(depth[key], []).append(node)
     width = max(depth.values()) + 1
-    ax = _axes(ax, (2.1 * width + 1, 1.3 * max(len(c) for c in columns.values()) + 1))
-    where = {}
-    for d, column in columns.items():
-        for i, node in enumerate(column):
-            where[id(node)] = (width - 1 - d, i - (len(column) - 1) / 2)
-    for node in nodes.values():
-        x, y = where[id(node)]
-        for parent in node.parents:
-            px, py = where[id(parent)]
-            ax.annotate("", (x - 0.38, y), (px + 0.38, py),
-                        arrowprops=dict(arrowstyle="->", color="0.45", lw=1))
-    for node in nodes.values():
-        x, y = where[id(node)]
-        label = node.name or node.op or "const"
-        text = f"{label}\n{node.data:.3g}" + (f"\ngrad {node.grad:.3g}" if show_grad else "")
+    ax = _axes(ax, (min(2.3 * width + 1, 11), 1.4 * max(len(c) for c in columns.values()) + 1))
+    where = {key: (width - 1 - d, i - (len(column) - 1) / 2)
+             for d, column in columns.items() for i, node in enumerate(column) for key in [node.key]}
+    boxes = {}
+    for key, node in nodes.items():
         leaf = not node.parents
-        ax.text(x, y, text, ha="center", va="center", fontsize=9,
-                bbox=dict(boxstyle="round,pad=0.35", fc="#e8f1fb" if leaf else "#fdf1dc",
-                          ec="#4a78a8" if leaf else "#c48a2c"))
-    ax.set_xlim(-0.7, width - 0.3)
+        boxes[key] = ax.text(*where[key], node.label(show_grad), ha="center", va="center", fontsize=10,
+                             bbox=dict(boxstyle="round,pad=0.4", fc="#e8f1fb" if leaf else "#fdf1dc",
+                                       ec="#4a78a8" if leaf else "#c48a2c"))
+    for key, node in nodes.items():
+        for parent in node.parents:  # arrows start and end at the boxes' edges
+            ax.annotate("", xy=where[key], xytext=where[parent.key],
+                        arrowprops=dict(arrowstyle="-|>", color="0.4", lw=1.1, shrinkA=2, shrinkB=2,
+                                        patchA=boxes[parent.key], patchB=boxes[key]))
+    ax.set_xlim(-0.8, width - 0.2)
     ys = [y for _, y in where.values()]
-    ax.set_ylim(min(ys) - 0.8, max(ys) + 0.8)
+    ax.set_ylim(min(ys) - 0.9, max(ys) + 0.9)
     ax.axis("off")
     return ax
 

@@ -34,6 +34,16 @@ import minitorch as mt
 from minitorch import plotting
 
 # %% [markdown]
+# The engine walks the same kind of graph as in notebook 1; its boxes now stand for whole
+# arrays, so the picture shows each value's shape. Here `a` (4, 3) times `b` (3,), summed
+# along axis 1, squared, averaged:
+
+# %% tags=["not-graded"]
+a = mt.Tensor(np.ones((4, 3)), requires_grad=True)
+b = mt.Tensor(np.ones(3), requires_grad=True)
+plotting.draw_graph(((a * b).sum(axis=1) ** 2).mean(), show_grad=False);
+
+# %% [markdown]
 # ## Broadcasting, forwards
 #
 # NumPy lets `a + b` mix shapes. Line the shapes up **from the right**; in each position
