@@ -4,7 +4,7 @@ Two halves, side by side so that one reader sees the whole boundary:
 
 * ``Cage`` (used by the trusted grader): a scratch folder that is the only place the
   learner's process may write (a size-limited tmpfs when the grader runs as root), and,
-  where the system allows it (root, cgroup v1 or v2), control groups that bound the memory
+  where the system allows it (root, cgroup v1), control groups that bound the memory
   and the number of processes of the *whole* process tree and let the grader end every
   process the learner started, however it detached itself. Without control groups, memory
   is bounded per process and the session's processes are ended instead.
@@ -54,20 +54,20 @@ class Cage:
         return process
 
     def _enter(self) -> None:  # in the child, between fork and exec
-        for group in self.groups:
+        for group in self.groups.values():
             (group / "cgroup.procs").write_text(str(os.getpid()))
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
         limit = self.disk_mb * 2**20
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-        if not any(g.parent.parent.name == "memory" or (g / "memory.max").exists() for g in self.groups):
+        if "memory" not in self.groups:
             memory = self.memory_mb * 2**20
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
     def members(self) -> set[int]:
         found: set[int] = set()
-        for group in self.groups:
+        for group in self.groups.values():
             with contextlib.suppress(OSError):
                 found |= {int(p) for p in (group / "cgroup.procs").read_text().split()}
         return found
@@ -77,7 +77,7 @@ class Cage:
         for pid in self.sessions:
             with contextlib.suppress(OSError):
                 os.killpg(pid, signal.SIGKILL)
-        freezer = next((g for g in self.groups if g.parent.parent.name == "freezer"), None)
+        freezer = self.groups.get("freezer")
         for _ in range(200):
             members = self.members()
             if not members:
@@ -96,7 +96,7 @@ class Cage:
 
     def close(self) -> None:
         self.sweep()
-        for group in self.groups:
+        for group in self.groups.values():
             for _ in range(100):
                 try:
                     group.rmdir()
@@ -144,12 +144,13 @@ def _own_cgroup(controller: str) -> pathlib.Path | None:
     return None
 
 
-def _make_cgroups(name: str, memory_mb: int, processes: int) -> list[pathlib.Path]:
-    """Control groups bounding memory and processes of a whole tree, or [] where the
-    system does not let this process make them (not root, read-only, missing)."""
+def _make_cgroups(name: str, memory_mb: int, processes: int) -> dict[str, pathlib.Path]:
+    """Control groups (controller -> folder) that bound the memory and the processes of a
+    whole tree and freeze it to end it, or {} where the system does not let this process
+    make them (not root, no cgroup v1 hierarchy, read-only)."""
     if os.geteuid() != 0:
-        return []
-    made: list[pathlib.Path] = []
+        return {}
+    made: dict[str, pathlib.Path] = {}
     settings = {"memory": {"memory.limit_in_bytes": memory_mb * 2**20, "memory.swappiness": 0},
                 "pids": {"pids.max": processes}, "freezer": {}}
     try:
@@ -157,18 +158,17 @@ def _make_cgroups(name: str, memory_mb: int, processes: int) -> list[pathlib.Pat
             base = _own_cgroup(controller)
             if base is None or not base.is_dir():
                 raise OSError(f"no {controller} cgroup")
-            group = base / f"minitorch-{name}"
-            group.mkdir()
-            made.append(group)
+            made[controller] = base / f"minitorch-{name}"
+            made[controller].mkdir()
             for key, value in values.items():
                 with contextlib.suppress(OSError):
-                    (group / key).write_text(str(value))
+                    (made[controller] / key).write_text(str(value))
         return made
     except OSError:
-        for group in made:
+        for group in made.values():
             with contextlib.suppress(OSError):
                 group.rmdir()
-        return []
+        return {}
 
 
 # ---- the learner's side: confining oneself -------------------------------------------
