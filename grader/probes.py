@@ -59,7 +59,8 @@ GIVEN = {"unbroadcast": unbroadcast, "topological_order": topological_order, "st
 
 @contextlib.contextmanager
 def given(mt: Any, swaps: dict[str, str]):
-    """Swap ``module.name`` of the learner's package for ``GIVEN[helper]`` during a call."""
+    """Swap ``module.name`` (or ``module.Class.method``) of the learner's package for
+    ``GIVEN[helper]`` during a call."""
     saved = []
     try:
         for target, helper in swaps.items():

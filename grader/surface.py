@@ -44,4 +44,7 @@ SWAPS: dict[str, str] = {
     "ops_shape.unbroadcast": "unbroadcast",
     "ops_linalg.unbroadcast": "unbroadcast",
     "ops_softmax.stable_logsumexp": "stable_logsumexp",
+    "nn.Linear.__init__": "linear_init",
+    "nn.Linear.forward": "linear_forward",
+    "nn.CausalSelfAttention.forward": "attention",
 }

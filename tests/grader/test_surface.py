@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from grader import surface
+from grader import probes_gpt  # noqa: F401  (registers stage 7's given helpers)
 from grader.probes import GIVEN, given, resolve
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -59,6 +60,9 @@ def test_every_swap_takes_effect():
         "ops_shape.unbroadcast": lambda: run(mt.ops_shape.BroadcastTo, np.ones(3), shape=(2, 3)),
         "ops_linalg.unbroadcast": lambda: run(mt.ops_linalg.MatMul, np.ones((2, 2, 3)), np.ones((3, 4))),
         "ops_softmax.stable_logsumexp": lambda: run(mt.ops_softmax.LogSumExp, np.ones((2, 3)), axis=1),
+        "nn.Linear.__init__": lambda: mt.nn.CausalSelfAttention(4, 1),
+        "nn.Linear.forward": lambda: mt.nn.Linear(2, 2)(mt.Tensor(np.ones((1, 2)))),
+        "nn.CausalSelfAttention.forward": lambda: mt.nn.Block(4, 1)(mt.Tensor(np.ones((1, 2, 4)))),
     }
 
     def run(function, *arrays, **params):
