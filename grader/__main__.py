@@ -71,8 +71,8 @@ def autograde(args: argparse.Namespace) -> int:
         found = [f for i, f in enumerate(found) if i % shard[1] == shard[0] - 1]
     jobs = [GradeJob(learner, safe_id(learner), str(path), str(course.root), str(out), settings, notes,
                      args.deadline, args.late_penalty) for learner, path, notes in found]
+    course.record_learners({job.learner: job.sid for job in jobs})
     for job in jobs:
-        course.record_learner(job.learner, job.sid)
         for note in job.notes:
             print(f"warning: {job.learner}: {note}", file=sys.stderr)
     print(f"Grading {len(jobs)} hand-in(s) from {folder} with {args.jobs} job(s) ...", flush=True)

@@ -143,6 +143,13 @@ class Course:
                                              "grading error", [stage]))
         return result
 
-    def record_learner(self, learner: str, sid: str) -> None:
-        with (self.root / "learners.csv").open("a", newline="") as file:
-            csv.writer(file).writerow([sid, learner])
+    def record_learners(self, ids: dict[str, str]) -> None:
+        """Add ``learner -> safe id`` to ``learners.csv``; a re-run adds nothing twice."""
+        path = self.root / "learners.csv"
+        known = {}
+        if path.exists():
+            with path.open(newline="", encoding="utf-8") as file:
+                known = {learner: sid for sid, learner in csv.reader(file)}
+        known.update(ids)
+        with path.open("w", newline="", encoding="utf-8") as file:
+            csv.writer(file).writerows((sid, learner) for learner, sid in sorted(known.items()))

@@ -79,6 +79,8 @@ def test_two_runs_agree_and_hand_ins_are_untouched(graded):
     hand_ins, _, before, runs = graded
     first, second = (r[0] / "grades.csv" for r in runs)
     assert first.read_text() == second.read_text()
+    ids = [row[1] for row in csv.reader((runs[0][0] / "course" / "learners.csv").open(encoding="utf-8"))]
+    assert sorted(ids) == sorted(set(ids)) and len(ids) == len(read_grades(first))
     assert fingerprint(hand_ins) == before
 
 

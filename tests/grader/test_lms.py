@@ -68,3 +68,14 @@ def test_autograde_writes_canvas_and_moodle_imports_and_applies_the_policy(tmp_p
     assert float(canvas[3][5]) == pytest.approx(total * 0.8, abs=0.01)
     moodle = list(csv.reader((out / "moodle.csv").open()))
     assert moodle[0] == ["Email address", "ID number", "minitorch"] and moodle[1][:2] == ["ana@example.org", "1001"]
+
+
+def test_the_course_maps_each_learner_to_one_safe_id_however_often_it_is_graded(tmp_path):
+    from grader.course import Course, safe_id
+    from grader.settings import Settings
+    course = Course(tmp_path, Settings())
+    ids = {name: safe_id(name) for name in ("ana", "bo b", "<x>")}
+    course.record_learners(ids)
+    course.record_learners({"ana": ids["ana"]})
+    rows = list(csv.reader((tmp_path / "learners.csv").open()))
+    assert sorted(rows) == sorted([sid, name] for name, sid in ids.items())
