@@ -19,26 +19,15 @@ from __future__ import annotations
 
 import os
 
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")  # before NumPy is imported
+from setup_one_thread import mt, torch  # one thread, the reference package; first, before NumPy
 
 import argparse
 import math
-import pathlib
-import sys
 import time
 
 import numpy as np
 from scipy.special import erf
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "solutions"))
-import minitorch as mt  # noqa: E402
-
-try:
-    import torch
-    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
-except ImportError:
-    torch = None
 
 VOCAB, BLOCK, DIM, HEADS, LAYERS, BATCH, LR = 27, 16, 64, 4, 2, 32, 3e-3
 EPS = 1e-5

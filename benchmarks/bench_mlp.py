@@ -21,25 +21,14 @@ from __future__ import annotations
 
 import os
 
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")  # before NumPy is imported
+from setup_one_thread import mt, torch  # one thread, the reference package; first, before NumPy
 
 import argparse
-import pathlib
-import sys
 import time
 import timeit
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "solutions"))
-import minitorch as mt  # noqa: E402
-
-try:
-    import torch
-    torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
-except ImportError:
-    torch = None
 
 SIZES = (2, 128, 128, 10)
 
