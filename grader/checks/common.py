@@ -5,7 +5,6 @@ explained, and how one learner's rule is run (in the learner's process, through
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -42,7 +41,7 @@ def call_learner(w, probe: str, doing: str, **args):
 
 # ---- explaining a wrong array ------------------------------------------------------------
 def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, atol: float = 1e-7,
-            kind: str = "", input_shape: tuple | None = None) -> None:
+            kind: str = "") -> None:
     """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
     values, naming the likely mistake. ``kind`` ("broadcast", "unbroadcast", "reduction",
     "matmul") says
@@ -158,7 +157,7 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
     for i in (range(len(arrays)) if differentiable is None else differentiable):
         expected = numeric_vjp(reference, arrays, upstream, i)
         explain(f"{name}.backward: the gradient for input {i} (shape {arrays[i].shape}, inputs {shapes})",
-                grads[i], expected, rtol=rtol, atol=atol, kind=kind, input_shape=arrays[i].shape)
+                grads[i], expected, rtol=rtol, atol=atol, kind=kind)
 
 
 def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Callable[..., np.ndarray],
@@ -202,6 +201,3 @@ def shapes_pairs(rng: np.random.Generator, count: int = 6) -> list[tuple[tuple, 
         drawn.append((pick(), pick()))
     return fixed + drawn
 
-
-def math_erf(x: np.ndarray) -> np.ndarray:
-    return np.vectorize(math.erf, otypes=[np.float64])(x)

@@ -4,7 +4,6 @@ leave behind, and how the grader survives it dying, hanging or lying."""
 import os
 import pathlib
 import subprocess
-import sys
 import time
 
 import numpy as np
