@@ -4,12 +4,14 @@
     python -m grader check [PATH]                 grade your own work (the repo, a folder or a .zip)
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
     python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
+    python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
     python -m grader bundle [--out FILE]          the zip to hand to learners
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import pathlib
 import sys
 import time
@@ -75,14 +77,26 @@ def autograde(args: argparse.Namespace) -> int:
     for job in jobs:
         for note in job.notes:
             print(f"warning: {job.learner}: {note}", file=sys.stderr)
-    print(f"Grading {len(jobs)} hand-in(s) from {folder} with {args.jobs} job(s) ...", flush=True)
+    where = f"the queue at {_no_password(args.broker)}" if args.broker else f"{args.jobs} job(s)"
+    print(f"Grading {len(jobs)} hand-in(s) from {folder} with {where} ...", flush=True)
     start, results, progress = time.perf_counter(), [], Progress(len(jobs))
 
     def done(result, seconds: float) -> None:
         results.append(result)
         print(progress.line(result.learner, *result.total, seconds), flush=True)
 
-    grade_class(jobs, args.jobs, done)
+    if args.broker:
+        from .queueing import QueueError, grade_class_on_queue, lease_for
+        try:
+            dropped = grade_class_on_queue(jobs, args.broker, args.lease or lease_for(settings), args.jobs, done,
+                                           lambda line: print(f"  {line}", flush=True))
+        except QueueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if dropped:
+            print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
+    else:
+        grade_class(jobs, args.jobs, done)
     sids = {job.learner: job.sid for job in jobs}
     if shard:
         part = write_part(results, sids, out, args.shard)
@@ -109,6 +123,21 @@ def merge(args: argparse.Namespace) -> int:
         print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
     print(f"merged {len(args.parts)} part(s); open {report}")
     return 0
+
+
+def worker(args: argparse.Namespace) -> int:
+    from .isolation import landlock_abi
+    from .queueing import lease_for, run_worker
+    if landlock_abi() < 1:
+        print("warning: this system has no Linux Landlock, so the code being graded is not confined; run workers "
+              "only where it is", file=sys.stderr)
+    run_worker(args.broker, args.concurrency, args.lease or lease_for(Settings()), args.name)
+    return 0
+
+
+def _no_password(url: str) -> str:
+    head, at, tail = url.rpartition("@")
+    return f"{head.split('://')[0]}://***@{tail}" if at else url
 
 
 def _roster(args: argparse.Namespace):
@@ -142,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deadline", help="ISO 8601 date and time (UTC unless it says otherwise)")
     p.add_argument("--late-penalty", type=float, default=0.0, help="percent of the total lost per started day late")
     p.add_argument("--shard", help="I/N: grade only every N-th hand-in, starting with the I-th (see merge)")
+    p.add_argument("--broker", help="redis://HOST:PORT/DB: grade on the workers of this queue (see worker); "
+                   "--jobs is then how many processes record results here")
+    p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
+                   "given to another (default: the longest a hand-in can take under the limits)")
     for q in (commands.choices["check"], p):
         q.add_argument("--call-seconds", type=float, default=defaults.call_seconds,
                        help="time for one call into the learner's code")
@@ -152,6 +185,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
     p.add_argument("parts", nargs="+", help="the part-*.json files the shards wrote (feedback/ beside each)")
     p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities")
+    p = commands.add_parser("worker", help="grade hand-ins from a queue (autograde --broker) until stopped")
+    p.add_argument("--broker", required=True, help="redis://HOST:PORT/DB, as given to autograde")
+    p.add_argument("--concurrency", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1, help="hand-ins graded at once (default: this machine's cores)")
+    p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
+                   "worker; as long as the longest hand-in (default: as autograde's default)")
+    p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
     args = parser.parse_args(argv)
@@ -164,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
               f"from {len(release.source_notebooks())} notebook(s)")
         return 0
-    return {"check": check, "autograde": autograde, "merge": merge}[args.command](args)
+    return {"check": check, "autograde": autograde, "merge": merge, "worker": worker}[args.command](args)
 
 
 if __name__ == "__main__":

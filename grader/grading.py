@@ -4,7 +4,8 @@
 runs in a pool process (through the course, so the gradebook is written by nbgrader
 itself); both call the same checks through the same ``checks.run_stage``, directly or
 from the course's preprocessor. ``grade_class`` runs jobs in worker processes; a process
-that dies costs only the learner it was grading.
+that dies costs only the learner it was grading. On a queue (``queue.py``) a worker runs
+``grade_stages`` and ``grade_job`` records what it sent back.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import feedback
-from .intake import read_hand_in
+from .intake import HandIn, read_hand_in
 from .results import LearnerResult, failed_everywhere
 from .settings import Settings
 from .tasks import STAGES
@@ -42,24 +43,31 @@ class GradeJob:
 def grade_learner(path: pathlib.Path, learner: str, settings: Settings,
                   progress: Callable[[str], None] = lambda stage: None) -> LearnerResult:
     """Grade a hand-in without a course (the learner's own ``check``)."""
-    from .checks import run_stage
     with tempfile.TemporaryDirectory(prefix="minitorch-hand-in-") as scratch:
-        hand_in = read_hand_in(path, learner, pathlib.Path(scratch))
-        result = LearnerResult(learner, problems=list(hand_in.problems))
-        for stage in STAGES:
-            progress(stage)
-            if stage in hand_in.packages:
-                result.add(run_stage(hand_in.packages[stage], stage, settings))
-            else:
-                result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
+        return grade_stages(read_hand_in(path, learner, pathlib.Path(scratch)), settings, progress)
+
+
+def grade_stages(hand_in: HandIn, settings: Settings,
+                 progress: Callable[[str], None] = lambda stage: None) -> LearnerResult:
+    """Every stage's checks against a hand-in already read (``check``, a queue worker)."""
+    from .checks import run_stage
+    result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
+    for stage in STAGES:
+        progress(stage)
+        if stage in hand_in.packages:
+            result.add(run_stage(hand_in.packages[stage], stage, settings))
+        else:
+            result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
     return result
 
 
 _course = None
 
 
-def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
-    """Grade one learner of a class through the course (in a pool process)."""
+def grade_job(job: GradeJob, graded: dict | None = None) -> tuple[LearnerResult, float]:
+    """Grade one learner of a class through the course (in a pool process). With
+    ``graded`` (a ``LearnerResult.to_json()`` a queue worker sent back), the course records
+    those verdicts instead of running the checks here."""
     from .course import Course
     global _course
     start = time.perf_counter()
@@ -67,7 +75,7 @@ def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
         _course = Course(pathlib.Path(job.course), job.settings)
     with tempfile.TemporaryDirectory(prefix="minitorch-hand-in-") as scratch:
         hand_in = read_hand_in(pathlib.Path(job.path), job.learner, pathlib.Path(scratch))
-        result = _course.grade(hand_in, job.sid)
+        result = _course.grade(hand_in, job.sid, LearnerResult.from_json(graded) if graded else None)
     result.problems[:0] = job.notes
     _apply_lateness(result, job)
     feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
@@ -109,7 +117,7 @@ def _pool(jobs: list[GradeJob], workers: int, done, grade) -> list[GradeJob]:
     if not jobs:
         return lost
     with ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_become_subreaper) as pool:
+                             initializer=become_subreaper) as pool:
         futures = {pool.submit(grade, job): job for job in jobs}
         for future in as_completed(futures):
             try:
@@ -119,7 +127,7 @@ def _pool(jobs: list[GradeJob], workers: int, done, grade) -> list[GradeJob]:
     return lost
 
 
-def _become_subreaper() -> None:
+def become_subreaper() -> None:
     """Processes a learner's code detaches end up as this process's children, where the
     cage's sweep finds them even without control groups."""
     if hasattr(os, "sched_getaffinity"):
