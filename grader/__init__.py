@@ -9,6 +9,7 @@ How a hand-in flows (docs/GRADER.md has more):
     results.py       verdicts -> points (the only place scores are computed)
     course.py        the nbgrader course; preprocessor.py grades inside nbgrader's autograde
     grading.py       one path per learner (check, autograde, nbgrader's own autograde)
+    queueing.py      grading on Celery workers through a Redis broker (autograde --broker)
     feedback.py, report.py, classreport.py, publish.py, lms.py    what people read
     settings.py      the limits; tasks.py the tasks and their parts; surface.py the package
                      names the checks use

@@ -155,7 +155,7 @@ def _shard(text: str | None) -> tuple[int, int] | None:
     return int(index), int(count)
 
 
-def main(argv: list[str] | None = None) -> int:
+def command_line() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m grader", description="The minitorch course's tools.")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("release", help="rebuild minitorch/ and notebooks/ from solutions/")
@@ -194,7 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = command_line().parse_args(argv)
     if args.command == "bundle":
         from .bundle import build
         print(f"wrote {build(pathlib.Path(args.out).resolve())}")

@@ -69,3 +69,22 @@ def test_the_lease_outlasts_the_longest_hand_in():
     settings = Settings()
     assert lease_for(settings) > len(STAGES) * (settings.stage_seconds + settings.call_seconds)
     assert lease_for(settings.replace(stage_seconds=10)) < lease_for(settings)
+
+
+def test_the_cluster_examples_use_the_grader_s_real_options():
+    """The commands in docs/cluster/ parse with the grader's own command line."""
+    import re
+    import shlex
+
+    import yaml
+    from conftest import ROOT
+
+    from grader.__main__ import command_line
+    commands = re.findall(r"\.venv/bin/python -m grader ((?:worker|autograde|merge)[^\n`]*(?:\n +--[^\n`]*)*)",
+                          "\n".join(p.read_text() for p in (ROOT / "docs" / "cluster").iterdir()))
+    assert {c.split()[0] for c in commands} == {"worker", "autograde", "merge"}
+    for command in commands:
+        words = shlex.split(re.sub(r"\$\(\([^)]*\)\)|\$\w+", "1", command.replace("\n", " ")))
+        command_line().parse_args([w for w in words if w.strip() not in ("", "\\")])
+    manifests = list(yaml.safe_load_all((ROOT / "docs" / "cluster" / "kubernetes-queue-workers.yaml").read_text()))
+    assert [m["kind"] for m in manifests] == ["Secret", "Deployment", "Service", "Deployment"]
