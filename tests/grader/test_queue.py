@@ -16,10 +16,13 @@ import time
 
 import pytest
 from conftest import ROOT, write_package
+from hostile import CHEATS, HOSTILE_IMPORTS, on_import, stubbed_with
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
-LEASE = "12"  # seconds before a hand-in taken by a dead worker goes to another
+LEASE = "12"
+LEARNERS = ("ana", "bo", "cy", "slow", "stray", "writes-checks")
+CHECKS = (ROOT / "grader" / "checks" / "__init__.py").read_bytes()  # seconds before a hand-in taken by a dead worker goes to another
 
 SLOW = '''
 import time as _time
@@ -43,6 +46,8 @@ def hand_ins(tmp_path_factory) -> pathlib.Path:
     write_package(folder / "cy" / "minitorch", [("ops_unary.py", "return grad / x", "return grad * x")])
     slow = write_package(folder / "slow" / "minitorch")
     (slow / "numerical.py").write_text((slow / "numerical.py").read_text() + SLOW)
+    on_import(HOSTILE_IMPORTS["stray-process"])(folder, "stray")          # confined on a worker too
+    stubbed_with(CHEATS["empties-checks"])(folder, "writes-checks")
     return folder
 
 
@@ -54,7 +59,7 @@ def local_grades(hand_ins, tmp_path_factory) -> str:
     assert done.returncode == 0, done.stderr[-2000:]
     grades = (out / "grades.csv").read_text()
     assert [row[:2] for row in csv.reader(grades.splitlines())][2:] == [
-        ["ana", "88.5"], ["bo", "0"], ["cy", "88"], ["slow", "88.5"]]
+        ["ana", "88.5"], ["bo", "0"], ["cy", "88"], ["slow", "88.5"], ["stray", "88.5"], ["writes-checks", "0"]]
     return grades
 
 
@@ -140,18 +145,21 @@ def graded_once(out: pathlib.Path, local_grades: str) -> None:
     """grades.csv as local grading wrote it, and each learner once in nbgrader's gradebook."""
     from nbgrader.api import Gradebook
     assert (out / "grades.csv").read_text() == local_grades
-    assert sorted(p.name for p in (out / "feedback").iterdir()) == ["ana.html", "bo.html", "cy.html", "slow.html"]
+    assert sorted(p.name for p in (out / "feedback").iterdir()) == [f"{learner}.html" for learner in LEARNERS]
     with Gradebook(f"sqlite:///{out / 'course' / 'gradebook.db'}") as gradebook:
         totals = {s.id: sum(gradebook.find_submission(a.name, s.id).score for a in gradebook.assignments)
                   for s in gradebook.students}
-    assert totals == {"ana": 88.5, "bo": 0, "cy": 88, "slow": 88.5}
+    assert totals == {"ana": 88.5, "bo": 0, "cy": 88, "slow": 88.5, "stray": 88.5, "writes-checks": 0}
+    assert (ROOT / "grader" / "checks" / "__init__.py").read_bytes() == CHECKS, "a learner wrote to the checks"
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert "minitorch-stray-marker" not in ps.replace("ps -eo args", ""), "a learner's process outlived its grading"
 
 
 def test_two_workers_grade_as_local_grading_does(hand_ins, local_grades, workers, broker, tmp_path):
     out = tmp_path / "queued"
     text = finish(*start_grading(hand_ins, out, broker))
     graded_once(out, local_grades)
-    assert "4/4" in text and "learners/min" in text and "s left" in text  # the progress bar
+    assert "6/6" in text and "learners/min" in text and "s left" in text  # the progress bar
     logs = {name: log.read_text() for name, (_, log) in workers.items()}
     assert all("graded " in log for log in logs.values()), "both workers took a share"
 
@@ -188,4 +196,4 @@ def test_a_broker_restart_loses_no_grade(hand_ins, local_grades, workers, broker
     text = finish(process, log)
     graded_once(out, local_grades)
     assert "outstanding hand-in(s) again" in text  # sent again after a lease without news
-    assert all(text.count(f"{learner}: ") == 1 for learner in ("ana", "bo", "cy", "slow"))
+    assert all(text.count(f"  {learner}: ") == 1 for learner in LEARNERS)
