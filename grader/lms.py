@@ -1,11 +1,14 @@
 """Grades in the form learning-management systems import, and the late-work policy.
 
-* ``canvas.csv``: Canvas's gradebook import (Student, ID, SIS User ID, SIS Login ID,
-  Section, then one column per assignment, here ``minitorch``; a "Points Possible" row
-  under the header), one row per learner found in the roster.
-* ``moodle.csv``: a CSV for Moodle's "Import grades from CSV": an identifier column
-  (email address and ID number, mapped to the user in Moodle's import form) and a
-  ``minitorch`` grade column.
+* ``canvas.csv``: Canvas's gradebook import. Canvas finds each student by any one of its
+  first three columns (Student, the name; ID, Canvas's user id; SIS User ID), then reads
+  SIS Login ID and Section; every further column is an assignment, and a name Canvas does
+  not know yet becomes a new assignment, here ``minitorch``. The "Points Possible" row under
+  the header gives that new assignment its points. One row per learner found in the roster.
+* ``moodle.csv``: for Moodle's "Import grades from CSV". Its form asks which column
+  identifies the user and which user field it matches (email address or ID number here;
+  rows whose identifier is empty are skipped), and which grade item each other column
+  fills (an existing one, or a new grade item for ``minitorch``).
 * The roster (``--roster``) is a CSV with a ``learner`` column (the id the hand-ins are
   named by) and any of ``name``, ``canvas_id``, ``sis_user_id``, ``sis_login_id``,
   ``section``, ``email``, ``idnumber``. Learners missing from it are listed, not guessed.
