@@ -39,6 +39,7 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, per_stage: int = 4) -> N
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
     shown = []
     for stage in STAGES:
         ours = sorted((r for r in rows if stage_of(r["task"]) == stage), key=lambda r: -len(r["learners"]))
@@ -50,6 +51,7 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, per_stage: int = 4) -> N
     ax.set_yticks(range(len(shown)), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("learners")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole learners
     ax.set_title("the most common mistakes of each stage" if shown else "no mistakes")
     fig.savefig(path, dpi=110)
     plt.close(fig)

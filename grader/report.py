@@ -49,7 +49,7 @@ def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
     data = [[100 * r.stage_score(s)[0] / r.stage_score(s)[1] for r in results] for s in STAGES]
-    ax.boxplot(data, tick_labels=[f"{s}\n{n[3:]}" for s, n in STAGES.items()])
+    ax.boxplot(data, tick_labels=["\n".join([s, *n[3:].split("_")]) for s, n in STAGES.items()])
     for i, values in enumerate(data, start=1):
         ax.scatter([i] * len(values), values, s=12, alpha=0.5)
     ax.set_ylabel("score (% of the stage)")

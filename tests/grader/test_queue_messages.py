@@ -8,7 +8,7 @@ import types
 import zipfile
 
 import pytest
-from conftest import write_package
+from conftest import ROOT, write_package
 
 from grader.grading import GradeJob
 from grader.intake import read_hand_in
@@ -77,7 +77,6 @@ def test_the_cluster_examples_use_the_grader_s_real_options():
     import shlex
 
     import yaml
-    from conftest import ROOT
 
     from grader.__main__ import command_line
     commands = re.findall(r"\.venv/bin/python -m grader ((?:worker|autograde|merge)[^\n`]*(?:\n +--[^\n`]*)*)",
