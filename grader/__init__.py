@@ -5,7 +5,8 @@ How a hand-in flows (docs/GRADER.md has more):
     intake.py        read a folder or .zip without trusting it; copy the package's .py files
     checks/          the trusted checks: one module per stage, one @part per part of a task
       -> runner.py   starts the learner's process in a cage (isolation.py) and calls it:
-         worker.py + probes*.py run inside it, confined; wire.py carries plain data only
+         worker.py + probes*.py run inside it, confined (confinement.py); wire.py
+         carries plain data only
     results.py       verdicts -> points (the only place scores are computed)
     course.py        the nbgrader course; preprocessor.py grades inside nbgrader's autograde
     grading.py       one path per learner (check, autograde, nbgrader's own autograde)

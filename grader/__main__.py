@@ -46,7 +46,7 @@ def check(args: argparse.Namespace) -> int:
 def autograde(args: argparse.Namespace) -> int:
     from .course import Course, safe_id
     from .grading import GradeJob, find_learners, grade_class
-    from .isolation import landlock_abi
+    from .confinement import landlock_abi
     from .publish import Progress, write_all, write_part
     folder = pathlib.Path(args.submissions).resolve()
     if not folder.is_dir():
@@ -126,7 +126,7 @@ def merge(args: argparse.Namespace) -> int:
 
 
 def worker(args: argparse.Namespace) -> int:
-    from .isolation import landlock_abi
+    from .confinement import landlock_abi
     from .queueing import lease_for, run_worker
     if landlock_abi() < 1:
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; run workers "

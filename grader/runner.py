@@ -149,5 +149,5 @@ class LearnerProcess:
 
 
 def _landlock_expected() -> bool:
-    from .isolation import landlock_abi
+    from .confinement import landlock_abi
     return landlock_abi() > 0

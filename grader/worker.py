@@ -38,7 +38,7 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
 
 
 def main(config_json: str) -> None:
-    from . import isolation, probes, probes_gpt, probes_modules, wire  # noqa: F401  (probes register themselves)
+    from . import confinement, probes, probes_gpt, probes_modules, wire  # noqa: F401  (probes register themselves)
 
     config = json.loads(config_json)
     requests, answers = os.dup(0), os.dup(1)
@@ -52,7 +52,7 @@ def main(config_json: str) -> None:
     os.chdir(scratch)
     os.environ.update(HOME=scratch, TMPDIR=scratch, MPLCONFIGDIR=scratch, MPLBACKEND="agg")
     try:
-        applied = isolation.confine_self(isolation.python_readable() + [str(package)], [scratch])
+        applied = confinement.confine_self(confinement.python_readable() + [str(package)], [scratch])
     except OSError as error:  # never run a learner's code unconfined when confinement was asked for
         wire.send(answers, {"ready": False, "raised": {"type": "ConfinementError", "message": str(error),
                                                           "where": ""}})

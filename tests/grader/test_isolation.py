@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from grader.isolation import landlock_abi
+from grader.confinement import landlock_abi
 from grader.runner import LearnerProcess, Lost, Raised, Unimportable
 from grader.settings import Settings
 
