@@ -64,7 +64,7 @@ def product_like(x: np.ndarray, y: np.ndarray, like: np.ndarray) -> np.ndarray:
     """
     if like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
         # swap only the matrix axes: a batched x or y (Linear on a sequence) keeps its batch
-        return np.swapaxes(np.swapaxes(y, -1, -2) @ np.swapaxes(x, -1, -2), -1, -2)
+        return (y.swapaxes(-1, -2) @ x.swapaxes(-1, -2)).swapaxes(-1, -2)
     return x @ y
 
 

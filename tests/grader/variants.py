@@ -202,7 +202,7 @@ BUGGY = [
         "grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)",
         "grad_b = (np.swapaxes(a2, -1, -2) @ grad2).reshape(b.shape)"), "5.1", "batched"),
     ("matmul fast path reverses a batched operand", ("ops_linalg.py",
-        "        return np.swapaxes(np.swapaxes(y, -1, -2) @ np.swapaxes(x, -1, -2), -1, -2)",
+        "        return (y.swapaxes(-1, -2) @ x.swapaxes(-1, -2)).swapaxes(-1, -2)",
         "        return (y.T @ x.T).T"), "5.1", "transposed view"),
     # ---- 5.2 GELU
     ("gelu tanh derivative drops a term", ("ops_activation.py", "return grad * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * du)",
