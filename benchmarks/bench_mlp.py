@@ -1,17 +1,23 @@
-"""Train the same MLP three ways and print time ratios, measured side by side in one run.
+"""Train the same MLPs three ways and print time ratios, measured side by side in one run.
 
     make bench            (or: .venv/bin/python benchmarks/bench_mlp.py [--steps N])
 
 1. minitorch (the reference package in solutions/);
 2. a hand-written NumPy forward and backward of the same network: the floor that
-   minitorch's bookkeeping is measured against (goal: minitorch within 1.3x of it);
+   minitorch's bookkeeping is measured against;
 3. PyTorch on the CPU, when it is installed (pip install torch==2.13.0).
 
-Network 2 -> 128 -> 128 -> 10 with ReLU, softmax cross-entropy, plain SGD; 4,096 points,
-batch 256, 200 steps, in float32 and in float64. Each implementation starts from the same
-weights and sees the same batches, and the final losses are printed to show that they
-computed the same thing. Then the per-operation overhead: ``a + b`` on one-element
-tensors against ``np.add`` on one-element arrays.
+Two networks, each with ReLU, softmax cross-entropy and plain SGD on 4,096 points, in
+float32 and in float64:
+
+* the notebooks' size, 2 -> 16 -> 16 -> 3 on batches of 32: the arrays are tiny, so this
+  measures what recording and replaying each operation costs (goal: within 2x of NumPy);
+* a larger one, 2 -> 128 -> 128 -> 10 on batches of 256, where the arithmetic dominates
+  (goal: within 1.3x).
+
+Each implementation starts from the same weights and sees the same batches, and the final
+losses are printed to show that they computed the same thing. Then the per-operation
+overhead: ``a + b`` on one-element tensors against ``np.add`` on one-element arrays.
 
 Everything runs on one thread (BLAS and PyTorch alike), so that the ratios measure the
 libraries' own work rather than how a shared machine's cores happened to be split.
@@ -30,26 +36,27 @@ import timeit
 import numpy as np
 
 
-SIZES = (2, 128, 128, 10)
+POINTS = 4096
+CASES = [((2, 16, 16, 3), 32), ((2, 128, 128, 10), 256)]  # (layer sizes, batch size)
 
 
-def make_data(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Points in the plane, labelled by which of 10 angular sectors they fall in."""
+def make_data(n: int, classes: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Points in the plane, labelled by which of ``classes`` angular sectors they fall in."""
     x = rng.standard_normal((n, 2))
-    y = ((np.arctan2(x[:, 1], x[:, 0]) + np.pi) / (2 * np.pi) * 10).astype(np.int64) % 10
+    y = ((np.arctan2(x[:, 1], x[:, 0]) + np.pi) / (2 * np.pi) * classes).astype(np.int64) % classes
     return x, y
 
 
-def init_weights(rng: np.random.Generator) -> list[np.ndarray]:
+def init_weights(sizes: tuple[int, ...], rng: np.random.Generator) -> list[np.ndarray]:
     weights = []
-    for m, n in zip(SIZES[:-1], SIZES[1:]):
+    for m, n in zip(sizes[:-1], sizes[1:]):
         bound = 1 / np.sqrt(m)
         weights += [rng.uniform(-bound, bound, (n, m)), rng.uniform(-bound, bound, n)]
     return weights
 
 
-def train_minitorch(weights, x, y, batches, lr, dtype):
-    model = mt.nn.MLP(SIZES, dtype=dtype)
+def train_minitorch(sizes, weights, x, y, batches, lr, dtype):
+    model = mt.nn.MLP(sizes, dtype=dtype)
     for p, w in zip(model.parameters(), weights):
         p.data[...] = w
     opt = mt.optim.SGD(model.parameters(), lr=lr)
@@ -61,7 +68,7 @@ def train_minitorch(weights, x, y, batches, lr, dtype):
     return loss.item()
 
 
-def train_numpy(weights, x, y, batches, lr, dtype):
+def train_numpy(sizes, weights, x, y, batches, lr, dtype):
     w1, b1, w2, b2, w3, b3 = [w.astype(dtype) for w in weights]
     for batch in batches:
         xb, yb = x[batch], y[batch]
@@ -87,11 +94,11 @@ def train_numpy(weights, x, y, batches, lr, dtype):
     return float(loss)
 
 
-def train_torch(weights, x, y, batches, lr, dtype):
+def train_torch(sizes, weights, x, y, batches, lr, dtype):
     tdtype = torch.float32 if dtype == np.float32 else torch.float64
     layers = []
-    for i in range(len(SIZES) - 1):
-        layer = torch.nn.Linear(SIZES[i], SIZES[i + 1], dtype=tdtype)
+    for i in range(len(sizes) - 1):
+        layer = torch.nn.Linear(sizes[i], sizes[i + 1], dtype=tdtype)
         with torch.no_grad():
             layer.weight.copy_(torch.from_numpy(weights[2 * i]))
             layer.bias.copy_(torch.from_numpy(weights[2 * i + 1]))
@@ -124,32 +131,32 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
 
-    rng = np.random.default_rng(0)
-    x64, y = make_data(4096, rng)
-    weights64 = init_weights(rng)
-    order = np.concatenate([rng.permutation(4096) for _ in range(args.steps * 256 // 4096 + 1)])
-    batches = [order[i * 256:(i + 1) * 256] for i in range(args.steps)]
-
     runners = {"minitorch": train_minitorch, "numpy": train_numpy}
     if torch is not None:
         runners["torch"] = train_torch
-    print(f"MLP {' -> '.join(map(str, SIZES))}, 4096 points, batch 256, {args.steps} steps, "
-          f"best of {args.repeats}, {os.environ['OPENBLAS_NUM_THREADS']} thread(s)"
-          + ("" if torch else "  (PyTorch not installed)"))
-    for dtype in (np.float32, np.float64):
-        x = x64.astype(dtype)
-        weights = [w.astype(dtype) for w in weights64]
-        times, losses = {}, {}
-        # Interleave the implementations so that a slow spell of the machine hits all alike.
-        for _ in range(args.repeats):
-            for name, train in runners.items():
-                t, loss = best_time(lambda: train(weights, x, y, batches, 0.1, dtype), 1)
-                times[name] = min(times.get(name, float("inf")), t)
-                losses[name] = loss
-        print(f"\n{np.dtype(dtype).name}:")
-        for name in runners:
-            print(f"  {name:10s} {times[name] * 1e3:8.1f} ms   {times[name] / times['numpy']:5.2f}x numpy"
-                  f"   final loss {losses[name]:.6f}")
+    print(f"{POINTS} points, {args.steps} SGD steps, best of {args.repeats}, "
+          f"{os.environ['OPENBLAS_NUM_THREADS']} thread(s)" + ("" if torch else "  (PyTorch not installed)"))
+    for sizes, batch_size in CASES:
+        rng = np.random.default_rng(0)
+        x64, y = make_data(POINTS, sizes[-1], rng)
+        weights64 = init_weights(sizes, rng)
+        order = np.concatenate([rng.permutation(POINTS) for _ in range(args.steps * batch_size // POINTS + 1)])
+        batches = [order[i * batch_size:(i + 1) * batch_size] for i in range(args.steps)]
+        print(f"\nMLP {' -> '.join(map(str, sizes))}, batch {batch_size}")
+        for dtype in (np.float32, np.float64):
+            x = x64.astype(dtype)
+            weights = [w.astype(dtype) for w in weights64]
+            times, losses = {}, {}
+            # Interleave the implementations so that a slow spell of the machine hits all alike.
+            for _ in range(args.repeats):
+                for name, train in runners.items():
+                    t, loss = best_time(lambda: train(sizes, weights, x, y, batches, 0.1, dtype), 1)
+                    times[name] = min(times.get(name, float("inf")), t)
+                    losses[name] = loss
+            print(f"  {np.dtype(dtype).name}:")
+            for name in runners:
+                print(f"    {name:10s} {times[name] * 1e3:8.1f} ms   {times[name] / times['numpy']:5.2f}x numpy"
+                      f"   final loss {losses[name]:.6f}")
 
     a, b = mt.Tensor([1.0]), mt.Tensor([2.0])
     a_np, b_np = np.array([1.0]), np.array([2.0])

@@ -115,10 +115,14 @@ class BackwardNode:
                  out_dtype: np.dtype) -> None:
         self.function, self.ctx, self.out_dtype = function, ctx, out_dtype
         self._count = len(inputs)
-        ctx.needs_input_grad = tuple([t.requires_grad for t in inputs])
         # Where each gradient goes, and the shape and dtype it must have to get there.
-        self.parents = [t if t.grad_fn is None else t.grad_fn for t in inputs if t.requires_grad]
-        self._targets = [(i, t.data.shape, t.data.dtype) for i, t in enumerate(inputs) if t.requires_grad]
+        self.parents, self._targets, needs = [], [], []
+        for i, t in enumerate(inputs):
+            needs.append(t.requires_grad)
+            if t.requires_grad:
+                self.parents.append(t if t.grad_fn is None else t.grad_fn)
+                self._targets.append((i, t.data.shape, t.data.dtype))
+        ctx.needs_input_grad = tuple(needs)
 
     @property
     def name(self) -> str:
@@ -138,14 +142,18 @@ class BackwardNode:
             raise RuntimeError(f"{self.name}.backward returned {len(grads)} gradient(s), but "
                                f"{self.name} has {self._count} input(s): return one per "
                                "input (None for an input that needs none)")
-        return [(parent, self._checked(i, shape, dtype, grads[i]))
-                for parent, (i, shape, dtype) in zip(self.parents, self._targets)
-                if grads[i] is not None]
+        sent = []
+        for parent, (i, shape, dtype) in zip(self.parents, self._targets):
+            grad = grads[i]
+            if grad is not None:
+                if type(grad) is not np.ndarray or grad.shape != shape or grad.dtype != dtype:
+                    grad = self._checked(i, shape, dtype, grad)
+                sent.append((parent, grad))
+        return sent
 
     def _checked(self, index: int, shape: tuple[int, ...], dtype: np.dtype, grad: Any) -> np.ndarray:
         """The engine's promise: a gradient has exactly its input's shape and dtype."""
-        if type(grad) is not np.ndarray:
-            grad = np.asarray(grad)
+        grad = np.asarray(grad)
         if grad.shape == shape and grad.dtype == dtype:
             return grad
         label = f"{self.name}.backward: the gradient for input {index} (`{_input_name(self.function, index)}`)"

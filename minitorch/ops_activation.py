@@ -8,7 +8,8 @@ negative x are silenced, and around zero the curve is smooth (unlike ReLU's corn
 =====  ============================  ============================================
 op     forward saves                 backward returns (Task 5.2)
 =====  ============================  ============================================
-Gelu   x, which approximation        upstream gradient times d out / d x
+Gelu   x, Φ(x) (erf or tanh form),   upstream gradient times d out / d x
+       which approximation
 =====  ============================  ============================================
 """
 
@@ -52,15 +53,17 @@ class Gelu(Function):
     def forward(ctx: Context, x: np.ndarray, approximate: str = "none") -> np.ndarray:
         if approximate not in ("none", "tanh"):
             raise ValueError(f'gelu: approximate must be "none" or "tanh", got {approximate!r}')
-        ctx.save_for_backward(x)
         ctx.approximate = approximate
         if approximate == "tanh":
-            return 0.5 * x * (1 + np.tanh(tanh_inner(x)))
-        return x * normal_cdf(x)
+            cdf = 0.5 * (1 + np.tanh(tanh_inner(x)))
+        else:
+            cdf = normal_cdf(x)  # erf is slow: the backward reuses this rather than recompute it
+        ctx.save_for_backward(x, cdf)
+        return x * cdf
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
-        (x,) = ctx.saved
+        x, cdf = ctx.saved  # cdf is Φ(x), or its tanh form, as the forward computed it
         # Task 5.2: Gelu.backward (both approximations)
         raise NotImplementedError("Task 5.2: Gelu.backward (both approximations)")
 

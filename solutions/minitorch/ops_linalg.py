@@ -16,10 +16,13 @@ MatMul   a, b                       dA = dC @ Bᵀ and dB = Aᵀ @ dC, on the 1-
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .function import Context, Function
 from .shapes import unbroadcast
+from .tensor import Tensor
 
 
 class MatMul(Function):
@@ -68,7 +71,7 @@ def product_like(x: np.ndarray, y: np.ndarray, like: np.ndarray) -> np.ndarray:
     """
     if like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
         # swap only the matrix axes: a batched x or y (Linear on a sequence) keeps its batch
-        return np.swapaxes(np.swapaxes(y, -1, -2) @ np.swapaxes(x, -1, -2), -1, -2)
+        return (y.swapaxes(-1, -2) @ x.swapaxes(-1, -2)).swapaxes(-1, -2)
     return x @ y
 
 
@@ -89,4 +92,18 @@ def _check_matmul_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> 
                          f"{a_shape[:-2]} and {b_shape[:-2]} cannot be broadcast together") from None
 
 
-def matmul(a, b): return MatMul.apply(a, b)
+def matmul(a, b):
+    """``a @ b``.
+
+    A stack of matrices times one matrix, (..., m, k) @ (k, n) as in a Linear layer on a
+    batch of sequences, is recorded as one (rows, k) @ (k, n) product of the stacked rows,
+    reshaped back (as PyTorch does). It is the same product, but NumPy makes one BLAS
+    call instead of one per matrix, forwards and for each gradient, and b's gradient needs
+    no sum over the stack.
+    """
+    if (isinstance(a, Tensor) and isinstance(b, Tensor) and a.ndim > 2 and b.ndim == 2
+            and a.shape[-1] == b.shape[0]):
+        *stack, k = a.shape
+        rows = a.reshape(math.prod(stack), k)
+        return MatMul.apply(rows, b).reshape(*stack, b.shape[1])
+    return MatMul.apply(a, b)

@@ -35,9 +35,12 @@ class Where(Function):
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a_shape, b_shape = ctx.shapes
         zero = np.zeros((), dtype=grad.dtype)
-        to_a = np.where(ctx.condition, grad, zero)
-        to_b = np.where(ctx.condition, zero, grad)
-        return unbroadcast(to_a, a_shape), unbroadcast(to_b, b_shape)
+        to_a = to_b = None  # stays None for an input that needs no gradient (a constant)
+        if ctx.needs_input_grad[0]:
+            to_a = unbroadcast(np.where(ctx.condition, grad, zero), a_shape)
+        if ctx.needs_input_grad[1]:
+            to_b = unbroadcast(np.where(ctx.condition, zero, grad), b_shape)
+        return to_a, to_b
 
 
 def where(condition: Any, a: Any, b: Any) -> Tensor:

@@ -7,6 +7,7 @@ exponent at most 0 and the sum between 1 and the number of elements.
     logsumexp(x)   = log Σ_j exp(x_j)
     log_softmax(x) = x - logsumexp(x)
     softmax(x)     = exp(x - logsumexp(x))   (positive, sums to 1 along the axis)
+                   = exp(x - m) / Σ_j exp(x_j - m), which needs one exp instead of two
 
 ===========  ===========================  ============================================
 op           forward saves                backward returns (Task 5.3)
@@ -88,7 +89,8 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axis: int = -1) -> np.ndarray:
         ctx.axis = normalize_axes(axis, x.ndim, x.shape)[0]
-        out = np.exp(log_softmax_array(x, ctx.axis))
+        shifted = np.exp(x - x.max(axis=ctx.axis, keepdims=True))  # every exponent <= 0
+        out = shifted / shifted.sum(axis=ctx.axis, keepdims=True)
         ctx.save_for_backward(out)
         return out
 

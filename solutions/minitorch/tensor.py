@@ -28,7 +28,7 @@ def as_array(data: Any, dtype: Any = None) -> np.ndarray:
     if isinstance(data, Tensor):
         data = data.data
     array = np.array(data, dtype=dtype)
-    if dtype is None and not np.issubdtype(array.dtype, np.floating):
+    if dtype is None and array.dtype.kind != "f":  # not a floating-point dtype
         if array.dtype == object:
             raise TypeError(f"cannot make a Tensor from {type(data).__name__}: "
                             "expected numbers, nested lists of numbers or an ndarray")
@@ -52,7 +52,7 @@ class Tensor:
 
     def __init__(self, data: Any, requires_grad: bool = False, dtype: Any = None) -> None:
         self.data = as_array(data, dtype)
-        if requires_grad and not np.issubdtype(self.data.dtype, np.floating):
+        if requires_grad and self.data.dtype.kind != "f":
             raise TypeError(f"only floating-point tensors can require gradients, "
                             f"not {self.data.dtype}")
         self.requires_grad = bool(requires_grad)

@@ -119,7 +119,9 @@ for ax, title in zip(axes, ["the functions", "their derivatives"]):
 # ## Your task 5.2: `Gelu.backward` in `minitorch/ops_activation.py`
 #
 # Both approximations (`ctx.approximate` is `"none"` or `"tanh"`). The module has
-# `normal_cdf`, `normal_pdf` and `tanh_inner` ready for you.
+# `normal_cdf`, `normal_pdf` and `tanh_inner` ready for you, and the forward saved
+# $\Phi(x)$ as `cdf` (its tanh form for `"tanh"`): erf is slow to compute, so use `cdf`
+# rather than calling `normal_cdf` again.
 
 # %% nbgrader={"grade": false, "grade_id": "task5_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.2
