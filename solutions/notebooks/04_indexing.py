@@ -110,11 +110,14 @@ print("Task 4.2 passes the visible checks")
 # `cat` joins inputs along an existing axis: cut the gradient back into pieces of the
 # inputs' sizes along that axis (`np.split` takes the cut points). `stack` joins them
 # along a *new* axis: input `i` gets slice `i` along it.
+#
+# In the picture each input keeps its colour inside the joined array. The backward cuts
+# along the same lines: column 0 of the gradient goes to input 0, columns 1 to 3 to
+# input 1, columns 4 and 5 to input 2.
 
-# %% tags=["raises-exception"]
-parts = [np.full((2, 1), 1.0), np.full((2, 3), 2.0), np.full((2, 2), 3.0)]
-joined = np.concatenate(parts, axis=1)
-plotting.draw_values([joined] + parts, ["cat(axis=1)  (2, 6)", "piece 0", "piece 1", "piece 2"]);
+# %% tags=["not-graded", "raises-exception"]
+parts = [np.array([[1.0], [2.0]]), np.arange(3.0, 9.0).reshape(2, 3), np.arange(9.0, 13.0).reshape(2, 2)]
+plotting.draw_cat(parts, axis=1);
 
 # %% nbgrader={"grade": false, "grade_id": "task4_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.3

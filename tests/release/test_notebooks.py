@@ -61,7 +61,10 @@ def test_source_notebook_runs_clean_against_the_reference(path, tmp_path):
     assert not errors(notebook)
     images = sum("image/png" in o.get("data", {}) for c in notebook.cells for o in c.get("outputs", []))
     assert images >= 2, "every notebook draws pictures"
-    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
+    warned = [o.text for c in notebook.cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+    assert not warned, f"a cell printed to stderr (a NumPy or matplotlib warning?): {warned}"
+    printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", [])
+                      if o.get("name") != "stderr")
     accuracies = [float(a) for a in re.findall(r"validation accuracy (\d\.\d+)", printed)]
     if path.stem == "06_training":
         print(printed)
