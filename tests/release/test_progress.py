@@ -32,6 +32,9 @@ def test_reference_is_done_everywhere_and_fast():
 def test_the_release_shows_where_work_is_needed():
     table = rows(progress(ROOT)[0])
     assert "not started  Task 2.3" in table["2.3"] and "needs Task 1.4 first" in table["7.1"]
+    assert len(table) == 25 and not [t for t, row in table.items() if " done " in row], table
+    for task, row in table.items():  # a stub of the task itself, or one it builds on
+        assert f"not started  Task {task}: " in row or "failing      needs Task " in row, row
 
 
 def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
