@@ -35,6 +35,7 @@ def test_the_release_shows_where_work_is_needed():
     assert len(table) == 25 and not [t for t, row in table.items() if " done " in row], table
     for task, row in table.items():  # a stub of the task itself, or one it builds on
         assert f"not started  Task {task}: " in row or "failing      needs Task " in row, row
+        assert row.count("(") == row.count(")") and "…" not in row, f"a reason cut short: {row}"
 
 
 def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
