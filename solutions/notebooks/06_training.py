@@ -68,9 +68,13 @@ class Nested(nn.Module):
         shared = nn.Parameter(np.zeros(2))
         self.scale, self.same_scale = shared, shared  # one parameter under two names
         self.parts = [nn.Linear(2, 2), {"head": nn.Linear(2, 1)}]
+        self.mask = mt.Tensor(np.ones(2))  # a Tensor, not a Parameter: nothing to learn
 
 
-assert len(Nested().parameters()) == 1 + 2 + 2, "each parameter once, inside lists and dicts too"
+assert len(Nested().parameters()) == 1 + 2 + 2, "each Parameter once, inside lists and dicts too, and no plain Tensor"
+no_bias = nn.Linear(2, 3, bias=False)
+assert no_bias.bias is None and len(no_bias.parameters()) == 1, "bias=False: no bias"
+assert np.allclose(no_bias(mt.Tensor(x)).data, x @ no_bias.weight.data.T)
 print("Task 6.1 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
@@ -90,18 +94,35 @@ print("Task 6.1 passes the visible checks")
 # cancel out.
 
 # %% nbgrader={"grade": false, "grade_id": "task6_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 6.2: momentum over two steps, weight decay, and a parameter without a gradient
-p, idle = nn.Parameter(np.array([1.0, -2.0])), nn.Parameter(np.array([5.0]))
-sgd = optim.SGD([p, idle], lr=0.1, momentum=0.9)
-for _ in range(2):
-    p.grad = np.array([1.0, 1.0])
-    sgd.step()
-assert np.allclose(p.data, [1.0 - 0.1 - 0.19, -2.0 - 0.1 - 0.19])
-assert idle.data[0] == 5.0, "a parameter whose .grad is None is left alone"
-p = nn.Parameter(np.array([1.0, -2.0]))
-p.grad = np.array([1.0, 1.0])
-optim.SGD([p], lr=0.1, weight_decay=0.5).step()
-assert np.allclose(p.data, [1.0 - 0.1 * (1 + 0.5), -2.0 - 0.1 * (1 - 1.0)])
+# Check Task 6.2: three steps against SGD's formulas worked out with NumPy, with momentum
+# kept per parameter, weight decay, and parameters that sit out a step or every step
+
+
+def sgd_by_hand(start, grads, lr, momentum, weight_decay):
+    p, buffer = start.copy(), None
+    for grad in grads:
+        if grad is not None:  # no gradient: no step, and the buffer waits
+            g = grad + weight_decay * p
+            buffer = g if buffer is None else momentum * buffer + g
+            p = p - lr * buffer
+    return p
+
+
+starts = [np.array([1.0, -2.0]), np.array([0.5]), np.array([3.0])]
+grads = [[np.array([1.0, 1.0]), np.array([1.0, -2.0]), np.array([0.5, 0.0])],
+         [np.array([-4.0]), None, np.array([2.0])],
+         [None, None, None]]
+for momentum, weight_decay in ((0.9, 0.0), (0.0, 0.5), (0.9, 0.1)):
+    params = [nn.Parameter(start.copy()) for start in starts]
+    sgd = optim.SGD(params, lr=0.1, momentum=momentum, weight_decay=weight_decay)
+    for step in range(3):
+        for p, steps in zip(params, grads):
+            p.grad = steps[step]
+        sgd.step()
+    for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
+        expected = sgd_by_hand(start, steps, 0.1, momentum, weight_decay)
+        assert np.allclose(p.data, expected, atol=1e-12), \
+            f"parameter {i} (momentum {momentum}, weight_decay {weight_decay}): got {p.data}, expected {expected}"
 print("Task 6.2 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
@@ -118,21 +139,38 @@ print("Task 6.2 passes the visible checks")
 
 # %% nbgrader={"grade": false, "grade_id": "task6_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.3: Adam's first step is lr times the sign of the gradient (almost exactly);
-# three steps with weight decay against the formulas worked out with NumPy
-start = np.array([1.0, -2.0])
-p, idle = nn.Parameter(start.copy()), nn.Parameter(np.array([5.0]))
-adam = optim.Adam([p, idle], lr=0.01, weight_decay=0.1)
-expected, m, v = start.copy(), np.zeros(2), np.zeros(2)
-for t, grad in enumerate([np.array([3.0, -0.001]), np.array([-1.0, 2.0]), np.array([0.5, 0.5])], start=1):
-    p.grad = grad
-    adam.step()
-    g = grad + 0.1 * expected
-    m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
-    expected = expected - 0.01 / (1 - 0.9 ** t) * m / (np.sqrt(v) / np.sqrt(1 - 0.999 ** t) + 1e-8)
-    if t == 1:
-        assert np.allclose(p.data, [1.0 - 0.01, -2.0 + 0.01], atol=1e-6), f"step 1: got {p.data}"
-    assert np.allclose(p.data, expected, atol=1e-10), f"step {t}: got {p.data}, expected {expected}"
-assert idle.data[0] == 5.0, "a parameter whose .grad is None is left alone"
+# three steps against its formulas worked out with NumPy, each parameter with its own
+# step count, a tiny gradient (where eps goes matters), with and without weight decay
+
+
+def adam_by_hand(start, grads, lr, weight_decay, beta1=0.9, beta2=0.999, eps=1e-8):
+    p, m, v, t = start.copy(), 0.0, 0.0, 0
+    for grad in grads:
+        if grad is not None:  # no gradient: no step, and the step count waits
+            t += 1
+            g = grad + weight_decay * p
+            m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+            p = p - lr / (1 - beta1 ** t) * m / (np.sqrt(v) / np.sqrt(1 - beta2 ** t) + eps)
+    return p
+
+
+starts = [np.array([1.0, -2.0]), np.array([0.5]), np.array([3.0])]
+grads = [[np.array([3.0, -0.001]), np.array([-1.0, 2.0]), np.array([0.5, 0.5])],
+         [np.array([2e-8]), None, np.array([-1e-8])],
+         [None, None, None]]
+for weight_decay in (0.0, 0.1):
+    params = [nn.Parameter(start.copy()) for start in starts]
+    adam = optim.Adam(params, lr=0.01, weight_decay=weight_decay)
+    for step in range(3):
+        for p, steps in zip(params, grads):
+            p.grad = steps[step]
+        adam.step()
+        if step == 0 and weight_decay == 0.0:
+            assert np.allclose(params[0].data, [1.0 - 0.01, -2.0 + 0.01], atol=1e-6), f"step 1: got {params[0].data}"
+    for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
+        expected = adam_by_hand(start, steps, 0.01, weight_decay)
+        assert np.allclose(p.data, expected, rtol=1e-9, atol=1e-12), \
+            f"parameter {i} (weight_decay {weight_decay}): got {p.data}, expected {expected}"
 print("Task 6.3 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
@@ -148,8 +186,8 @@ print("Task 6.3 passes the visible checks")
 # once per epoch and records the validation loss too.
 
 # %% nbgrader={"grade": false, "grade_id": "task6_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 6.4: the epoch's loss weights each batch by its size; one batch per epoch
-# is one plain gradient step (worked out with NumPy); five epochs fit a line
+# Check Task 6.4: the epoch's loss weights each batch by its size; each batch is one
+# gradient step on that batch only (worked out with NumPy); five epochs fit a line
 mt.manual_seed(0)
 model = nn.Linear(1, 1)
 x, y = np.linspace(-1, 1, 10)[:, None], 3 * np.linspace(-1, 1, 10)[:, None]
@@ -158,10 +196,10 @@ frozen = optim.SGD(model.parameters(), lr=0.0)
 loss = training.train_epoch(model, mt.mse_loss, frozen, x, y, 4, np.random.default_rng(0))  # batches of 4, 4, 2
 assert np.isclose(loss, np.mean((x * w + b - y) ** 2)), "weight each batch's loss by its size"
 sgd = optim.SGD(model.parameters(), lr=0.1)
-for _ in range(2):
-    residual = x[:, 0] * w + b - y[:, 0]
-    w, b = w - 0.1 * np.mean(2 * residual * x[:, 0]), b - 0.1 * np.mean(2 * residual)
-    training.train_epoch(model, mt.mse_loss, sgd, x, y, 10, np.random.default_rng(0))
+for batch in training.minibatches(10, 4, np.random.default_rng(1)):  # the batches train_epoch draws below
+    residual = x[batch, 0] * w + b - y[batch, 0]
+    w, b = w - 0.1 * np.mean(2 * residual * x[batch, 0]), b - 0.1 * np.mean(2 * residual)
+training.train_epoch(model, mt.mse_loss, sgd, x, y, 4, np.random.default_rng(1))
 assert np.allclose([model.weight.data[0, 0], model.bias.data[0]], [w, b]), \
     "each batch: zero_grad, forward, loss, backward, step"
 mt.manual_seed(0)

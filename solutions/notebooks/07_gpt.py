@@ -108,7 +108,7 @@ print("embedding output", out.shape, "; rows 1 and 4 get gradient", emb.weight.g
 # %% nbgrader={"grade": false, "grade_id": "task7_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.1: a layer norm of your own against central differences
 rng = np.random.default_rng(0)
-check_x = mt.Tensor(rng.standard_normal((3, 5)), requires_grad=True)
+check_x = mt.Tensor(rng.standard_normal((2, 3, 5)), requires_grad=True)  # a batch of sequences
 check_w = mt.Tensor(rng.standard_normal(5), requires_grad=True)
 check_b = mt.Tensor(rng.standard_normal(5), requires_grad=True)
 assert mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])
@@ -176,6 +176,16 @@ assert check_logits.shape == (3, 8, 27), check_logits.shape
 numbers = sum(p.data.size for p in check_model.parameters())
 per_block = 2 * 2 * 16 + 4 * (16 * 16 + 16) + (16 * 64 + 64) + (64 * 16 + 16)
 assert numbers == 27 * 16 + 8 * 16 + 2 * per_block + 2 * 16 + 16 * 27 + 27, numbers
+same_token = check_model(np.full((1, 8), 3)).data[0]
+assert not np.allclose(same_token[0], same_token[5]), "one token at every position: add the position embeddings"
+check_block = nn.Block(16, 2)
+for layer in (check_block.attn.proj, check_block.down):  # both branches output 0 ...
+    layer.weight.data[...] = 0.0
+    layer.bias.data[...] = 0.0
+check_x = np.random.default_rng(0).standard_normal((2, 4, 16))
+assert np.allclose(check_block(mt.Tensor(check_x)).data, check_x), "... so a Block must pass x through (x + ...)"
+check_model.ln_f.weight.data[...] = 0.0  # the final LayerNorm now outputs 0, so the logits are the head's bias
+assert np.allclose(check_model(np.zeros((1, 8), dtype=np.int64)).data, check_model.head.bias.data), "apply ln_f"
 print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
 
 # %% nbgrader={"grade": true, "grade_id": "task7_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
@@ -206,6 +216,8 @@ check_losses = language.train(check_model, optim.Adam(check_model.parameters(), 
 assert len(check_losses) == 30 and np.mean(check_losses[-5:]) < np.mean(check_losses[:5]), check_losses
 greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=0)
 assert greedy.shape == (2, 6) and np.array_equal(greedy[0], greedy[1])
+nearly_greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=1e-3, rng=np.random.default_rng(0))
+assert np.array_equal(nearly_greedy, greedy), "divide the logits by the temperature"
 print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
 
 # %% nbgrader={"grade": true, "grade_id": "task7_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
