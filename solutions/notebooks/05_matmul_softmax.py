@@ -73,15 +73,17 @@ plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 from minitorch.ops_linalg import MatMul  # noqa: E402
 
 rng = np.random.default_rng(0)
-for a_shape, b_shape in [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 1, 2, 3), (4, 3, 2)), ((3,), (3, 4)),
-                         ((2, 3), (3,)), ((3,), (3,))]:
-    a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+cases = [(rng.standard_normal(a_shape), rng.standard_normal(b_shape)) for a_shape, b_shape in
+         [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 1, 2, 3), (4, 3, 2)), ((3,), (3, 4)), ((2, 3), (3,)),
+          ((3,), (3,))]]
+cases.append((rng.standard_normal((5, 2, 3)), rng.standard_normal((4, 3)).T))  # Linear on a sequence: x @ weight.T
+for a, b in cases:
     ctx = Context((True, True))
     out = MatMul.forward(ctx, a, b)
     g = rng.standard_normal(np.shape(out))
     for i, (got, expected) in enumerate(zip(MatMul.backward(ctx, g), mt.numerical_grads(np.matmul, [a, b], g))):
-        assert got.shape == expected.shape, f"{a_shape} @ {b_shape}: the gradient for input {i} has shape {got.shape}, not {expected.shape}"
-        assert np.allclose(got, expected, atol=1e-6), f"{a_shape} @ {b_shape}: the gradient for input {i} is wrong"
+        assert got.shape == expected.shape, f"{a.shape} @ {b.shape}: the gradient for input {i} has shape {got.shape}, not {expected.shape}"
+        assert np.allclose(got, expected, atol=1e-6), f"{a.shape} @ {b.shape}: the gradient for input {i} is wrong"
 print("Task 5.1 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}

@@ -150,6 +150,15 @@ assert np.allclose(check_attn.last_attention.sum(-1), 1) and np.allclose(np.triu
 changed = check_in.copy()
 changed[:, 3:] += 1.0
 assert np.allclose(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3]), "a position sees the future"
+for layer in (check_attn.query, check_attn.key):  # q = k = x: the weights then follow from x alone
+    layer.weight.data[...] = np.eye(8)
+    layer.bias.data[...] = 0.0
+check_attn(mt.Tensor(check_in[:1, :3]))
+per_head = check_in[0, :3].reshape(3, 2, 4).transpose(1, 0, 2)  # (heads, positions, d = 4)
+scores = per_head @ per_head.transpose(0, 2, 1) / np.sqrt(4) + np.triu(np.full((3, 3), -np.inf), 1)
+expected = np.exp(scores - scores.max(-1, keepdims=True))
+expected /= expected.sum(-1, keepdims=True)
+assert np.allclose(check_attn.last_attention[0], expected), "the weights: softmax over the past of q·k / √d"
 print("Task 7.2 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task7_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
@@ -218,6 +227,14 @@ greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=0
 assert greedy.shape == (2, 6) and np.array_equal(greedy[0], greedy[1])
 nearly_greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=1e-3, rng=np.random.default_rng(0))
 assert np.array_equal(nearly_greedy, greedy), "divide the logits by the temperature"
+language.train(check_model, optim.SGD(check_model.parameters(), lr=0.0), check_stream, 2, 8, 4,
+               np.random.default_rng(5))  # two steps that change nothing: the gradient is the last batch's
+after_two = check_model.head.bias.grad.copy()
+draws = np.random.default_rng(5)
+language.windows(check_stream, 8, 4, draws)  # the first step's batch
+check_model.zero_grad()
+language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
+assert np.allclose(after_two, check_model.head.bias.grad), "zero the gradients at each step"
 print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
 
 # %% nbgrader={"grade": true, "grade_id": "task7_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
