@@ -13,13 +13,18 @@ READY  := $(VENV)/.ready
 # Root (a container) may only start JupyterLab with --allow-root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json
+$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json etc/jupyter_server_config.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	# JupyterLab's defaults for this course: no pop-up asking to fetch Jupyter news.
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp etc/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	# A quiet terminal: kernels talk to the server encrypted (CurveZMQ), no search for
+	# language servers, one websocket timeout; the course's notebooks are trusted.
+	mkdir -p $(VENV)/etc/jupyter
+	cp etc/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
+	$(BIN)/jupyter trust notebooks/*.ipynb > /dev/null
 	touch $(READY)
 
 venv: $(READY)

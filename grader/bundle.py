@@ -14,7 +14,7 @@ import zipfile
 
 from .release import ROOT
 
-ENTRIES = ["notebooks", "minitorch", "etc/jupyterlab-overrides.json"]
+ENTRIES = ["notebooks", "minitorch", "etc/jupyterlab-overrides.json", "etc/jupyter_server_config.json"]
 SKIP = {"__pycache__", ".ipynb_checkpoints"}
 LEARNER_LOCK = ROOT / "requirements-learner.lock"
 
@@ -72,6 +72,8 @@ macOS and Linux:
     python3 -m venv .venv
     .venv/bin/pip install -r requirements.lock
     .venv/bin/pip install --no-deps --no-build-isolation -e .
+    cp etc/jupyter_server_config.json .venv/etc/jupyter/    # a quiet terminal
+    .venv/bin/jupyter trust notebooks/*.ipynb
     .venv/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb
     .venv/bin/python -m minitorch.progress      # your progress
     .venv/bin/python -m minitorch.handin        # handin.zip
@@ -81,12 +83,15 @@ Windows (PowerShell), with Python from python.org:
     py -3.11 -m venv .venv
     .venv\\Scripts\\pip install -r requirements.lock
     .venv\\Scripts\\pip install --no-deps --no-build-isolation -e .
+    Copy-Item etc\\jupyter_server_config.json .venv\\etc\\jupyter\\
+    .venv\\Scripts\\jupyter trust (Get-ChildItem notebooks\\*.ipynb)
     .venv\\Scripts\\jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb
     .venv\\Scripts\\python -m minitorch.progress
     .venv\\Scripts\\python -m minitorch.handin
 
 Conda: `conda env create -f environment.yml`, `conda activate minitorch`, then
-`pip install --no-deps -e .` and the `jupyter lab` line above.
+`pip install --no-deps -e .`, `cp etc/jupyter_server_config.json $CONDA_PREFIX/etc/jupyter/`,
+and the `jupyter trust` and `jupyter lab` lines above.
 
 ## Troubleshooting
 
@@ -97,7 +102,8 @@ Conda: `conda env create -f environment.yml`, `conda activate minitorch`, then
   port: `make lab` then, if it still collides, `.venv/bin/jupyter lab --port 8890
   --ServerApp.root_dir=.`.
 - **No browser opens** (a remote machine, WSL): copy the `http://localhost:8888/lab?token=...`
-  address that the terminal prints into your browser.
+  address that the terminal prints into your browser. The line `No web browser found`
+  in the terminal means only that; it is harmless.
 - **A cell runs forever, or the kernel seems stuck**: press the stop button (Kernel >
   Interrupt Kernel); if that does not help, Kernel > Restart Kernel, then run the
   notebook's first cell again (it turns on the automatic reloading of your edits).
@@ -116,12 +122,14 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: lab progress handin
 
-$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json
+$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json etc/jupyter_server_config.json
 \ttest -x $(BIN)/python || python3 -m venv $(VENV)
 \t$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 \t$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-\tmkdir -p $(VENV)/share/jupyter/lab/settings
+\tmkdir -p $(VENV)/share/jupyter/lab/settings $(VENV)/etc/jupyter
 \tcp etc/jupyterlab-overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+\tcp etc/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
+\t$(BIN)/jupyter trust notebooks/*.ipynb > /dev/null
 \ttouch $(READY)
 
 # JupyterLab on the whole course: notebooks/ and minitorch/ side by side.

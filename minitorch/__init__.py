@@ -15,7 +15,7 @@ from . import methods as _methods  # noqa: F401  (attaches operators to Tensor)
 from . import datasets, language, nn, optim, plotting, training, transformer
 from .autodiff import backpropagate, topological_order
 from .function import Context, Function, is_grad_enabled, no_grad
-from .gradcheck import GradcheckError, gradcheck
+from .gradcheck import GradcheckError, gradcheck, numerical_grads
 from .losses import cross_entropy, mse_loss
 from .nn import manual_seed
 from .numerical import central_difference
@@ -47,6 +47,6 @@ __all__ = [
     "sum", "mean", "max", "min",
     "reshape", "transpose", "broadcast_to", "squeeze", "unsqueeze", "flatten",
     "getitem", "cat", "stack", "matmul", "gelu", "logsumexp", "log_softmax", "softmax",
-    "cross_entropy", "mse_loss", "gradcheck", "GradcheckError", "manual_seed", "where", "layer_norm",
+    "cross_entropy", "mse_loss", "gradcheck", "GradcheckError", "numerical_grads", "manual_seed", "where", "layer_norm",
     "nn", "optim", "training", "datasets", "plotting", "language",
 ]

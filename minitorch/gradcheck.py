@@ -61,3 +61,30 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
                     f"gradcheck: input {i} (shape {tensor.shape}), element {element}: backward "
                     f"gives {analytical:.8g} but central differences give {numerical:.8g}")
     return True
+
+
+def numerical_grads(fn: Callable[..., np.ndarray], arrays: Sequence, upstream=None,
+                    eps: float = 1e-6) -> list[np.ndarray]:
+    """The gradient of L = Σ upstream · fn(*arrays) with respect to each array, by central
+    differences in float64: what a backward rule should return for that upstream gradient.
+
+    Write ``fn`` with NumPy (``np.multiply``, ``lambda a: a.sum(axis=0)``), not with
+    minitorch, so that the numbers do not depend on the code they check. ``upstream``
+    defaults to ones. The arrays passed in are not changed.
+    """
+    arrays = [np.array(a, dtype=np.float64) for a in arrays]
+    if upstream is None:
+        upstream = np.ones(np.shape(fn(*arrays)))
+    grads = []
+    for x in arrays:
+        grad = np.zeros_like(x)
+        for element in np.ndindex(x.shape):
+            original = x[element]
+            x[element] = original + eps
+            up = np.sum(fn(*arrays) * upstream)
+            x[element] = original - eps
+            down = np.sum(fn(*arrays) * upstream)
+            x[element] = original
+            grad[element] = (up - down) / (2 * eps)
+        grads.append(grad)
+    return grads

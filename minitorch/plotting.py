@@ -115,29 +115,80 @@ def draw_broadcast(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any = Non
         _grid(ax, x0, out2, color, stretched, f"{name}: {tuple(shape)} → {tuple(out)}")
         x0 += out2[1] + 1.5
     _grid(ax, x0, out2, "#5b9e5b", None, f"a + b: {tuple(out)}")
-    ax.set_xlim(-0.5, x0 + out2[1] + 0.5)
-    ax.set_ylim(-out2[0] - 0.5, 1.3)
-    ax.set_aspect("equal")
+    ax.set(xlim=(-0.5, x0 + out2[1] + 0.5), ylim=(-out2[0] - 0.5, 1.3), aspect="equal")
     ax.axis("off")
     return ax
 
 
-def draw_values(arrays: Sequence[np.ndarray], titles: Sequence[str], ax: Any = None) -> Any:
-    """Small matrices side by side with their numbers written in the cells."""
+def _limit(array: np.ndarray) -> float:
+    """The colour scale's end for one array: its largest magnitude, or twice that for a
+    constant array (a gradient of all ones), so that it gets a middle shade, not the darkest."""
+    biggest = float(np.abs(array).max(initial=0.0))
+    return biggest * (2 if np.ptp(array) == 0 else 1) if 0 < biggest < np.inf else 1.0
+
+
+def _write_values(axis: Any, array: np.ndarray, colours: np.ndarray, x0: float = 0.0, y0: float = 0.0,
+                  down: float = 1.0) -> None:
+    """The numbers in the cells (row r at y0 + down * r), white on dark cells, black on light."""
+    for (r, c), v in np.ndenumerate(array):
+        red, green, blue = colours[r, c][:3]
+        dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
+        axis.text(x0 + c, y0 + down * r, f"{v:.3g}", ha="center", va="center", fontsize=9,
+                  color="white" if dark else "black")
+
+
+def draw_values(arrays: Sequence[np.ndarray], titles: Sequence[str], ax: Any = None,
+                shared: bool = False) -> Any:
+    """Small matrices side by side with their numbers written in the cells: red for
+    positive, blue for negative, stronger for larger magnitudes. Each panel has its own
+    scale, or one scale for all with ``shared=True`` (equal numbers, equal colours)."""
     import matplotlib.pyplot as plt
+    from matplotlib.colors import Normalize
     arrays = [np.atleast_2d(np.asarray(a, dtype=float)) for a in arrays]
     if ax is None:
         widths = [a.shape[1] + 1 for a in arrays]
         fig, axes = plt.subplots(1, len(arrays), figsize=(0.75 * sum(widths) + 1, 0.6 * max(a.shape[0] for a in arrays) + 1.2),
                                  gridspec_kw=dict(width_ratios=widths), layout="constrained")
         ax = np.atleast_1d(axes)
-    for axis, array, title in zip(ax, arrays, titles):
-        axis.imshow(array, cmap="coolwarm", vmin=-np.abs(array).max() - 1e-9, vmax=np.abs(array).max() + 1e-9)
-        for (r, c), v in np.ndenumerate(array):
-            axis.text(c, r, f"{v:.3g}", ha="center", va="center", fontsize=9)
+    limits = [_limit(np.concatenate([a.ravel() for a in arrays]))] * len(arrays) if shared else \
+        [_limit(a) for a in arrays]
+    cmap = plt.get_cmap("coolwarm")
+    for axis, array, title, limit in zip(ax, arrays, titles, limits):
+        norm = Normalize(-limit, limit)
+        axis.imshow(array, cmap=cmap, norm=norm)
+        _write_values(axis, array, cmap(norm(array)))
         axis.set_title(title, fontsize=10)
         axis.set_xticks([])
         axis.set_yticks([])
+    return ax
+
+
+PIECE_COLOURS = ("#4a78a8", "#c48a2c", "#5b9e5b", "#9b5fa8")
+
+
+def draw_cat(arrays: Sequence[np.ndarray], axis: int = 0, ax: Any = None) -> Any:
+    """Up to four 2-D arrays, each in its own colour, and their concatenation along
+    ``axis`` with every cell in the colour of the input it came from. The backward cuts
+    the gradient along the same lines."""
+    from matplotlib.colors import to_rgba
+    from matplotlib.patches import Rectangle
+    arrays = [np.atleast_2d(np.asarray(a, dtype=float)) for a in arrays]
+    pieces = [np.full(a.shape, i) for i, a in enumerate(arrays)]
+    joined = np.concatenate(arrays, axis=axis)
+    panels = [(a, p, f"input {i}\n{a.shape}") for i, (a, p) in enumerate(zip(arrays, pieces))]
+    panels.append((joined, np.concatenate(pieces, axis=axis), f"cat(axis={axis})\n{joined.shape}"))
+    width = sum(values.shape[1] + 1 for values, _, _ in panels) - 1
+    ax = _axes(ax, (0.6 * width + 0.4, 0.6 * joined.shape[0] + 1.2))
+    x0 = 0.0
+    for values, piece, title in panels:
+        colours = np.array([to_rgba(c) for c in PIECE_COLOURS])[piece]
+        for (r, c), _ in np.ndenumerate(values):
+            ax.add_patch(Rectangle((x0 + c, -r - 1), 1, 1, fc=colours[r, c], ec="white", lw=2))
+        _write_values(ax, values, colours, x0 + 0.5, -0.5, down=-1.0)
+        ax.text(x0 + values.shape[1] / 2, 0.15, title, ha="center", va="bottom", fontsize=9)
+        x0 += values.shape[1] + 1
+    ax.set(xlim=(-0.3, width + 0.3), ylim=(-joined.shape[0] - 0.3, 1.3), aspect="equal")
+    ax.axis("off")
     return ax
 
 
@@ -146,7 +197,7 @@ def draw_matmul_shapes(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any =
     from the right, then the two matrix axes. A faded cell is a batch axis that A or B
     lacks or has as size 1: broadcast forwards, so its gradient is summed back."""
     from matplotlib.patches import Rectangle
-    out = np.matmul(np.empty(a_shape), np.empty(b_shape)).shape
+    out = np.matmul(np.zeros(a_shape), np.zeros(b_shape)).shape  # zeros: no overflow warning
     batch = len(out) - 2
     rows = [("A", tuple(a_shape), "#4a78a8"), ("B", tuple(b_shape), "#c48a2c"),
             ("C = A @ B", out, "#5b9e5b"), ("dA = dC @ Bᵀ", tuple(a_shape), "#4a78a8"),
@@ -165,9 +216,7 @@ def draw_matmul_shapes(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any =
                     fontsize=11, color="black" if stretched else "white")
     ax.text(batch * 1.1 / 2, 1.25, "batch axes", ha="center", fontsize=9)
     ax.text(batch * 1.1 + 0.4 + 1.05, 1.25, "matrix", ha="center", fontsize=9)
-    ax.set_xlim(-3.4, (batch + 2) * 1.1 + 0.6)
-    ax.set_ylim(-len(rows) * 1.2 + 0.1, 1.7)
-    ax.set_aspect("equal")
+    ax.set(xlim=(-3.4, (batch + 2) * 1.1 + 0.6), ylim=(-len(rows) * 1.2 + 0.1, 1.7), aspect="equal")
     ax.axis("off")
     return ax
 

@@ -97,16 +97,23 @@ def _status(task: str, outcome: dict | None) -> dict:
         return {"status": "done", "why": ""}
     stub = STUB.search(outcome["error"]) if outcome.get("type") == "NotImplementedError" else None
     if stub and stub.group(1) == task:
-        return {"status": "not started", "why": outcome["error"]}
+        return {"status": "not started", "why": f"Task {task}: {_stub_name(outcome['error'])}"}
     if stub:
-        return {"status": "failing", "why": f"needs Task {stub.group(1)} first ({outcome['error']})"}
+        return {"status": "failing", "why": f"needs Task {stub.group(1)} first ({_stub_name(outcome['error'])})"}
     return {"status": "failing", "why": f"{outcome['type']}: {outcome['error']}"}
+
+
+def _stub_name(message: str) -> str:
+    """What a stub's message names, without its task id or its remarks in parentheses:
+    "Task 3.3: _to_extremes (Max.backward and ...)" gives "_to_extremes"."""
+    return message.split(": ", 1)[-1].split(" (", 1)[0]
 
 
 def table(rows: list[dict]) -> str:
     lines = [f"{'task':6} {'points':>6}  {'status':12} why", "-" * 78]
     for row in rows:
-        lines.append(f"{row['task']:6} {row['points']:>6g}  {row['status']:12} {row['why'][:60]}")
+        why = row["why"] if len(row["why"]) <= 60 else row["why"][:59] + "…"
+        lines.append(f"{row['task']:6} {row['points']:>6g}  {row['status']:12} {why}")
     done = sum(r["points"] for r in rows if r["status"] == "done")
     lines.append("-" * 78)
     lines.append(f"visible checks pass for tasks worth {done:g} of {sum(r['points'] for r in rows):g} points "

@@ -67,6 +67,12 @@ plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
 # Check Task 2.1
 assert mt.broadcast_shapes((3,), (4, 1)) == (4, 3)
 assert mt.broadcast_shapes((2, 1, 5), (3, 1), ()) == (2, 3, 5)
+assert mt.broadcast_shapes() == () and mt.broadcast_shapes((4, 1)) == (4, 1)
+try:
+    mt.broadcast_shapes((3,), (3,), (4,))
+    raise AssertionError("(3,), (3,) and (4,) must not broadcast: compare every shape")
+except ValueError:
+    pass
 try:
     mt.broadcast_shapes((2, 3), (4,))
     raise AssertionError("(2, 3) and (4,) must not broadcast")
@@ -111,6 +117,7 @@ assert np.array_equal(mt.unbroadcast(g, (3,)), g.sum(axis=(0, 1)))
 assert np.array_equal(mt.unbroadcast(g, (4, 1)), g.sum(axis=(0, 2)).reshape(4, 1))
 assert mt.unbroadcast(g, ()).shape == ()
 assert mt.unbroadcast(g.astype(np.float32), (1, 3)).dtype == np.float32
+assert np.array_equal(g, np.arange(24.0).reshape(2, 4, 3)), "unbroadcast changed grad: return a new array"
 print("Task 2.2 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task2_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
@@ -134,30 +141,54 @@ print("Task 2.2 passes the visible checks")
 # For `maximum` and `minimum`, at a tie ($a = b$) each side gets **half**, as in
 # PyTorch. Their backward methods are given: both call `_split_by_winner(grad, a_wins,
 # tie, a_shape, b_shape)`, which is yours to write (route `grad` to the winner, half each
-# at a tie, then `unbroadcast`). For `pow`, where $b = 0$ the gradient for `a` is 0 (even at $a = 0$), and where
-# $a = 0$, $b \ge 0$ the gradient for `b` is 0; `ctx.needs_input_grad[1]` says whether
-# `b` needs a gradient at all (`x ** 2` passes a constant).
+# at a tie, then `unbroadcast`). For `pow`, where $b = 0$ the gradient for `a` is 0 (even
+# at $a = 0$), and where $a = 0$, $b \ge 0$ the gradient for `b` is 0.
 #
-# The engine checks every gradient a rule returns: if its shape or dtype differs from its
-# input's, you get an error naming the op and the input.
+# A rule returns a tuple with one gradient per input, in order. An input that needs no
+# gradient may get `None` instead: `ctx.needs_input_grad[i]` says whether input `i`
+# needs one. In `x ** 2` the exponent is a constant, so `Pow` returns `None` for `b`
+# (and never takes `np.log` of a negative `x`, which would only give NaNs and warnings).
+#
+# Each gradient has its input's shape and dtype: float32 inputs get float32 gradients.
+# NumPy keeps float32 when you combine it with a Python number (`grad * 0.5`), but a
+# float64 array in the formula (`np.ones(3)`, or a `np.float64` number) turns the result
+# into float64. The engine checks every gradient a rule returns: if its shape or dtype
+# differs from its input's, you get an error naming the op and the input.
 
 # %% nbgrader={"grade": false, "grade_id": "task2_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 2.3: call each rule on plain arrays
+# Check Task 2.3: each rule on plain arrays (both inputs broadcast, a random upstream
+# gradient) against central differences of NumPy's own operation (mt.numerical_grads)
+from minitorch import ops_binary  # noqa: E402
 from minitorch.function import Context  # noqa: E402
-from minitorch.ops_binary import Div, Maximum, Mul  # noqa: E402
 
-a, b, g = np.array([[1.0], [2.0]]), np.array([3.0, 4.0, 5.0]), np.ones((2, 3))
-ctx = Context((True, True))
-Mul.forward(ctx, a, b)
-grad_a, grad_b = Mul.backward(ctx, g)
-assert grad_a.shape == (2, 1) and np.allclose(grad_a, [[12.0], [12.0]])
-assert grad_b.shape == (3,) and np.allclose(grad_b, [3.0, 3.0, 3.0])
-ctx = Context((True, True))
-Div.forward(ctx, a, b)
-assert np.allclose(Div.backward(ctx, g)[1], -(1 + 2) / b ** 2)
-ctx = Context((True, True))
-Maximum.forward(ctx, np.array([1.0, 2.0]), np.array([1.0, 0.0]))
-assert np.allclose(Maximum.backward(ctx, np.array([2.0, 2.0]))[0], [1.0, 2.0])
+rng = np.random.default_rng(0)
+g = rng.standard_normal((2, 3))
+cases = [("Sub", np.subtract), ("Mul", np.multiply), ("Div", np.divide), ("Pow", np.power),
+         ("Maximum", np.maximum), ("Minimum", np.minimum)]
+for a, b in [(rng.uniform(0.5, 2.0, (2, 1)), rng.uniform(0.5, 2.0, (3,))),
+             (np.array([[1.0], [2.0]]), np.array([1.0, 0.5, 2.0]))]:  # the second pair has ties
+    for name, with_numpy in cases:
+        op = getattr(ops_binary, name)
+        for dtype in (np.float64, np.float32):
+            ctx = Context((True, True))
+            op.forward(ctx, a.astype(dtype), b.astype(dtype))
+            upstream = g.astype(dtype)
+            got = op.backward(ctx, upstream)
+            assert np.array_equal(upstream, g.astype(dtype)), f"{name}.backward changed its upstream gradient"
+            for i, expected in enumerate(mt.numerical_grads(with_numpy, [a, b], g)):
+                assert got[i].shape == expected.shape and got[i].dtype == dtype, (
+                    f"{name}.backward, input {i}: got {got[i].dtype} {got[i].shape}, "
+                    f"expected {np.dtype(dtype)} {expected.shape}")
+                assert np.allclose(got[i], expected, atol=1e-4), f"{name}.backward, input {i}: got {got[i]}, expected {expected}"
+ctx = Context((True, False))  # x ** 2: the exponent needs no gradient
+ops_binary.Pow.forward(ctx, np.array([-1.5, 2.0]), np.array(2.0))
+grad_x, grad_exponent = ops_binary.Pow.backward(ctx, np.ones(2))
+assert np.allclose(grad_x, [-3.0, 4.0]) and grad_exponent is None, "Pow: return None for an exponent that needs no gradient"
+ctx = Context((True, True))  # zero bases and exponents: 0 ** 0 = 1 and 0 ** 2 = 0 are constants near 0
+ops_binary.Pow.forward(ctx, np.array([0.0, 0.0, 2.0]), np.array([0.0, 2.0, 0.0]))
+grad_base, grad_exponent = ops_binary.Pow.backward(ctx, np.ones(3))
+assert np.allclose(grad_base, [0.0, 0.0, 0.0]) and np.allclose(grad_exponent, [0.0, 0.0, np.log(2.0)]), \
+    f"Pow at zeros: got {grad_base} and {grad_exponent}"
 print("Task 2.3 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "points": 6, "schema_version": 3, "solution": false, "task": false}
@@ -211,8 +242,23 @@ except ValueError as error:
 # gives `(4,)`: the right numbers in the wrong shape.
 
 # %% tags=["not-graded", "raises-exception"]
-grad = np.ones((4, 3))
-print("sum(axis=1):", grad.sum(axis=1).shape, "  sum(axis=1, keepdims=True):", grad.sum(axis=1, keepdims=True).shape)
+class MulLosesKeepdims(mt.Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved
+        return grad * b, (grad * a).sum(axis=1)  # b has shape (4, 1); this sum has shape (4,)
+
+
+column = mt.Tensor(np.ones((4, 1)), requires_grad=True)
+try:
+    MulLosesKeepdims.apply(x, column).backward(np.ones((4, 3)))
+except ValueError as error:
+    print(error)
 
 # %% [markdown]
 # **3. Writing into the upstream gradient.** `grad *= b` changes the array the engine

@@ -45,6 +45,8 @@ from minitorch.function import Context
 # | relu | 1 where $x > 0$, else 0 | | $-x$ | $-1$ (done for you) |
 #
 # Several rules are cheapest from the output the forward saved rather than from `x`.
+# A rule of one input returns its gradient as one array, as `Neg.backward` does (a tuple
+# of one array works too). Keep the dtype: float32 in, float32 out.
 
 # %% tags=["not-graded", "raises-exception"]
 x = np.linspace(-4, 4, 400)
@@ -58,22 +60,32 @@ for ax, (name, f, df) in zip(axes, [("tanh", np.tanh, lambda t: 1 - np.tanh(t) *
     ax.grid(alpha=0.3)
 
 # %% nbgrader={"grade": false, "grade_id": "task3_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 3.1
+# Check Task 3.1: each rule on a plain array, for a random upstream gradient, against
+# central differences of the NumPy function (mt.numerical_grads)
 from minitorch import ops_unary  # noqa: E402
-
 from minitorch.function import Context  # noqa: E402
 
-x, pos = np.array([-1.5, 0.5, 2.0]), np.array([0.5, 1.0, 2.0])
-sig = 1 / (1 + np.exp(-x))
-for name, at, derivative in [("Exp", x, np.exp(x)), ("Log", pos, 1 / pos), ("Sqrt", pos, 0.5 / np.sqrt(pos)),
-                             ("Abs", x, np.sign(x)), ("Sin", x, np.cos(x)), ("Cos", x, -np.sin(x)),
-                             ("Tanh", x, 1 - np.tanh(x) ** 2), ("Sigmoid", x, sig * (1 - sig)),
-                             ("Relu", x, np.array([0.0, 1.0, 1.0]))]:
-    op, ctx = getattr(ops_unary, name), Context((True,))
-    op.forward(ctx, at)
-    got = op.backward(ctx, np.ones(3))
-    got = got[0] if isinstance(got, tuple) else got  # a one-input rule may return (grad,) or grad
-    assert np.allclose(got, derivative), f"{name}.backward: got {got}, expected {derivative}"
+x, pos = np.array([[-1.5, 0.5], [2.0, -0.3]]), np.array([[0.5, 1.0], [2.0, 3.5]])
+g = np.random.default_rng(0).standard_normal((2, 2))
+for name, at, with_numpy in [("Exp", x, np.exp), ("Log", pos, np.log), ("Sqrt", pos, np.sqrt), ("Abs", x, np.abs),
+                             ("Sin", x, np.sin), ("Cos", x, np.cos), ("Tanh", x, np.tanh),
+                             ("Sigmoid", x, lambda v: 1 / (1 + np.exp(-v))), ("Relu", x, lambda v: np.maximum(v, 0))]:
+    op = getattr(ops_unary, name)
+    (expected,) = mt.numerical_grads(with_numpy, [at], g)
+    for dtype in (np.float64, np.float32):
+        ctx = Context((True,))
+        op.forward(ctx, at.astype(dtype))
+        upstream = g.astype(dtype)
+        got = op.backward(ctx, upstream)
+        assert np.array_equal(upstream, g.astype(dtype)), f"{name}.backward changed its upstream gradient"
+        got = got[0] if isinstance(got, tuple) else got
+        assert got.dtype == dtype, f"{name}.backward: {np.dtype(dtype)} in, {got.dtype} out"
+        assert np.allclose(got, expected, atol=1e-4), f"{name}.backward: got {got}, expected {expected}"
+for name in ("Abs", "Relu"):  # at exactly 0 both derivatives are taken to be 0
+    ctx = Context((True,))
+    getattr(ops_unary, name).forward(ctx, np.zeros(1))
+    got = getattr(ops_unary, name).backward(ctx, np.ones(1))
+    assert np.all((got[0] if isinstance(got, tuple) else got) == 0), f"{name}.backward at 0: got {got}, expected 0"
 print("Task 3.1 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "points": 4.5, "schema_version": 3, "solution": false, "task": false}
@@ -110,16 +122,22 @@ plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_
 # `ctx.shape`. `np.expand_dims` accepts a tuple of axes.
 
 # %% nbgrader={"grade": false, "grade_id": "task3_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 3.2
+# Check Task 3.2: Sum and Mean over several axes, negative axes, keepdims and all axes,
+# against central differences of NumPy's own sum and mean
 from minitorch.ops_reduce import Mean, Sum  # noqa: E402
 
-x = np.ones((2, 3, 4))
-ctx = Context((True,))
-Sum.forward(ctx, x, axis=(0, -1))
-assert np.array_equal(Sum.backward(ctx, np.array([1.0, 2.0, 3.0])), np.broadcast_to([[[1.0], [2.0], [3.0]]], x.shape))
-ctx = Context((True,))
-Mean.forward(ctx, x, axis=1, keepdims=True)
-assert np.allclose(Mean.backward(ctx, np.ones((2, 1, 4))), np.full(x.shape, 1 / 3))
+x = np.random.default_rng(0).standard_normal((2, 3, 4))
+for op, with_numpy in ((Sum, np.sum), (Mean, np.mean)):
+    for params in (dict(axis=(0, -1)), dict(axis=1, keepdims=True), dict(axis=None)):
+        ctx = Context((True,))
+        out = op.forward(ctx, x, **params)
+        g = np.random.default_rng(1).standard_normal(np.shape(out))
+        (expected,) = mt.numerical_grads(lambda v: with_numpy(v, **params), [x], g)
+        got = op.backward(ctx, g)
+        assert got.shape == x.shape and np.allclose(got, expected, atol=1e-6), f"{op.__name__} with {params}"
+    ctx = Context((True,))
+    op.forward(ctx, x.astype(np.float32), axis=1)
+    assert op.backward(ctx, np.ones((2, 4), np.float32)).dtype == np.float32, f"{op.__name__}: float32 in, float32 out"
 print("Task 3.2 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
@@ -152,13 +170,19 @@ plotting.draw_values([x, x.max(axis=1, keepdims=True), share], ["x", "x.max(axis
 # (an integer count would turn a float32 gradient into float64).
 
 # %% nbgrader={"grade": false, "grade_id": "task3_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 3.3
-from minitorch.function import Context  # noqa: E402
-from minitorch.ops_reduce import Max  # noqa: E402
+# Check Task 3.3: max and min share the gradient equally among tied extremes
+from minitorch.ops_reduce import Max, Min  # noqa: E402
 
+x = np.array([[1.0, 3.0, 2.0, 3.0], [4.0, 0.0, 1.0, 0.0]])  # ties: the 3s of row 0, the 0s of row 1
 ctx = Context((True,))
-Max.forward(ctx, np.array([[1.0, 3.0, 2.0, 3.0], [4.0, 0.0, 1.0, 0.0]]), axis=1)  # a tie in row 0
+Max.forward(ctx, x, axis=1)
 assert np.allclose(Max.backward(ctx, np.array([2.0, 1.0])), [[0, 1, 0, 1], [1, 0, 0, 0]])
+ctx = Context((True,))
+Min.forward(ctx, x, axis=-1, keepdims=True)
+assert np.allclose(Min.backward(ctx, np.array([[3.0], [1.0]])), [[3, 0, 0, 0], [0, 0.5, 0, 0.5]])
+ctx = Context((True,))
+Max.forward(ctx, np.array([[5.0, 1.0, 5.0], [5.0, 2.0, 0.0]]))  # all axes: a three-way tie
+assert np.allclose(Max.backward(ctx, np.array(3.0)), [[1, 0, 1], [1, 0, 0]])
 ctx = Context((True,))
 Max.forward(ctx, np.ones(4, dtype=np.float32))
 assert Max.backward(ctx, np.float32(1.0)).dtype == np.float32
@@ -185,4 +209,5 @@ ax.bar(np.arange(4) - 0.2, hard, width=0.4, label="max")
 ax.bar(np.arange(4) + 0.2, x.grad / 4, width=0.4, label="log-sum-exp (scaled)")
 ax.set_xticks(range(4), [f"x={v}" for v in x.data])
 ax.set_ylabel("gradient")
-ax.legend();
+ax.legend()
+print("max:", hard, "   log-sum-exp (scaled):", np.round(x.grad / 4, 4))

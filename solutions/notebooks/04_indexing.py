@@ -44,17 +44,24 @@ x = np.arange(6.0).reshape(2, 3)
 plotting.draw_values([x, x.reshape(3, 2), x.T], ["x  (2, 3)", "x.reshape(3, 2)", "x.T  (3, 2)"]);
 
 # %% nbgrader={"grade": false, "grade_id": "task4_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 4.1
-from minitorch.ops_shape import Reshape, Transpose  # noqa: E402
+# Check Task 4.1: each movement's backward against central differences of the NumPy
+# movement it undoes (mt.numerical_grads), for a random upstream gradient
+from minitorch import ops_shape  # noqa: E402
 
-x = np.zeros((2, 3, 4))
-ctx = Context((True,))
-Transpose.forward(ctx, x, axes=(2, 0, 1))
-g = np.random.default_rng(0).standard_normal((4, 2, 3))
-assert np.array_equal(Transpose.backward(ctx, g), np.transpose(g, (1, 2, 0)))
-ctx = Context((True,))
-Reshape.forward(ctx, x, shape=(4, -1))
-assert Reshape.backward(ctx, np.ones((4, 6))).shape == (2, 3, 4)
+rng = np.random.default_rng(0)
+x, column = rng.standard_normal((2, 3, 4)), rng.standard_normal((3, 1))
+for name, at, params, with_numpy in [
+        ("Reshape", x, dict(shape=(4, -1)), lambda v: v.reshape(4, -1)),
+        ("Transpose", x, dict(axes=(2, 0, 1)), lambda v: v.transpose(2, 0, 1)),
+        ("BroadcastTo", column, dict(shape=(2, 3, 5)), lambda v: np.broadcast_to(v, (2, 3, 5))),
+        ("Squeeze", x.reshape(2, 1, 12, 1), dict(axis=1), lambda v: v.squeeze(1)),
+        ("Unsqueeze", column, dict(axis=0), lambda v: np.expand_dims(v, 0))]:
+    op, ctx = getattr(ops_shape, name), Context((True,))
+    out = op.forward(ctx, at, **params)
+    g = rng.standard_normal(out.shape)
+    (expected,) = mt.numerical_grads(with_numpy, [at], g)
+    got = op.backward(ctx, g)
+    assert got.shape == at.shape and np.allclose(got, expected, atol=1e-6), f"{name}.backward with {params}"
 print("Task 4.1 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
@@ -92,12 +99,21 @@ print("  np.add.at(full, ...)     ->", exact)
 # in `np.add.at` too).
 
 # %% nbgrader={"grade": false, "grade_id": "task4_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 4.2
+# Check Task 4.2: repeated rows, a reversed slice, a mask, None and ..., each against
+# central differences of NumPy's own indexing
 from minitorch.ops_index import GetItem  # noqa: E402
 
+x = np.random.default_rng(0).standard_normal((3, 2))
+for index in [(np.array([0, 2, 0]), slice(None, None, -1)), x > 0, (None, Ellipsis, 1), (1, slice(0, 1))]:
+    ctx = Context((True,))
+    out = GetItem.forward(ctx, x, index=index)
+    g = np.random.default_rng(1).standard_normal(np.shape(out))
+    (expected,) = mt.numerical_grads(lambda v: v[index], [x], g)
+    got = GetItem.backward(ctx, g)
+    assert got.shape == x.shape and np.allclose(got, expected, atol=1e-6), f"GetItem.backward for x[{index}]"
 ctx = Context((True,))
-GetItem.forward(ctx, np.zeros((3, 2)), index=(np.array([0, 2, 0]), slice(None, None, -1)))
-assert np.array_equal(GetItem.backward(ctx, np.ones((3, 2))), [[2, 2], [0, 0], [1, 1]])
+GetItem.forward(ctx, x.astype(np.float32), index=np.array([0, 0]))
+assert GetItem.backward(ctx, np.ones((2, 2), np.float32)).dtype == np.float32, "float32 in, float32 out"
 print("Task 4.2 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
@@ -110,24 +126,34 @@ print("Task 4.2 passes the visible checks")
 # `cat` joins inputs along an existing axis: cut the gradient back into pieces of the
 # inputs' sizes along that axis (`np.split` takes the cut points). `stack` joins them
 # along a *new* axis: input `i` gets slice `i` along it.
+#
+# In the picture each input keeps its colour inside the joined array. The backward cuts
+# along the same lines: column 0 of the gradient goes to input 0, columns 1 to 3 to
+# input 1, columns 4 and 5 to input 2.
 
-# %% tags=["raises-exception"]
-parts = [np.full((2, 1), 1.0), np.full((2, 3), 2.0), np.full((2, 2), 3.0)]
-joined = np.concatenate(parts, axis=1)
-plotting.draw_values([joined] + parts, ["cat(axis=1)  (2, 6)", "piece 0", "piece 1", "piece 2"]);
+# %% tags=["not-graded", "raises-exception"]
+parts = [np.array([[1.0], [2.0]]), np.arange(3.0, 9.0).reshape(2, 3), np.arange(9.0, 13.0).reshape(2, 2)]
+plotting.draw_cat(parts, axis=1);
 
 # %% nbgrader={"grade": false, "grade_id": "task4_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 4.3
-from minitorch.function import Context  # noqa: E402
+# Check Task 4.3: cat and stack along several axes, against central differences of
+# NumPy's concatenate and stack
 from minitorch.ops_index import Cat, Stack  # noqa: E402
 
-ctx = Context((True,) * 3)
-Cat.forward(ctx, np.zeros((2, 1)), np.zeros((2, 3)), np.zeros((2, 2)), axis=1)
-pieces = Cat.backward(ctx, np.arange(12.0).reshape(2, 6))
-assert [p.shape for p in pieces] == [(2, 1), (2, 3), (2, 2)] and pieces[2][0, 1] == 5.0
-ctx = Context((True, True))
-Stack.forward(ctx, np.zeros(3), np.zeros(3), axis=1)
-assert np.array_equal(Stack.backward(ctx, np.arange(6.0).reshape(3, 2))[1], [1.0, 3.0, 5.0])
+rng = np.random.default_rng(0)
+for op, with_numpy, arrays, axis in [
+        (Cat, np.concatenate, [rng.standard_normal((2, 1)), rng.standard_normal((2, 3)), rng.standard_normal((2, 2))], 1),
+        (Cat, np.concatenate, [rng.standard_normal((1, 3)), rng.standard_normal((2, 3))], -2),
+        (Stack, np.stack, [rng.standard_normal(3), rng.standard_normal(3)], 1),
+        (Stack, np.stack, [rng.standard_normal((2, 2)) for _ in range(3)], 0)]:
+    ctx = Context((True,) * len(arrays))
+    out = op.forward(ctx, *arrays, axis=axis)
+    g = rng.standard_normal(out.shape)
+    got = op.backward(ctx, g)
+    expected = mt.numerical_grads(lambda *parts: with_numpy(parts, axis=axis), arrays, g)
+    assert len(got) == len(arrays), f"{op.__name__}.backward returns one gradient per input"
+    for i, (mine, theirs) in enumerate(zip(got, expected)):
+        assert mine.shape == theirs.shape and np.allclose(mine, theirs, atol=1e-6), f"{op.__name__}(axis={axis}), input {i}"
 print("Task 4.3 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
@@ -148,4 +174,5 @@ fig, ax = plt.subplots(figsize=(5.5, 2.6), layout="constrained")
 ax.bar(range(10), signal.grad)
 ax.set_xlabel("element of the signal")
 ax.set_ylabel("gradient = times used")
-ax.set_title("7 windows of width 4 over 10 elements");
+ax.set_title("7 windows of width 4 over 10 elements")
+print("times each element was used:", signal.grad)

@@ -68,18 +68,22 @@ plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 # `np.swapaxes(m, -1, -2)` transposes the last two axes of any array.
 
 # %% nbgrader={"grade": false, "grade_id": "task5_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 5.1
+# Check Task 5.1: matrices, a broadcast batch, and 1-D operands on either side, against
+# central differences of np.matmul
 from minitorch.ops_linalg import MatMul  # noqa: E402
 
 rng = np.random.default_rng(0)
-a, b, g = rng.standard_normal((2, 3)), rng.standard_normal((3, 4)), rng.standard_normal((2, 4))
-ctx = Context((True, True))
-MatMul.forward(ctx, a, b)
-grad_a, grad_b = MatMul.backward(ctx, g)
-assert np.allclose(grad_a, g @ b.T) and np.allclose(grad_b, a.T @ g)
-ctx = Context((True, True))
-MatMul.forward(ctx, rng.standard_normal((5, 2, 3)), b)
-assert MatMul.backward(ctx, np.ones((5, 2, 4)))[1].shape == (3, 4)
+cases = [(rng.standard_normal(a_shape), rng.standard_normal(b_shape)) for a_shape, b_shape in
+         [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 1, 2, 3), (4, 3, 2)), ((3,), (3, 4)), ((2, 3), (3,)),
+          ((3,), (3,))]]
+cases.append((rng.standard_normal((5, 2, 3)), rng.standard_normal((4, 3)).T))  # Linear on a sequence: x @ weight.T
+for a, b in cases:
+    ctx = Context((True, True))
+    out = MatMul.forward(ctx, a, b)
+    g = rng.standard_normal(np.shape(out))
+    for i, (got, expected) in enumerate(zip(MatMul.backward(ctx, g), mt.numerical_grads(np.matmul, [a, b], g))):
+        assert got.shape == expected.shape, f"{a.shape} @ {b.shape}: the gradient for input {i} has shape {got.shape}, not {expected.shape}"
+        assert np.allclose(got, expected, atol=1e-6), f"{a.shape} @ {b.shape}: the gradient for input {i} is wrong"
 print("Task 5.1 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}
@@ -114,6 +118,7 @@ for ax, title in zip(axes, ["the functions", "their derivatives"]):
     ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend()
+print(f"GELU is lowest at x = {x[gelu.argmin()]:.2f}, where it is {gelu.min():.3f}")
 
 # %% [markdown]
 # ## Your task 5.2: `Gelu.backward` in `minitorch/ops_activation.py`
@@ -124,17 +129,20 @@ for ax, title in zip(axes, ["the functions", "their derivatives"]):
 # rather than calling `normal_cdf` again.
 
 # %% nbgrader={"grade": false, "grade_id": "task5_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 5.2
+# Check Task 5.2: both forms against central differences of GELU written with NumPy and
+# math.erf, for a random upstream gradient
 from minitorch.ops_activation import Gelu  # noqa: E402
 
-points = np.array([-2.0, -0.5, 0.0, 1.0, 3.0])
-for approximate in ("none", "tanh"):
+erf = np.vectorize(math.erf)
+by_numpy = {"none": lambda v: v * 0.5 * (1 + erf(v / math.sqrt(2))),
+            "tanh": lambda v: 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))}
+points = np.array([-3.0, -2.0, -0.75, -0.5, 0.0, 1.0, 3.0])
+g = np.random.default_rng(0).standard_normal(points.shape)
+for approximate, with_numpy in by_numpy.items():
     ctx = Context((True,))
     Gelu.forward(ctx, points, approximate=approximate)
-    eps = 1e-6
-    numeric = (Gelu.forward(Context(), points + eps, approximate=approximate)
-               - Gelu.forward(Context(), points - eps, approximate=approximate)) / (2 * eps)
-    assert np.allclose(Gelu.backward(ctx, np.ones(5)), numeric, atol=1e-6), approximate
+    (expected,) = mt.numerical_grads(with_numpy, [points], g)
+    assert np.allclose(Gelu.backward(ctx, g), expected, atol=1e-6), approximate
 print("Task 5.2 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
@@ -168,18 +176,40 @@ print("stable:", shifted / shifted.sum())
 # $g - e^{\text{out}} \sum g$; for logsumexp, $g \cdot \mathrm{softmax}(x)$.
 #
 # ## Your task 5.3: `stable_logsumexp` and the three backward rules in `minitorch/ops_softmax.py`
+#
+# `stable_logsumexp(x, axes)` keeps the reduced axes with size 1, so that `x - out`
+# broadcasts. `LogSumExp` reduces like `sum`: with `keepdims=False` the upstream gradient
+# lacks the reduced axes, so put them back (`np.expand_dims`) before broadcasting.
 
 # %% nbgrader={"grade": false, "grade_id": "task5_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 5.3
+# Check Task 5.3: no overflow near 1000, then each backward against central differences of
+# the function written with NumPy, for a random upstream gradient
 from minitorch import ops_softmax  # noqa: E402
 
 big = np.array([[1000.0, 1001.0, 1002.0]])
-with np.errstate(over="raise"):
+with np.errstate(all="ignore"):  # an overflow on the way is fine if the answer comes out finite and right
     assert np.allclose(ops_softmax.stable_logsumexp(big, (1,)), 1002 + np.log(1 + np.exp(-1) + np.exp(-2)))
-ctx = Context((True,))
-s = ops_softmax.Softmax.forward(ctx, np.array([0.0, 1.0, 2.0]), axis=0)
-g = np.array([1.0, 0.0, 0.0])
-assert np.allclose(ops_softmax.Softmax.backward(ctx, g), s * (g - (g * s).sum()))
+    assert np.allclose(ops_softmax.stable_logsumexp(-big, (1,)), -1000 + np.log(1 + np.exp(-1) + np.exp(-2)))
+
+
+def lse(v, axis, keepdims=False):
+    return np.log(np.exp(v).sum(axis=axis, keepdims=keepdims))
+
+
+x = np.random.default_rng(0).standard_normal((2, 3, 4))
+for name, params, with_numpy in [
+        ("LogSumExp", dict(axis=-1), lambda v: lse(v, -1)),
+        ("LogSumExp", dict(axis=(0, 2), keepdims=True), lambda v: lse(v, (0, 2), True)),
+        ("LogSumExp", dict(axis=None), lambda v: lse(v, None)),
+        ("LogSoftmax", dict(axis=1), lambda v: v - lse(v, 1, True)),
+        ("Softmax", dict(axis=-1), lambda v: np.exp(v - lse(v, -1, True))),
+        ("Softmax", dict(axis=0), lambda v: np.exp(v - lse(v, 0, True)))]:
+    op, ctx = getattr(ops_softmax, name), Context((True,))
+    out = op.forward(ctx, x, **params)
+    g = np.random.default_rng(1).standard_normal(np.shape(out))
+    (expected,) = mt.numerical_grads(with_numpy, [x], g)
+    got = op.backward(ctx, g)
+    assert got.shape == x.shape and np.allclose(got, expected, atol=1e-6), f"{name}.backward with {params}"
 print("Task 5.3 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
@@ -213,7 +243,8 @@ ax.bar(np.arange(4) - 0.2, p, width=0.4, label="before")
 ax.bar(np.arange(4) + 0.2, q, width=0.4, label="after one step")
 ax.set_xticks(range(4), [f"class {i}" for i in range(4)])
 ax.set_ylabel("softmax probability")
-ax.legend();
+ax.legend()
+print(f"the probability of class 2: {p[2]:.3f} before the step, {q[2]:.3f} after")
 
 # %% [markdown]
 # ## Your task 5.4: `CrossEntropy.forward` (the per-sample losses) and `CrossEntropy.backward` in `minitorch/losses.py`
@@ -221,18 +252,49 @@ ax.legend();
 # The forward has already computed the log-probabilities `log_p` with your
 # `stable_logsumexp`; `ctx.by_index` tells which kind of target you have. For an
 # integer `target`, `log_p[np.arange(n), target]` picks each row's true class.
+#
+# The backward returns two gradients: one for the logits and one for the target. Class
+# indices are not differentiable, so their gradient is `None`. A probability target
+# gets $-\log \mathrm{softmax}(z)$, scaled like the logits' gradient, when
+# `ctx.needs_input_grad[1]` is True, and `None` otherwise. The upstream gradient is one
+# number for `"mean"` and `"sum"` (divide by $N$ for the mean) and one number per sample
+# for `"none"`.
 
 # %% nbgrader={"grade": false, "grade_id": "task5_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 5.4
+# Check Task 5.4: class indices and class probabilities, each reduction: the loss against
+# NumPy, both gradients against central differences of it, for a random upstream gradient
 from minitorch.losses import CrossEntropy  # noqa: E402
 
-logits = np.array([[2.0, 1.0, 0.1], [0.5, 0.5, 3.0]])
+
+def cross_entropy_numpy(z, target, reduction):
+    log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    losses = -log_p[np.arange(len(z)), target] if target.dtype.kind == "i" else -(target * log_p).sum(axis=1)
+    return {"mean": losses.mean(), "sum": losses.sum(), "none": losses}[reduction]
+
+
+rng = np.random.default_rng(0)
+logits = rng.standard_normal((4, 3)) * 2
+for target in (np.array([0, 2, 1, 2]), rng.dirichlet(np.ones(3), 4)):  # indices, then probabilities
+    by_index = target.dtype.kind == "i"
+    for reduction in ("mean", "sum", "none"):
+        ctx = Context((True, not by_index))
+        loss = CrossEntropy.forward(ctx, logits, target, reduction=reduction)
+        assert np.allclose(loss, cross_entropy_numpy(logits, target, reduction)), f"the loss ({reduction})"
+        g = np.asarray(rng.standard_normal(np.shape(loss)))
+        grad_logits, grad_target = CrossEntropy.backward(ctx, g)
+        if by_index:
+            (expected,) = mt.numerical_grads(lambda z: cross_entropy_numpy(z, target, reduction), [logits], g)
+            assert grad_target is None, "class indices get no gradient: return None for them"
+        else:
+            expected, expected_target = mt.numerical_grads(lambda z, t: cross_entropy_numpy(z, t, reduction),
+                                                           [logits, target], g)
+            assert grad_target is not None and np.allclose(grad_target, expected_target, atol=1e-6), \
+                f"the gradient for probability targets ({reduction})"
+        kind = "indices" if by_index else "probabilities"
+        assert np.allclose(grad_logits, expected, atol=1e-6), f"the gradient for the logits ({kind}, {reduction})"
 ctx = Context((True, False))
-loss = CrossEntropy.forward(ctx, logits, np.array([0, 2]), reduction="mean")
-log_p = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-assert np.isclose(loss, -(log_p[0, 0] + log_p[1, 2]) / 2)
-grad_logits, _ = CrossEntropy.backward(ctx, np.array(1.0))
-assert np.allclose(grad_logits, (np.exp(log_p) - np.eye(3)[[0, 2]]) / 2)
+CrossEntropy.forward(ctx, logits.astype(np.float32), np.array([0, 2, 1, 2]))
+assert CrossEntropy.backward(ctx, np.float32(1.0))[0].dtype == np.float32, "float32 logits, float32 gradient"
 print("Task 5.4 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}

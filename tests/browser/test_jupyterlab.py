@@ -4,6 +4,7 @@ Debian's Chromium: run a notebook, open a package file from Lab's file browser, 
 in Lab's editor, save, re-run the check without restarting, see the progress table, make
 the hand-in zip and grade it. Screenshots go to build/screenshots/ (not committed)."""
 
+import json
 import os
 import pathlib
 import re
@@ -20,6 +21,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 TOKEN = "minitorch-test"
+NBGRADER_SERVER_EXTENSIONS = [f"nbgrader.server_extensions.{name}" for name in
+                              ("formgrader", "validate_assignment", "assignment_list", "course_list")]
 
 if not os.path.exists(CHROMIUM):
     if os.environ.get("CI"):
@@ -43,6 +46,14 @@ def workspace(tmp: pathlib.Path, package: pathlib.Path) -> pathlib.Path:
     settings = tmp / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    # Lab as the learner's environment has it: the course's server settings, and none of
+    # the instructor's nbgrader menus, buttons and side panel (installed here, not there).
+    config = json.loads((ROOT / "etc" / "jupyter_server_config.json").read_text())
+    config["ServerApp"]["jpserver_extensions"] = {name: False for name in NBGRADER_SERVER_EXTENSIONS}
+    (tmp / ".jupyter" / "jupyter_server_config.json").write_text(json.dumps(config))
+    (tmp / ".jupyter" / "labconfig").mkdir()
+    (tmp / ".jupyter" / "labconfig" / "page_config.json").write_text(
+        json.dumps({"disabledExtensions": {"@jupyter/nbgrader": True}}))
     return tmp
 
 

@@ -20,6 +20,7 @@ FUNCTIONS = {
     "logsumexp": ["x", "axis", "keepdims"], "cross_entropy": ["logits", "target", "reduction"],
     "mse_loss": ["pred", "target", "reduction"],
     "gradcheck": ["fn", "inputs", "eps", "atol", "rtol"],
+    "numerical_grads": ["fn", "arrays", "upstream", "eps"],
     "where": ["condition", "a", "b"], "layer_norm": ["x", "weight", "bias", "eps"],
 }
 TENSOR_MEMBERS = ["data", "shape", "ndim", "size", "dtype", "requires_grad", "grad", "grad_fn",

@@ -168,6 +168,20 @@ def test_gradcheck_passes_good_and_names_bad():
     assert mt.gradcheck(lambda p: (p * p).sum(), [f32]) and f32.dtype == np.float32
 
 
+def test_numerical_grads_match_known_derivatives_and_leave_the_inputs_alone():
+    a, b = np.array([[1.0], [2.0]]), np.array([3.0, -4.0, 5.0])
+    upstream = np.arange(6.0).reshape(2, 3)
+    kept = a.copy(), b.copy()
+    grad_a, grad_b = mt.numerical_grads(np.multiply, [a, b], upstream)
+    np.testing.assert_allclose(grad_a, (upstream * b).sum(axis=1, keepdims=True), atol=1e-6)
+    np.testing.assert_allclose(grad_b, (upstream * a).sum(axis=0), atol=1e-6)
+    assert np.array_equal(a, kept[0]) and np.array_equal(b, kept[1])
+    (slope,) = mt.numerical_grads(np.sin, [0.3])  # numbers work too; upstream defaults to ones
+    assert slope.shape == () and abs(slope - np.cos(0.3)) < 1e-9
+    (tie,) = mt.numerical_grads(lambda v: np.maximum(v, 1.0), [np.array([1.0])])
+    assert np.allclose(tie, 0.5)  # at a tie, central differences split the gradient in half
+
+
 class BadScale(Function):
     @staticmethod
     def forward(ctx: Context, a, b):

@@ -1,9 +1,15 @@
 """The learner bundle: what it holds, what it must not, and that it installs into a fresh
 virtual environment and opens (notebook 01 runs, stopping only at the stubs)."""
 
+import json
+import os
 import pathlib
+import re
+import signal
 import subprocess
 import sys
+import time
+import urllib.request
 import zipfile
 
 import pytest
@@ -30,8 +36,8 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
     tops = {name.split("/")[1] for name in names}
     assert tops == {"notebooks", "minitorch", "environment.yml", "requirements.lock", "pyproject.toml",
                     "README.md", "Makefile", "etc"}
-    assert "etc/jupyterlab-overrides.json" in (folder / "Makefile").read_text()
-    assert (folder / "etc" / "jupyterlab-overrides.json").exists()
+    for config in ("jupyterlab-overrides.json", "jupyter_server_config.json"):
+        assert f"etc/{config}" in (folder / "Makefile").read_text() and (folder / "etc" / config).exists()
     assert len([n for n in names if n.endswith(".ipynb")]) == 7
     lock = (folder / "requirements.lock").read_text().lower()
     for tool in ("nbgrader", "playwright", "pytest", "hypothesis", "jupytext"):  # instructor tooling stays out
@@ -63,18 +69,26 @@ print("opened", len(nb.cells), "cells,", len(errors), "stub errors")
 """
 
 
-def test_bundle_installs_into_a_fresh_environment_and_opens(unpacked, tmp_path):
-    """Installed as `make lab` does (its .venv inside the course folder): notebook 01 runs,
-    `make progress` and `make handin` work, and the whole folder zipped, .venv and all,
-    grades exactly as the hand-in zip does."""
+@pytest.fixture(scope="module")
+def venv(unpacked):
+    """The learner's environment, installed as `make lab` installs it (its .venv inside
+    the course folder)."""
     folder, _ = unpacked
     venv = folder / ".venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
     for args in (["-r", "requirements.lock"], ["--no-deps", "--no-build-isolation", "-e", "."]):
-        done = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *args],
+        done = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                               "--disable-pip-version-check", *args],
                               cwd=folder, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-2000:]
+    return venv
+
+
+def test_bundle_installs_into_a_fresh_environment_and_opens(unpacked, venv, tmp_path):
+    """Notebook 01 runs, `make progress` and `make handin` work, and the whole folder
+    zipped, .venv and all, grades exactly as the hand-in zip does."""
+    folder, _ = unpacked
+    python = venv / "bin" / "python"
     result = subprocess.run([str(python), "-c", RUN_NOTEBOOK, str(folder.resolve())], cwd=tmp_path,
                             capture_output=True, text=True, timeout=600,
                             env={"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path)})
@@ -101,3 +115,42 @@ def test_bundle_installs_into_a_fresh_environment_and_opens(unpacked, tmp_path):
         assert done.returncode == 0, done.stderr[-2000:]
         tables.append([line for line in done.stdout.splitlines() if "Task" in line or "Total" in line])
     assert tables[0] == tables[1] and any(line.startswith("Total: 0 /") for line in tables[0])
+
+
+def test_make_lab_prints_no_warning_when_a_notebook_opens(unpacked, venv, tmp_path):
+    """What the learner's terminal shows from `make lab` until a notebook's kernel runs:
+    JupyterLab's own lines and no warning (no "running over TCP without encryption", no
+    untrusted notebook, no language-server search, no websocket timeout complaint)."""
+    folder, _ = unpacked
+    log = tmp_path / "lab.log"
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path), "BROWSER": "true"}  # a browser "opens"
+    with open(log, "w") as out:
+        lab = subprocess.Popen(["make", "lab"], cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        url = wait_for(log, r"(http://127\.0\.0\.1:\d+)/lab\S*\?token=(\w+)", 300)
+        base, token = url.groups()
+        request = urllib.request.Request(
+            f"{base}/api/sessions", method="POST", headers={"Authorization": f"token {token}"},
+            data=json.dumps({"path": "notebooks/01_chain_rule.ipynb", "type": "notebook",
+                             "kernel": {"name": "python3"}}).encode())
+        assert json.load(urllib.request.urlopen(request, timeout=60))["kernel"]["id"]
+        wait_for(log, r"Kernel started", 60)
+        time.sleep(5)  # the kernel's own start-up lines
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        lab.wait(timeout=60)
+    text = log.read_text()
+    server = text[text.index("jupyter lab --ServerApp.root_dir"):]  # pip's lines before depend on the machine
+    noise = [line for line in server.splitlines() if re.search(r"\[W |\[E |WARNING|Warning|not trusted", line)]
+    assert not noise, server
+
+
+def wait_for(path: pathlib.Path, pattern: str, seconds: float) -> re.Match:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = re.search(pattern, path.read_text())
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"{pattern!r} did not appear in {seconds} s:\n{path.read_text()[-3000:]}")

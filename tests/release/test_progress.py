@@ -1,12 +1,17 @@
 """The learner's progress table (`make progress`): every visible check of every notebook,
-run against a package, in under 30 s; done, not started, or failing with the reason."""
+run against a package, in under 30 s; done, not started, or failing with the reason.
+The visible checks deserve trust: each of the grader tests' planted bugs makes its task's
+check fail, and each correct solution written differently passes them all."""
 
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
 import time
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -32,6 +37,10 @@ def test_reference_is_done_everywhere_and_fast():
 def test_the_release_shows_where_work_is_needed():
     table = rows(progress(ROOT)[0])
     assert "not started  Task 2.3" in table["2.3"] and "needs Task 1.4 first" in table["7.1"]
+    assert len(table) == 25 and not [t for t, row in table.items() if " done " in row], table
+    for task, row in table.items():  # a stub of the task itself, or one it builds on
+        assert f"not started  Task {task}: " in row or "failing      needs Task " in row, row
+        assert row.count("(") == row.count(")") and "…" not in row, f"a reason cut short: {row}"
 
 
 def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
@@ -40,3 +49,52 @@ def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
     ops.write_text(ops.read_text().replace("return grad / x", "return grad * x"))
     table = rows(progress(tmp_path)[0])
     assert "failing" in table["3.1"] and all(" done " in table[t] for t in ("2.3", "3.2"))
+
+
+# ---- the visible checks' power: every planted bug of the grader's tests shows -------------
+sys.path.insert(0, str(ROOT / "tests" / "grader"))
+import variants  # noqa: E402
+import variants_stage7  # noqa: E402
+
+BUGGY = variants.BUGGY + variants_stage7.BUGGY
+ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES
+
+
+def rows_with(patches, stages: set[str], tmp_path: pathlib.Path, monkeypatch) -> dict[str, dict]:
+    """The progress rows of the given stages' notebooks, against the reference with patches."""
+    from minitorch import progress
+    package = tmp_path / "package" / "minitorch"
+    shutil.copytree(ROOT / "solutions" / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
+    for file, old, new in patches:
+        text = (package / file).read_text()
+        assert text.count(old) == 1, f"the patch does not apply to {file}: {old!r}"
+        (package / file).write_text(text.replace(old, new))
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    for stage in stages:
+        path = next((ROOT / "notebooks").glob(f"0{stage}_*.ipynb"))
+        shutil.copy(path, notebooks / path.name)
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    return {row["task"]: row for row in progress.run(notebooks)}
+
+
+def stages_of(patches) -> set[str]:
+    """The stages whose tasks live in the patched files, and the capstone built on them."""
+    found = {"7"}
+    for file, _, _ in patches:
+        found |= {t.split(".")[0] for t in re.findall(r"Task (\d\.\d)", (ROOT / "solutions" / "minitorch" / file).read_text())}
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, patch, task, phrase", BUGGY, ids=[b[0] for b in BUGGY])
+def test_the_visible_check_of_a_task_catches_each_planted_bug(name, patch, task, phrase, tmp_path, monkeypatch):
+    row = rows_with([patch], {task.split(".")[0]}, tmp_path, monkeypatch)[task]
+    assert row["status"] == "failing", f"{name}: the visible check of Task {task} passes"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, patches", ALTERNATIVES, ids=[a[0] for a in ALTERNATIVES])
+def test_a_correct_solution_written_differently_passes_every_visible_check(name, patches, tmp_path, monkeypatch):
+    rows = rows_with(patches, stages_of(patches), tmp_path, monkeypatch)
+    assert all(row["status"] == "done" for row in rows.values()), {t: r["why"] for t, r in rows.items() if r["why"]}
