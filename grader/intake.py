@@ -225,6 +225,11 @@ def _copy(files: dict[tuple, _File], target: Path, root: tuple, hand_in: HandIn)
         out = target.joinpath(*inner)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(data)
-    if DATA.is_dir():
-        shutil.copytree(DATA, target / "data", dirs_exist_ok=True)
+    add_course_data(target)
     return target if (target / "__init__.py").is_file() else None
+
+
+def add_course_data(package: Path) -> None:
+    """The course's data files go beside a package being graded, never the learner's own."""
+    if DATA.is_dir():
+        shutil.copytree(DATA, package / "data", dirs_exist_ok=True)

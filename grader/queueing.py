@@ -36,7 +36,6 @@ import io
 import logging
 import multiprocessing
 import pathlib
-import shutil
 import tempfile
 import time
 import uuid
@@ -46,7 +45,7 @@ from pathlib import PurePosixPath
 from typing import Callable
 
 from .grading import GradeJob, crashed, grade_job, grade_stages
-from .intake import DATA, MODULE, HandIn, read_hand_in
+from .intake import DATA, MODULE, HandIn, add_course_data, read_hand_in
 from .results import LearnerResult, failed_everywhere
 from .settings import Settings
 from .tasks import STAGES
@@ -134,6 +133,7 @@ def grade_class_on_queue(jobs: list[GradeJob], broker: str, lease: float, record
 
     for job in jobs:
         send(job)
+    say(f"sent {len(jobs)} hand-in(s) to the queue; waiting for the workers")
     dropped, last_news = 0, time.monotonic()
     with ProcessPoolExecutor(max(1, recorders), mp_context=multiprocessing.get_context("spawn")) as pool:
         recording: dict = {}
@@ -247,8 +247,7 @@ def unpack(message: dict, into: pathlib.Path) -> HandIn:
                 path = target.joinpath(*parts)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(archive.read(info))
-        if DATA.is_dir():
-            shutil.copytree(DATA, target / "data", dirs_exist_ok=True)
+        add_course_data(target)
         folders.append(target)
     hand_in.packages = {stage: folders[number] for stage, number in message["stages"].items()}
     return hand_in

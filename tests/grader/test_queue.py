@@ -189,8 +189,9 @@ def learner_processes() -> list[str]:
 def test_a_broker_restart_loses_no_grade(hand_ins, local_grades, workers, broker, tmp_path):
     out = tmp_path / "restarted"
     process, log = start_grading(hand_ins, out, broker)
+    wait_for(lambda: f"sent {len(LEARNERS)} hand-in(s)" in log.read_text(), 120, "the class was not sent")
     wait_for(lambda: any(" INFO grading " in w.read_text() for _, w in workers.values()), 120, "nobody started grading")
-    broker.kill()   # the hand-ins still queued are gone
+    broker.kill()   # two hand-ins are being graded; the four still queued are gone
     time.sleep(2)
     broker.start()
     text = finish(process, log)
