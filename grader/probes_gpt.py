@@ -3,6 +3,8 @@ with weights the grader chose. Like ``probes.py``: observations only."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .probes import GIVEN, given, plain, probe
@@ -30,11 +32,19 @@ def _load(mt, module, weights: dict) -> None:
 
 
 @probe
-def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> list:
+def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> dict:
+    """The outputs for each of ``xs``, and ``last_attention`` after the last of them."""
     with given(mt, EARLIER):
         attn = mt.nn.CausalSelfAttention(dim, heads)
         _load(mt, attn, weights)
-        return [plain(np.asarray(attn(mt.Tensor(x)).data)) for x in xs]
+        outs = [plain(np.asarray(attn(mt.Tensor(x)).data)) for x in xs]
+    kept = getattr(attn, "last_attention", None)
+    kept = getattr(kept, "data", kept)  # a Tensor kept instead of its array is fine too
+    try:
+        kept = None if kept is None else np.asarray(kept, dtype=np.float64)
+    except (TypeError, ValueError):
+        kept = None
+    return {"outs": outs, "last_attention": kept}
 
 
 def _given_attention(self, x):
@@ -51,13 +61,33 @@ def _given_attention(self, x):
     return type(x)(lin((weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D), self.proj))
 
 
-GIVEN.update(linear_init=_linear_init, linear_forward=_linear_forward, attention=_given_attention)
+def _given_block(self, x):
+    """A trusted Block (NumPy, forward only) in place of the learner's while their GPT is
+    checked, so that a slip in Block.forward costs the Block part of Task 7.3, not both."""
+    data = np.asarray(x.data)
+
+    def norm(a, ln):
+        centred = a - a.mean(-1, keepdims=True)
+        scale = np.sqrt((centred ** 2).mean(-1, keepdims=True) + getattr(ln, "eps", 1e-5))
+        return centred / scale * np.asarray(ln.weight.data) + np.asarray(ln.bias.data)
+
+    def lin(a, layer):
+        return a @ np.asarray(layer.weight.data).T + np.asarray(layer.bias.data)
+
+    h = data + np.asarray(_given_attention(self.attn, type(x)(norm(data, self.ln1))).data)
+    u = lin(norm(h, self.ln2), self.up)
+    gelu = 0.5 * u * (1 + np.frompyfunc(math.erf, 1, 1)(u / math.sqrt(2)).astype(np.float64))
+    return type(x)(h + lin(gelu, self.down))
+
+
+GIVEN.update(linear_init=_linear_init, linear_forward=_linear_forward, attention=_given_attention, block=_given_block)
 # Linear (Task 6.1) and the stable logsumexp under softmax (Task 5.3) while stage 7's modules
-# are built and run, and also attention (Task 7.2) while Block and GPT (Task 7.3) are: each
-# earlier bug is charged once.
+# are built and run, attention (Task 7.2) while Block (Task 7.3) is, and the whole Block
+# while GPT is: each earlier bug is charged once.
 EARLIER = {"nn.Linear.__init__": "linear_init", "nn.Linear.forward": "linear_forward",
            "ops_softmax.stable_logsumexp": "stable_logsumexp"}
 WITH_ATTENTION = {**EARLIER, "nn.CausalSelfAttention.forward": "attention"}
+WITH_BLOCK = {**WITH_ATTENTION, "nn.Block.forward": "block"}
 
 
 @probe
@@ -70,7 +100,7 @@ def block(mt, dim: int, heads: int, weights: dict, x: np.ndarray) -> dict:
 
 @probe
 def gpt(mt, sizes: dict, weights: dict, idx: list) -> dict:
-    with given(mt, WITH_ATTENTION):
+    with given(mt, WITH_BLOCK):
         model = mt.nn.GPT(**sizes)
         _load(mt, model, weights)
         return {"out": [plain(np.asarray(model(i).data)) for i in idx], "count": len(list(model.parameters())),
@@ -86,13 +116,18 @@ class _FixedLogits:
     def __call__(self, idx):
         idx = np.asarray(getattr(idx, "data", idx))
         self.widths.append(int(idx.shape[1]))
-        return self.mt.Tensor(np.broadcast_to(self.logits, (*idx.shape, len(self.logits))).copy())
+        per_row = self.logits if self.logits.ndim == 1 else self.logits[:, None, :]  # (V,) or one row each (B, V)
+        return self.mt.Tensor(np.broadcast_to(per_row, (*idx.shape, self.logits.shape[-1])).copy())
 
 
 @probe
-def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, seed: int, block_size: int) -> dict:
+def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, seed: int, block_size: int,
+           global_seed: int = 0) -> dict:
+    """``GPT.generate`` on a stand-in model; NumPy's global generator is seeded with
+    ``global_seed`` first, so that a draw that ignores ``rng`` shows as a changed result."""
     stand_in = _FixedLogits(mt, logits, block_size)
     start = np.zeros((rows, 2), dtype=np.int64)
+    np.random.seed(global_seed)
     out = mt.nn.GPT.generate(stand_in, start, steps, temperature=temperature, rng=np.random.default_rng(seed))
     return {"out": plain(np.asarray(out)), "widths": stand_in.widths}
 

@@ -47,4 +47,5 @@ SWAPS: dict[str, str] = {
     "nn.Linear.__init__": "linear_init",
     "nn.Linear.forward": "linear_forward",
     "nn.CausalSelfAttention.forward": "attention",
+    "nn.Block.forward": "block",
 }

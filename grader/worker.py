@@ -26,14 +26,19 @@ BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.worker as w; "
 
 
 def describe(error: BaseException, package: pathlib.Path) -> dict:
-    """The exception in words, and the last line of the learner's package it passed."""
-    where = ""
+    """The exception in words, and the last line of the learner's package it passed (and,
+    when that line is in another file, such as a shape check the package gives, the line
+    that called into that file: usually the learner's own)."""
+    lines = []
     for frame in traceback.extract_tb(error.__traceback__):
         path = pathlib.Path(frame.filename)
         if path.is_relative_to(package):
-            where = f"minitorch/{path.relative_to(package)}, line {frame.lineno}, in {frame.name}"
-            if frame.line:
-                where += f": {frame.line.strip()}"
+            line = f"minitorch/{path.relative_to(package)}, line {frame.lineno}, in {frame.name}"
+            lines.append((path, line + (f": {frame.line.strip()}" if frame.line else "")))
+    where = lines[-1][1] if lines else ""
+    caller = next((line for path, line in reversed(lines) if path != lines[-1][0]), None) if lines else None
+    if caller:
+        where += f" (called from {caller})"
     return {"type": type(error).__name__, "message": str(error)[:1500], "where": where[:500]}
 
 

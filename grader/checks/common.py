@@ -114,9 +114,12 @@ def describe_params(params: dict) -> str:
 
 
 def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: np.ndarray, label: str = "",
-             swaps: dict | None = None, views: Sequence[int] = (), **params: Any) -> tuple[Any, list]:
+             swaps: dict | None = None, views: Sequence[int] = (), changed_upstream: list | None = None,
+             **params: Any) -> tuple[Any, list]:
     """Forward and backward of one Function in the learner's process; fails if the rule
-    changed its inputs or the upstream gradient, or returned the wrong number of gradients."""
+    changed its inputs or the upstream gradient, or returned the wrong number of gradients.
+    With a ``changed_upstream`` list, a changed upstream gradient is appended to it instead
+    of failing at once, so that the caller can judge the values first."""
     name = function.rpartition(".")[2] + label
     upstream = np.asarray(upstream)
     shapes = " and ".join(str(np.shape(np.swapaxes(a, -1, -2) if i in views else a)) + (" (a transposed view)" if i in views else "")
@@ -129,8 +132,10 @@ def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: np.ndarra
     except Raised as error:
         raise learner_raised(error, doing) from None
     if not np.array_equal(seen["upstream"], upstream, equal_nan=True):
-        raise CheckFailure(f"{name}.backward changed the upstream gradient it was given (an in-place operation "
-                           "such as grad *= ... or grad[...] = ...): compute a new array instead.", "in-place upstream")
+        if changed_upstream is not None:
+            changed_upstream.append(name)
+        else:
+            raise in_place_upstream(name)
     for i, (after, before) in enumerate(zip(seen["inputs"], arrays)):
         if not np.array_equal(after, before, equal_nan=True):
             raise CheckFailure(f"{name} changed its input {i} in place.", "in-place input")
@@ -140,24 +145,45 @@ def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: np.ndarra
     return seen["out"], seen["grads"]
 
 
+def in_place_upstream(name: str, keep: float = 0.0) -> CheckFailure:
+    return CheckFailure(f"{name}.backward changed the upstream gradient it was given (an in-place operation such as "
+                        "grad *= ... or grad[...] = ...): the same array may also flow to other inputs of the graph "
+                        "(a residual connection sends it two ways), so compute a new array instead.",
+                        "in-place upstream", keep=keep)
+
+
 def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
                rng: np.random.Generator, differentiable: Sequence[int] | None = None, label: str = "",
                rtol: float = 1e-5, atol: float = 1e-7, kind: str = "", swaps: dict | None = None,
-               views: Sequence[int] = (), **params: Any) -> None:
+               views: Sequence[int] = (), mistakes: Sequence[tuple[int, str, str, Callable]] = (),
+               **params: Any) -> None:
     """The forward against ``reference`` and each gradient against central differences of
-    it, in float64, for a random upstream gradient."""
+    it, in float64, for a random upstream gradient. ``mistakes`` are known wrong rules,
+    (input, what the mistake is, its name for the class report, ``f(arrays, upstream)``
+    giving the wrong gradient): a wrong gradient that equals one is explained in its words."""
     arrays = [np.asarray(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
     expected_out = np.asarray(reference(*arrays))
     upstream = np.asarray(rng.standard_normal(expected_out.shape))
     sent = [np.ascontiguousarray(np.swapaxes(a, -1, -2)) if i in views else a for i, a in enumerate(arrays)]
-    out, grads = run_rule(w, function, sent, upstream, label, swaps, views, **params)
+    changed: list = []
+    out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)
     name = function.rpartition(".")[2] + label
     shapes = " and ".join(str(a.shape) + (" (a transposed view)" if i in views else "") for i, a in enumerate(arrays))
     explain(f"{name}.forward on input shape(s) {shapes}", out, expected_out, rtol=1e-7, atol=1e-10)
     for i in (range(len(arrays)) if differentiable is None else differentiable):
         expected = numeric_vjp(reference, arrays, upstream, i)
-        explain(f"{name}.backward: the gradient for input {i} (shape {arrays[i].shape}, inputs {shapes})",
-                grads[i], expected, rtol=rtol, atol=atol, kind=kind)
+        what = f"{name}.backward: the gradient for input {i} (shape {arrays[i].shape}, inputs {shapes})"
+        try:
+            explain(what, grads[i], expected, rtol=rtol, atol=atol, kind=kind)
+        except CheckFailure:
+            for _, words, pitfall, wrong in (m for m in mistakes if m[0] == i):
+                got = grads[i]
+                if isinstance(got, np.ndarray) and got.shape == expected.shape and \
+                        np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=atol * max(np.abs(expected).max(), 1e-3)):
+                    raise CheckFailure(f"{what} is wrong: {words}.", pitfall) from None
+            raise
+    if changed:  # the right numbers, but the caller's array was changed: half the part's points
+        raise in_place_upstream(changed[0], keep=0.5)
 
 
 def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Callable[..., np.ndarray],

@@ -21,13 +21,45 @@ def layer_norm(x, w, b, eps=1e-5):
 LN_SHAPES = [(3, 5), (2, 3, 4), (6,), (2, 1, 7)]
 
 
+def _ln_parts(arrays, upstream, eps=1e-5):
+    x, w, _ = arrays
+    centred = x - x.mean(axis=-1, keepdims=True)
+    rstd = 1 / np.sqrt((centred ** 2).mean(axis=-1, keepdims=True) + eps)
+    return centred * rstd, rstd, upstream * w
+
+
+def _without_mean_path(arrays, upstream):
+    xhat, rstd, g = _ln_parts(arrays, upstream)
+    return rstd * (g - xhat * (g * xhat).mean(axis=-1, keepdims=True))
+
+
+def _without_variance_path(arrays, upstream):
+    xhat, rstd, g = _ln_parts(arrays, upstream)
+    return rstd * (g - g.mean(axis=-1, keepdims=True))
+
+
+def _as_if_constant(arrays, upstream):
+    xhat, rstd, g = _ln_parts(arrays, upstream)
+    return rstd * g
+
+
+LN_MISTAKES = [
+    (0, "it leaves out the path through the mean (each x also moves the mean, which every output subtracts: "
+        "subtract the mean of d(loss)/d(xhat) over the last axis)", "forgot the mean's path", _without_mean_path),
+    (0, "it leaves out the path through the variance (each x also moves the variance: subtract xhat times the "
+        "mean of d(loss)/d(xhat) * xhat over the last axis)", "forgot the variance's path", _without_variance_path),
+    (0, "it treats the mean and the variance as constants (only d(loss)/d(xhat) / sqrt(var + eps)): both depend "
+        "on x too", "mean and variance as constants", _as_if_constant),
+]
+
+
 def _ln_part(inputs):
     def check(w, rng):
         for shape in LN_SHAPES:
             x = rng.standard_normal(shape) * 2 + 0.5
             weight, bias = rng.standard_normal(shape[-1:]), rng.standard_normal(shape[-1:])
             check_rule(w, "ops_norm.LayerNorm", layer_norm, [x, weight, bias], rng, differentiable=inputs,
-                       label=f" on x of shape {shape}", rtol=1e-5, atol=1e-7)
+                       label=f" on x of shape {shape}", rtol=1e-5, atol=1e-7, mistakes=LN_MISTAKES)
         check_float32(w, "ops_norm.LayerNorm", [np.ones((2, 3)) * [1, 2, 4], np.ones(3), np.zeros(3)], layer_norm)
     return check
 
@@ -48,28 +80,63 @@ def _attention_weights(rng, dim, prefix=""):
     return weights
 
 
-def numpy_attention(x, weights, heads, prefix=""):
+def numpy_attention(x, weights, heads, prefix="", scale=None, keep_weights=False):
+    """Causal attention in NumPy; ``scale`` replaces 1/sqrt(d) to name a mistake, and
+    ``keep_weights`` returns the softmax weights (B, H, T, T) too."""
     B, T, D = x.shape
     d = D // heads
     lin = lambda a, n: a @ weights[f"{prefix}{n}.weight"].T + weights[f"{prefix}{n}.bias"]  # noqa: E731
     q, k, v = (lin(x, n).reshape(B, T, heads, d).transpose(0, 2, 1, 3) for n in ("query", "key", "value"))
-    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(d)
+    scores = q @ k.transpose(0, 1, 3, 2) * (1 / math.sqrt(d) if scale is None else scale)
     scores = np.where(np.tril(np.ones((T, T), bool)), scores, -np.inf)
     att = np.exp(scores - scores.max(-1, keepdims=True))
     att /= att.sum(-1, keepdims=True)
-    return lin((att @ v).transpose(0, 2, 1, 3).reshape(B, T, D), "proj")
+    out = lin((att @ v).transpose(0, 2, 1, 3).reshape(B, T, D), "proj")
+    return (out, att) if keep_weights else out
+
+
+def _attention_outs(seen, what):
+    outs = seen.get("outs") if isinstance(seen, dict) else None
+    if not isinstance(outs, list) or any(isinstance(o, dict) or o is None for o in outs):
+        explain(what, outs[0] if isinstance(outs, list) and outs else None, np.zeros(0))
+    return [np.asarray(o) for o in outs]
 
 
 def _attention_part(heads):
     def check(w, rng):
-        dim = 8
+        dim, T = 8, 5
         weights = _attention_weights(rng, dim)
-        x = rng.standard_normal((2, 5, dim))
-        got = call_learner(w, "attention", f"CausalSelfAttention({dim}, {heads}) on x of shape {x.shape}", dim=dim,
-                    heads=heads, weights=weights, xs=[x])[0]
-        explain(f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape} (scores scaled by 1/sqrt(d), a "
-                "causal mask, softmax over the keys, heads merged, then the output projection)", got,
-                numpy_attention(x, weights, heads), rtol=1e-6, atol=1e-8)
+        x = rng.standard_normal((2, T, dim))
+        what = f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}"
+        seen = call_learner(w, "attention", what, dim=dim, heads=heads, weights=weights, xs=[x])
+        got = _attention_outs(seen, what)[0]
+        expected, att = numpy_attention(x, weights, heads, keep_weights=True)
+        if got.shape != expected.shape:
+            explain(what, got, expected)
+        # The last position sees every position, so no mask, right or wrong, changes its output:
+        # a mask bug is charged to the "causal" part alone.
+        last = got[:, -1]
+        if not np.allclose(last, expected[:, -1], rtol=1e-6, atol=1e-8):
+            d = dim // heads
+            for scale, mistake in ((1.0, "the scores are not scaled by 1/sqrt(d) (d = dim // heads, the size of "
+                                    "one head)"), (1 / math.sqrt(dim), "the scores are scaled by 1/sqrt(dim), not "
+                                    f"1/sqrt(d) with d = dim // heads = {d}, the size of one head")):
+                if (scale != 1 / math.sqrt(d)) and np.allclose(last, numpy_attention(x, weights, heads, scale=scale)[:, -1],
+                                                             rtol=1e-6, atol=1e-8):
+                    raise CheckFailure(f"{what}: {mistake}", "scale")
+        explain(f"{what}, the output at the last position (scores scaled by 1/sqrt(d), softmax over the keys, "
+                "heads merged, then the output projection)", last, expected[:, -1], rtol=1e-6, atol=1e-8)
+        if heads > 1:
+            kept = seen.get("last_attention")
+            if kept is None or np.shape(kept) != att.shape:
+                raise CheckFailure(f"after {what}, self.last_attention holds "
+                                   f"{'nothing' if kept is None else f'an array of shape {np.shape(kept)}'}: keep "
+                                   f"the attention weights there, shape (B, H, T, T) = {att.shape}, for notebook "
+                                   "7's pictures", "last_attention", keep=0.5)
+            if not np.allclose(np.asarray(kept)[..., -1, :], att[..., -1, :], rtol=1e-6, atol=1e-8):
+                raise CheckFailure(f"after {what}, self.last_attention does not hold the attention weights (the "
+                                   "softmax of the scaled, masked scores, each row summing to 1)", "last_attention",
+                                   keep=0.5)
     return check
 
 
@@ -84,12 +151,22 @@ def attention_is_causal(w, rng):
     x = rng.standard_normal((1, T, dim))
     later = x.copy()
     later[:, 3:] = rng.standard_normal((1, T - 3, dim))
-    out, changed = call_learner(w, "attention", "CausalSelfAttention on two inputs that differ from position 3 on",
-                         dim=dim, heads=heads, weights=weights, xs=[x, later])
+    seen = call_learner(w, "attention", "CausalSelfAttention on two inputs that differ from position 3 on",
+                        dim=dim, heads=heads, weights=weights, xs=[x, later])
+    out, changed = _attention_outs(seen, f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}")
+    if out.shape != x.shape or changed.shape != x.shape:
+        explain(f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}", out, x)
     if not np.allclose(out[:, :3], changed[:, :3], rtol=1e-9, atol=1e-12):
         raise CheckFailure("CausalSelfAttention lets a position see the future: changing the tokens at positions 3 "
                            "and later changed the outputs at positions 0 to 2 (mask the scores of later keys "
                            "before the softmax)", "future leaks into the past")
+    # Position 0 sees only itself, with weight 1 whatever the scale: its output is proj(value(x_0)).
+    lin = lambda a, n: a @ weights[f"{n}.weight"].T + weights[f"{n}.bias"]  # noqa: E731
+    if not np.allclose(out[:, 0], lin(lin(x[:, 0], "value"), "proj"), rtol=1e-6, atol=1e-8):
+        raise CheckFailure("CausalSelfAttention: position 0 may see only itself, so all its attention weight is on "
+                           "itself and its output is proj(value(x[:, 0])), but it is not: the weights of each row must "
+                           "sum to 1 over the positions it may see (mask the scores before the softmax, not the "
+                           "weights after it)", "masked after the softmax")
 
 
 def _block_weights(rng, dim, prefix=""):
@@ -143,27 +220,59 @@ def gpt_forward(w, rng):
 def training_step(w, rng):
     seen = call_learner(w, "train_steps", "language.train for 3 steps with a stand-in model, loss and optimizer", steps=3,
                  block_size=4, batch_size=2)
-    if seen["calls"] != ["zero_grad", "forward", "backward", "step"] * 3:
-        raise CheckFailure(f"language.train made the calls {seen['calls'][:8]}...: each step needs zero_grad, the "
-                           "loss of the model on a batch (language.loss_on), backward of that loss, then step",
-                           "zero_grad or order of calls")
-    if seen["shapes"] != [[[2, 4], [2, 4]]] * 3 or len(seen["losses"]) != 3:
-        raise CheckFailure(f"language.train computed the loss on batches of shapes {seen['shapes']} and returned "
-                           f"{len(seen['losses'])} losses, expected (2, 4) windows x and y and one loss per step",
-                           "batches")
+    problem = _order_problem(seen["calls"], 3)
+    if problem:
+        raise CheckFailure(f"language.train made the calls {seen['calls'][:8]}{'...' if len(seen['calls']) > 8 else ''}: "
+                           f"{problem}. Each step computes the loss of the model on a batch (language.loss_on), calls "
+                           "backward on it, then step; zero_grad clears the gradients between one step and the next "
+                           "backward", "zero_grad or order of calls")
+    if seen["shapes"] != [[[2, 4], [2, 4]]] * 3:
+        raise CheckFailure(f"language.train computed the loss on batches of shapes {seen['shapes']}, expected "
+                           "(2, 4) windows x and y, from language.windows(stream, block_size, batch_size, rng), "
+                           "in each of the 3 steps", "batches")
+    if len(seen["losses"]) != 3:
+        raise CheckFailure(f"language.train ran 3 steps but returned {len(seen['losses'])} losses: return a list "
+                           "with the loss of each step", "losses")
+
+
+def _order_problem(calls: list, steps: int) -> str:
+    """What is wrong with the order of a training loop's calls, or "" when nothing is: the
+    loop may clear the gradients before each step or after it, but never between a
+    backward and its step, and never let a backward add to gradients a step already used."""
+    if [c for c in calls if c != "zero_grad"] != ["forward", "backward", "step"] * steps:
+        return "each step must run the model, backward, then step, once each and in that order"
+    used, waiting = False, False  # gradients already used by a step; a backward waiting for its step
+    for call in calls:
+        if call == "zero_grad":
+            if waiting:
+                return "zero_grad between backward and step throws the gradients away before step uses them"
+            used = False
+        elif call == "backward":
+            if used:
+                return "there is no zero_grad between one step and the next backward, so the gradients add up"
+            waiting = True
+        elif call == "step":
+            used, waiting = True, False
+    return ""
 
 
 LOGITS = np.array([2.0, 0.5, -1.0, 1.0])
+# One row of logits per sequence, each with its largest value elsewhere: a draw over the
+# whole batch instead of each row shows.
+ROW_LOGITS = np.array([[2.0, 0.5, -1.0, 1.0], [0.0, 0.5, -1.0, 1.5], [0.2, 1.9, -1.0, 1.0]])
 
 
 @part("7.4", "greedy sampling")
 def greedy(w, rng):
-    seen = call_learner(w, "sample", "GPT.generate with temperature 0", logits=LOGITS, rows=3, steps=6, temperature=0.0,
-                 seed=0, block_size=4)
+    seen = call_learner(w, "sample", "GPT.generate with temperature 0", logits=ROW_LOGITS, rows=3, steps=6,
+                        temperature=0.0, seed=0, block_size=4)
     out = np.asarray(seen["out"])
-    if out.shape != (3, 8) or not np.all(out[:, 2:] == 0):
-        raise CheckFailure(f"GPT.generate(idx of shape (3, 2), 6, temperature=0) gave {out.tolist()}: temperature 0 "
-                           "must pick the most likely token every time, and the result is (B, T + steps)", "greedy")
+    expected = np.repeat(ROW_LOGITS.argmax(axis=1)[:, None], 6, axis=1)
+    if out.shape != (3, 8) or not np.array_equal(out[:, 2:], expected):
+        raise CheckFailure(f"GPT.generate(idx of shape (3, 2), 6, temperature=0), each row with its own logits, gave "
+                           f"{out.tolist()}: temperature 0 must pick each row's most likely token "
+                           f"({ROW_LOGITS.argmax(axis=1).tolist()}) every time, and the result is (B, T + steps)",
+                           "greedy")
     if max(seen["widths"]) > 4:
         raise CheckFailure(f"GPT.generate gave the model {max(seen['widths'])} tokens at once with block_size 4: "
                            "feed it only the last block_size tokens", "context too long")
@@ -173,10 +282,27 @@ def greedy(w, rng):
 def temperature(w, rng):
     for t in (0.5, 2.0):
         seen = call_learner(w, "sample", f"GPT.generate with temperature {t}", logits=LOGITS, rows=4000, steps=1,
-                     temperature=t, seed=1, block_size=4)
+                            temperature=t, seed=1, block_size=4)
         counts = np.bincount(np.asarray(seen["out"])[:, -1], minlength=4) / 4000
         p = np.exp(LOGITS / t) / np.exp(LOGITS / t).sum()
         if np.abs(counts - p).max() > 0.03:
             raise CheckFailure(f"GPT.generate with temperature {t} drew the tokens with frequencies "
                                f"{np.round(counts, 3).tolist()}, expected about {np.round(p, 3).tolist()} "
                                "(softmax of logits / temperature)", "temperature ignored")
+    again = [call_learner(w, "sample", "GPT.generate twice with the same rng seed", logits=LOGITS, rows=50, steps=3,
+                          temperature=1.0, seed=7, block_size=4, global_seed=g)["out"] for g in (0, 1)]
+    if not np.array_equal(again[0], again[1]):
+        raise CheckFailure("GPT.generate gave different tokens for two generators seeded alike (rng=np.random."
+                           "default_rng(7) both times): draw with the rng argument (rng.choice, rng.random), not "
+                           "np.random, so that a seed reproduces the samples", "rng ignored")
+    cold = LOGITS * 500  # divided by temperature 0.001: exp overflows unless the maximum is subtracted first
+    try:
+        seen = call_learner(w, "sample", "GPT.generate with temperature 0.001 and logits up to 1000", logits=cold,
+                            rows=20, steps=2, temperature=1e-3, seed=2, block_size=4)
+    except CheckFailure as failure:
+        raise CheckFailure(f"{failure} (logits / temperature reach 10^6 here: subtract each row's maximum before "
+                           "exp, as a stable softmax does)", "unstable softmax") from None
+    if not np.all(np.asarray(seen["out"])[:, 2:] == int(cold.argmax())):
+        raise CheckFailure(f"GPT.generate with temperature 0.001 gave {np.asarray(seen['out'])[:3].tolist()}...: so "
+                           "low a temperature must pick the most likely token (subtract each row's maximum before "
+                           "exp, as a stable softmax does)", "unstable softmax")

@@ -69,6 +69,21 @@ def test_a_one_op_slip_costs_only_that_ops_share(tmp_path):
     assert result.tasks["2.3"].score == POINTS["2.3"] - 1
 
 
+def test_a_block_slip_is_not_charged_again_to_the_gpt(tmp_path):
+    result = grade_variant(tmp_path, "block without the residual around attention").tasks["7.3"]
+    assert [v.part for v in result.verdicts if not v.passed] == ["Block"]
+
+
+def test_a_mask_slip_costs_only_the_causal_part(tmp_path):
+    result = grade_variant(tmp_path, "mask lets a position see the next one").tasks["7.2"]
+    assert [v.part for v in result.verdicts if not v.passed] == ["causal"]
+
+
+def test_right_numbers_from_a_changed_upstream_gradient_keep_half(tmp_path):
+    result = grade_variant(tmp_path, "layer norm scales the upstream gradient in place").tasks["7.1"]
+    assert result.score == POINTS["7.1"] / 2
+
+
 def test_dtype_drift_costs_half_of_what_wrong_maths_costs(tmp_path):
     drifted = grade_variant(tmp_path / "a", "sigmoid float64 drift").tasks["3.1"].score
     broken = grade_variant(tmp_path / "b", "log derivative inverted").tasks["3.1"].score

@@ -63,6 +63,7 @@ def test_every_swap_takes_effect():
         "nn.Linear.__init__": lambda: mt.nn.CausalSelfAttention(4, 1),
         "nn.Linear.forward": lambda: mt.nn.Linear(2, 2)(mt.Tensor(np.ones((1, 2)))),
         "nn.CausalSelfAttention.forward": lambda: mt.nn.Block(4, 1)(mt.Tensor(np.ones((1, 2, 4)))),
+        "nn.Block.forward": lambda: mt.nn.GPT(5, 4, 4, 1, 1)(np.zeros((1, 2), dtype=np.int64)),
     }
 
     def run(function, *arrays, **params):
