@@ -99,8 +99,7 @@ and the `jupyter trust` and `jupyter lab` lines above.
   `xcode-select --install` installs `make`.
 - **The port is in use** (`[Errno 98] Address already in use`, or Lab opens someone
   else's session): another JupyterLab is running. Close it, or start this one on another
-  port: `make lab` then, if it still collides, `.venv/bin/jupyter lab --port 8890
-  --ServerApp.root_dir=.`.
+  port: `JUPYTER_PORT=8890 make lab`.
 - **No browser opens** (a remote machine, WSL): copy the `http://localhost:8888/lab?token=...`
   address that the terminal prints into your browser. The line `No web browser found`
   in the terminal means only that; it is harmless.

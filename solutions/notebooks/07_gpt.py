@@ -146,7 +146,10 @@ check_attn = nn.CausalSelfAttention(8, 2)
 check_in = np.random.default_rng(1).standard_normal((2, 5, 8))
 check_out = check_attn(mt.Tensor(check_in))
 assert check_out.shape == (2, 5, 8)
-assert np.allclose(check_attn.last_attention.sum(-1), 1) and np.allclose(np.triu(check_attn.last_attention[0, 0], 1), 0)
+assert check_attn.last_attention is not None, "keep the attention weights in self.last_attention"
+assert np.allclose(check_attn.last_attention.sum(-1), 1), "each row of the weights must sum to 1: softmax over the keys"
+assert np.allclose(np.triu(check_attn.last_attention[0, 0], 1), 0), \
+    "a weight above the diagonal is not 0: the mask lets a position see the future"
 changed = check_in.copy()
 changed[:, 3:] += 1.0
 assert np.allclose(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3]), "a position sees the future"
@@ -225,16 +228,33 @@ check_losses = language.train(check_model, optim.Adam(check_model.parameters(), 
 assert len(check_losses) == 30 and np.mean(check_losses[-5:]) < np.mean(check_losses[:5]), check_losses
 greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=0)
 assert greedy.shape == (2, 6) and np.array_equal(greedy[0], greedy[1])
+prompts = np.array([[1], [5], [9], [20]])
+alone = np.concatenate([check_model.generate(row[None], 5, temperature=0) for row in prompts])
+assert np.array_equal(check_model.generate(prompts, 5, temperature=0), alone), "each row's own most likely token"
 nearly_greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=1e-3, rng=np.random.default_rng(0))
 assert np.array_equal(nearly_greedy, greedy), "divide the logits by the temperature"
-language.train(check_model, optim.SGD(check_model.parameters(), lr=0.0), check_stream, 2, 8, 4,
-               np.random.default_rng(5))  # two steps that change nothing: the gradient is the last batch's
-after_two = check_model.head.bias.grad.copy()
+np.random.seed(0)
+first = check_model.generate(np.zeros((4, 1), dtype=np.int64), 5, temperature=1.0, rng=np.random.default_rng(3))
+np.random.seed(1)
+again = check_model.generate(np.zeros((4, 1), dtype=np.int64), 5, temperature=1.0, rng=np.random.default_rng(3))
+assert np.array_equal(first, again), "draw with the rng argument, not np.random: the same seed gives the same names"
+step_grads = []
+
+
+class Watched(optim.SGD):
+    """SGD that notes the gradient each step uses (lr 0: nothing changes)."""
+
+    def step(self):
+        step_grads.append(check_model.head.bias.grad.copy())
+        super().step()
+
+
+language.train(check_model, Watched(check_model.parameters(), lr=0.0), check_stream, 2, 8, 4, np.random.default_rng(5))
 draws = np.random.default_rng(5)
 language.windows(check_stream, 8, 4, draws)  # the first step's batch
 check_model.zero_grad()
 language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
-assert np.allclose(after_two, check_model.head.bias.grad), "zero the gradients at each step"
+assert np.allclose(step_grads[1], check_model.head.bias.grad), "zero the gradients at each step"
 print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
 
 # %% nbgrader={"grade": true, "grade_id": "task7_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}

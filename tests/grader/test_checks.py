@@ -79,6 +79,11 @@ def test_a_mask_slip_costs_only_the_causal_part(tmp_path):
     assert [v.part for v in result.verdicts if not v.passed] == ["causal"]
 
 
+def test_a_missing_attention_scale_is_charged_once(tmp_path):
+    result = grade_variant(tmp_path, "attention without the scale").tasks["7.2"]
+    assert [v.part for v in result.verdicts if not v.passed] == ["one head"]
+
+
 def test_right_numbers_from_a_changed_upstream_gradient_keep_half(tmp_path):
     result = grade_variant(tmp_path, "layer norm scales the upstream gradient in place").tasks["7.1"]
     assert result.score == POINTS["7.1"] / 2
