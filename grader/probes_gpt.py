@@ -47,18 +47,22 @@ def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> dict:
     return {"outs": outs, "last_attention": kept}
 
 
+def _apply_linear(a: np.ndarray, layer) -> np.ndarray:
+    """A learner's Linear layer applied in NumPy, with the weights the grader loaded."""
+    return a @ np.asarray(layer.weight.data).T + np.asarray(layer.bias.data)
+
+
 def _given_attention(self, x):
     """A trusted causal attention (NumPy, forward only) in place of the learner's, so that
     a bug of Task 7.2 is not charged again to the Block and GPT of Task 7.3."""
     data = np.asarray(x.data)
     B, T, D = data.shape
     H, d = self.heads, D // self.heads
-    lin = lambda a, layer: a @ np.asarray(layer.weight.data).T + np.asarray(layer.bias.data)  # noqa: E731
-    q, k, v = (lin(data, layer).reshape(B, T, H, d).transpose(0, 2, 1, 3) for layer in (self.query, self.key, self.value))
+    q, k, v = (_apply_linear(data, layer).reshape(B, T, H, d).transpose(0, 2, 1, 3) for layer in (self.query, self.key, self.value))
     scores = np.where(np.tril(np.ones((T, T), bool)), q @ k.transpose(0, 1, 3, 2) / np.sqrt(d), -np.inf)
     weights = np.exp(scores - scores.max(-1, keepdims=True))
     weights /= weights.sum(-1, keepdims=True)
-    return type(x)(lin((weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D), self.proj))
+    return type(x)(_apply_linear((weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D), self.proj))
 
 
 def _given_block(self, x):
@@ -71,13 +75,10 @@ def _given_block(self, x):
         scale = np.sqrt((centred ** 2).mean(-1, keepdims=True) + getattr(ln, "eps", 1e-5))
         return centred / scale * np.asarray(ln.weight.data) + np.asarray(ln.bias.data)
 
-    def lin(a, layer):
-        return a @ np.asarray(layer.weight.data).T + np.asarray(layer.bias.data)
-
     h = data + np.asarray(_given_attention(self.attn, type(x)(norm(data, self.ln1))).data)
-    u = lin(norm(h, self.ln2), self.up)
+    u = _apply_linear(norm(h, self.ln2), self.up)
     gelu = 0.5 * u * (1 + np.frompyfunc(math.erf, 1, 1)(u / math.sqrt(2)).astype(np.float64))
-    return type(x)(h + lin(gelu, self.down))
+    return type(x)(h + _apply_linear(gelu, self.down))
 
 
 GIVEN.update(linear_init=_linear_init, linear_forward=_linear_forward, attention=_given_attention, block=_given_block)

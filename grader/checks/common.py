@@ -69,12 +69,17 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     if got.dtype != expected.dtype and expected.dtype.kind == "f":
         raise CheckFailure(f"{what} has dtype {got.dtype} but should have dtype {expected.dtype} (the input's): a "
                            "float64 constant or array crept into the rule (dtype drift).", "dtype drift", keep=0.5)
-    finite = np.abs(expected[np.isfinite(expected)]) if expected.dtype.kind in "fc" else np.abs(expected).ravel()
-    atol = atol * max(float(finite.max(initial=0.0)), 1e-3)
+    atol = scaled_atol(expected, atol)
     if np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True):
         return
     text, pitfall = _diagnose(got, expected, rtol, atol, kind)
     raise CheckFailure(f"{what} is wrong: {text}", pitfall)
+
+
+def scaled_atol(expected: np.ndarray, atol: float) -> float:
+    """``atol`` times the largest finite expected value (at least a thousandth)."""
+    finite = np.abs(expected[np.isfinite(expected)]) if expected.dtype.kind in "fc" else np.abs(expected).ravel()
+    return atol * max(float(finite.max(initial=0.0)), 1e-3)
 
 
 def _squeezed(shape: tuple) -> tuple:
@@ -179,7 +184,7 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
             for _, words, pitfall, wrong in (m for m in mistakes if m[0] == i):
                 got = grads[i]
                 if isinstance(got, np.ndarray) and got.shape == expected.shape and \
-                        np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=atol * max(np.abs(expected).max(), 1e-3)):
+                        np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=scaled_atol(expected, atol)):
                     raise CheckFailure(f"{what} is wrong: {words}.", pitfall) from None
             raise
     if changed:  # the right numbers, but the caller's array was changed: half the part's points

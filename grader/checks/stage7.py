@@ -95,40 +95,42 @@ def numpy_attention(x, weights, heads, prefix="", scale=None, keep_weights=False
     return (out, att) if keep_weights else out
 
 
-def _attention_outs(seen, what):
+def _attention_outs(seen, what, shape):
+    """The learner's attention outputs as arrays, or the failure that explains what came instead."""
     outs = seen.get("outs") if isinstance(seen, dict) else None
-    if not isinstance(outs, list) or any(isinstance(o, dict) or o is None for o in outs):
-        explain(what, outs[0] if isinstance(outs, list) and outs else None, np.zeros(0))
+    bad = next((o for o in outs if isinstance(o, dict) or o is None), False) if isinstance(outs, list) else None
+    if bad is not False:
+        explain(what, bad, np.zeros(shape))
     return [np.asarray(o) for o in outs]
 
 
 def _attention_part(heads):
     def check(w, rng):
         dim, T = 8, 5
+        d = dim // heads
         weights = _attention_weights(rng, dim)
         x = rng.standard_normal((2, T, dim))
         what = f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}"
         seen = call_learner(w, "attention", what, dim=dim, heads=heads, weights=weights, xs=[x])
-        got = _attention_outs(seen, what)[0]
-        expected, att = numpy_attention(x, weights, heads, keep_weights=True)
-        if got.shape != expected.shape:
-            explain(what, got, expected)
+        got = _attention_outs(seen, what, x.shape)[0]
+        if got.shape != x.shape:
+            explain(what, got, x)
         # The last position sees every position, so no mask, right or wrong, changes its output:
         # a mask bug is charged to the "causal" part alone.
         last = got[:, -1]
-        if heads > 1 and not np.allclose(last, expected[:, -1], rtol=1e-6, atol=1e-8):
-            unscaled, unscaled_att = numpy_attention(x, weights, heads, scale=1.0, keep_weights=True)
-            if np.allclose(last, unscaled[:, -1], rtol=1e-6, atol=1e-8):
-                # The missing scale is the "one head" part's to charge; the heads themselves are right.
-                expected, att = unscaled, unscaled_att
-        if not np.allclose(last, expected[:, -1], rtol=1e-6, atol=1e-8):
-            d = dim // heads
-            for scale, mistake in ((1.0, "the scores are not scaled by 1/sqrt(d) (d = dim // heads, the size of "
-                                    "one head)"), (1 / math.sqrt(dim), "the scores are scaled by 1/sqrt(dim), not "
-                                    f"1/sqrt(d) with d = dim // heads = {d}, the size of one head")):
-                if (scale != 1 / math.sqrt(d)) and np.allclose(last, numpy_attention(x, weights, heads, scale=scale)[:, -1],
-                                                             rtol=1e-6, atol=1e-8):
-                    raise CheckFailure(f"{what}: {mistake}", "scale")
+        matches = lambda scale: np.allclose(  # noqa: E731
+            last, numpy_attention(x, weights, heads, scale=scale)[:, -1], rtol=1e-6, atol=1e-8)
+        scale = 1 / math.sqrt(d)
+        if heads == 1 and matches(1.0):
+            raise CheckFailure(f"{what}: the scores are not scaled by 1/sqrt(d) (d = dim // heads, the size of one "
+                               "head)", "scale")
+        if heads > 1 and not matches(scale):
+            if matches(1 / math.sqrt(dim)):
+                raise CheckFailure(f"{what}: the scores are scaled by 1/sqrt(dim), not 1/sqrt(d) with d = dim // "
+                                   f"heads = {d}, the size of one head", "scale")
+            if matches(1.0):
+                scale = 1.0  # the missing scale is the "one head" part's to charge; the heads are right
+        expected, att = numpy_attention(x, weights, heads, scale=scale, keep_weights=True)
         explain(f"{what}, the output at the last position (scores scaled by 1/sqrt(d), softmax over the keys, "
                 "heads merged, then the output projection)", last, expected[:, -1], rtol=1e-6, atol=1e-8)
         if heads > 1:
@@ -158,9 +160,11 @@ def attention_is_causal(w, rng):
     later[:, 3:] = rng.standard_normal((1, T - 3, dim))
     seen = call_learner(w, "attention", "CausalSelfAttention on two inputs that differ from position 3 on",
                         dim=dim, heads=heads, weights=weights, xs=[x, later])
-    out, changed = _attention_outs(seen, f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}")
-    if out.shape != x.shape or changed.shape != x.shape:
-        explain(f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}", out, x)
+    what = f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}"
+    out, changed = _attention_outs(seen, what, x.shape)
+    for got in (out, changed):
+        if got.shape != x.shape:
+            explain(what, got, x)
     if not np.allclose(out[:, :3], changed[:, :3], rtol=1e-9, atol=1e-12):
         raise CheckFailure("CausalSelfAttention lets a position see the future: changing the tokens at positions 3 "
                            "and later changed the outputs at positions 0 to 2 (mask the scores of later keys "
