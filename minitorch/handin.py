@@ -1,6 +1,6 @@
 """Make the zip you hand in: exactly what is graded, and nothing else.
 
-    make handin                  (or: python -m minitorch.handin)
+    make handin                  (or: python -m minitorch.handin [OUT.zip or a folder])
 
 It holds your package (``minitorch/``: every ``.py`` file and the data it ships with)
 and your notebooks (``notebooks/*.ipynb``); never ``.venv/``, caches or checkpoints.
@@ -8,8 +8,8 @@ and your notebooks (``notebooks/*.ipynb``); never ``.venv/``, caches or checkpoi
 
 from __future__ import annotations
 
+import argparse
 import pathlib
-import sys
 import zipfile
 
 COURSE = pathlib.Path(__file__).resolve().parents[1]
@@ -20,14 +20,31 @@ def build(target: pathlib.Path = COURSE / "handin.zip") -> list[str]:
     files = sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
                    and (p.suffix == ".py" or "data" in p.relative_to(package).parts))
     files += sorted(notebooks.glob("*.ipynb"))
+    files = [p for p in files if p.resolve() != target.resolve()]  # never the zip itself
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in files:
             archive.write(path, path.relative_to(COURSE).as_posix())
     return [p.relative_to(COURSE).as_posix() for p in files]
 
 
-if __name__ == "__main__":
-    out = pathlib.Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else COURSE / "handin.zip"
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m minitorch.handin",
+        description="Zip your package (minitorch/) and your notebooks (notebooks/): the file to hand in.")
+    parser.add_argument("out", nargs="?", default=str(COURSE / "handin.zip"),
+                        help="the zip to write (default: handin.zip in the course folder); "
+                             "given a folder, handin.zip inside it")
+    out = pathlib.Path(parser.parse_args(argv).out).expanduser().resolve()
+    if out.is_dir():
+        out = out / "handin.zip"
+    if out.suffix.lower() != ".zip":
+        parser.error(f"{out.name}: the hand-in is a zip file, so its name must end in .zip")
+    if not out.parent.is_dir():
+        parser.error(f"{out.parent}: no such folder to write the hand-in into")
     names = build(out)
     print(f"wrote {out}: {sum(n.startswith('minitorch/') for n in names)} package files and "
           f"{sum(n.endswith('.ipynb') for n in names)} notebooks. Hand in this file.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""``make handin`` (python -m minitorch.handin): the zip holds exactly what is graded, and
+a learner's slip at the command line gets a message, never a stray file."""
+
+import pathlib
+import subprocess
+import sys
+import zipfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def handin(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "minitorch.handin", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_help_prints_usage_and_writes_nothing(tmp_path):
+    before = set(ROOT.iterdir())
+    result = handin("--help", cwd=tmp_path)
+    assert result.returncode == 0 and "usage: python -m minitorch.handin" in result.stdout
+    assert list(tmp_path.iterdir()) == [] and set(ROOT.iterdir()) == before
+
+
+def test_a_folder_gets_handin_zip_with_the_package_and_the_notebooks(tmp_path):
+    result = handin(str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    with zipfile.ZipFile(tmp_path / "handin.zip") as z:
+        names = set(z.namelist())
+    expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb")}
+    expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "minitorch").glob("*.py")}
+    assert expected <= names and all(n.startswith(("minitorch/", "notebooks/")) for n in names)
+    assert not any("__pycache__" in n or ".ipynb_checkpoints" in n for n in names)
+
+
+def test_a_name_that_is_not_a_zip_or_a_missing_folder_is_refused_by_name(tmp_path):
+    result = handin("mywork.txt", cwd=tmp_path)
+    assert result.returncode == 2 and "mywork.txt" in result.stderr and ".zip" in result.stderr
+    result = handin(str(tmp_path / "nowhere" / "h.zip"), cwd=tmp_path)
+    assert result.returncode == 2 and "nowhere" in result.stderr and "no such folder" in result.stderr
+    assert list(tmp_path.iterdir()) == []
