@@ -5,7 +5,10 @@ write (a size-limited tmpfs when the grader runs as root) and, where the system 
 (root, cgroup v1), control groups that bound the memory and the number of processes of the
 *whole* process tree and let the grader end every process the learner started, however it
 detached itself. Without control groups, memory is bounded per process and the session's
-processes are ended instead. The learner's side of the boundary, the rules the process
+processes are ended instead. A grader that is killed outright (SIGKILL, a machine's
+out-of-memory killer) cannot close its cage; the next cage made on that machine finds it
+by the dead grader's process id in its name and clears it, ending whatever still runs in
+it. The learner's side of the boundary, the rules the process
 confines itself with before it imports the learner's package, is ``confinement.py``.
 """
 
@@ -23,6 +26,8 @@ import time
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 CGROUP_ROOT = pathlib.Path("/sys/fs/cgroup")
+PREFIX = "minitorch-cage-"
+CONTROLLERS = ("memory", "pids", "freezer")
 
 
 class Cage:
@@ -31,10 +36,17 @@ class Cage:
 
     def __init__(self, memory_mb: int, processes: int, disk_mb: int) -> None:
         self.memory_mb, self.processes, self.disk_mb = memory_mb, processes, disk_mb
-        self.scratch = pathlib.Path(tempfile.mkdtemp(prefix="minitorch-cage-"))
+        clear_abandoned()
+        self.scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"{PREFIX}{_owner()}-"))
         self.mounted = _mount_tmpfs(self.scratch, disk_mb)
         self.groups = _make_cgroups(self.scratch.name, memory_mb, processes)
         self.sessions: list[int] = []
+
+    def __enter__(self) -> "Cage":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def popen(self, argv: list[str], **kwargs):
         import subprocess
@@ -85,16 +97,60 @@ class Cage:
 
     def close(self) -> None:
         self.sweep()
-        for group in self.groups.values():
-            for _ in range(100):
-                try:
-                    group.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.01)
-        if self.mounted:
-            _libc.umount2(str(self.scratch).encode(), 2)  # MNT_DETACH
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        _remove(self.scratch, self.groups, self.mounted)
+
+
+def _remove(scratch: pathlib.Path, groups: dict[str, pathlib.Path], mounted: bool) -> None:
+    for group in groups.values():
+        for _ in range(100):
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.01)
+    if mounted:
+        _libc.umount2(str(scratch).encode(), 2)  # MNT_DETACH
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def clear_abandoned(folder: pathlib.Path | None = None) -> list[pathlib.Path]:
+    """Clear the cages of graders that died without closing them: end every process still
+    in their control groups, remove the groups, unmount and delete the scratch folders.
+    Returns the scratch folders cleared. A cage whose grader still runs is left alone."""
+    cleared = []
+    namespace = _owner().split(".")[0]
+    for scratch in pathlib.Path(folder or tempfile.gettempdir()).glob(f"{PREFIX}{namespace}.*-*"):
+        owner = scratch.name[len(PREFIX):].split("-", 1)[0].split(".")[1]
+        if not owner.isdigit() or _alive(int(owner)):
+            continue
+        groups = {c: g for c in CONTROLLERS if (g := _group_of(c, scratch.name)) is not None and g.is_dir()}
+        cage = Cage.__new__(Cage)  # the abandoned cage, rebuilt from what is on disk
+        cage.scratch, cage.groups, cage.sessions = scratch, groups, []
+        cage.sweep()
+        _remove(scratch, groups, os.path.ismount(scratch))
+        cleared.append(scratch)
+    return cleared
+
+
+def _owner() -> str:
+    """This grader's place in a cage's name: its PID namespace and process id. A cage is
+    only judged abandoned by a process that sees the same process ids (another container
+    sharing the temporary folder does not)."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return f"{namespace}.{os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 def _reap_orphans(keep: set[int]) -> None:
@@ -133,6 +189,11 @@ def _own_cgroup(controller: str) -> pathlib.Path | None:
     return None
 
 
+def _group_of(controller: str, name: str) -> pathlib.Path | None:
+    base = _own_cgroup(controller)
+    return None if base is None else base / f"minitorch-{name}"
+
+
 def _make_cgroups(name: str, memory_mb: int, processes: int) -> dict[str, pathlib.Path]:
     """Control groups (controller -> folder) that bound the memory and the processes of a
     whole tree and freeze it to end it, or {} where the system does not let this process
@@ -144,11 +205,11 @@ def _make_cgroups(name: str, memory_mb: int, processes: int) -> dict[str, pathli
                 "pids": {"pids.max": processes}, "freezer": {}}
     try:
         for controller, values in settings.items():
-            base = _own_cgroup(controller)
-            if base is None or not base.is_dir():
+            group = _group_of(controller, name)
+            if group is None or not group.parent.is_dir():
                 raise OSError(f"no {controller} cgroup")
-            made[controller] = base / f"minitorch-{name}"
-            made[controller].mkdir()
+            made[controller] = group
+            group.mkdir()
             for key, value in values.items():
                 with contextlib.suppress(OSError):
                     (made[controller] / key).write_text(str(value))

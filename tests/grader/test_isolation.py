@@ -1,15 +1,19 @@
 """The boundary around a learner's code: what its process can read, write, reach and
 leave behind, and how the grader survives it dying, hanging or lying."""
 
+import json
 import os
 import pathlib
 import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
 import pytest
 
 from grader.confinement import landlock_abi
+from grader.isolation import Cage, clear_abandoned
 from grader.runner import LearnerProcess, Lost, Raised, Unimportable
 from grader.settings import Settings
 
@@ -107,14 +111,71 @@ def test_learner_code_reads_and_writes_only_what_it_is_given(package, tmp_path):
 
 
 def strays() -> list[str]:
-    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    return [line for line in ps.splitlines() if "minitorch-stray-marker" in line and "ps -eo" not in line]
+    """The command lines of running processes that carry the stray's marker, read from
+    /proc (ps cuts long lines to $COLUMNS, which would hide the marker)."""
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            zombie = (entry / "stat").read_text().rsplit(") ", 1)[-1].startswith("Z")
+        except OSError:
+            continue
+        if "minitorch-stray-marker" in line and not zombie:
+            found.append(line)
+    return found
 
 
 def test_nothing_a_learner_starts_outlives_its_process(package):
     assert call(package, "leave_a_process_running") is True
     time.sleep(0.2)
     assert strays() == []
+
+
+KILLED_GRADER = """
+import json, os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from grader.runner import LearnerProcess
+from grader.settings import Settings
+process = LearnerProcess(sys.argv[2], Settings())
+process.call("call", function="leave_a_process_running", args=[])
+def stray_running():  # the grandchild that made itself a session leader (not the child that forked it)
+    for pid in process.cage.members():
+        try:
+            cmdline = open(f"/proc/{pid}/cmdline", "rb").read()
+            _, parent, _, session = open(f"/proc/{pid}/stat").read().rsplit(") ", 1)[1].split()[:4]
+        except OSError:
+            continue
+        if b"minitorch-stray-marker" in cmdline and int(session) == pid and int(parent) != process.process.pid:
+            return True
+for _ in range(100):
+    if stray_running():
+        break
+    time.sleep(0.1)
+print(json.dumps({"scratch": str(process.cage.scratch), "groups": [str(g) for g in process.cage.groups.values()]}),
+      flush=True)
+os.kill(os.getpid(), signal.SIGKILL)  # killed outright: no chance to close its cage
+"""
+
+
+def test_a_cage_left_by_a_killed_grader_is_cleared_by_the_next_one(package, tmp_path, monkeypatch):
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    killed = subprocess.run([sys.executable, "-c", KILLED_GRADER, str(ROOT), str(package)], capture_output=True,
+                            text=True, timeout=60, env={**os.environ, "TMPDIR": str(folder)})
+    assert killed.returncode == -9, killed.stderr[-2000:]
+    left = json.loads(killed.stdout)
+    scratch, groups = pathlib.Path(left["scratch"]), [pathlib.Path(g) for g in left["groups"]]
+    try:
+        assert scratch.is_dir() and strays(), "the killed grader should have left its cage and the stray behind"
+        monkeypatch.setattr(tempfile, "tempdir", str(folder))
+        with Cage(64, 8, 4) as alive:  # making a cage clears the abandoned one
+            assert not scratch.exists() and not any(g.exists() for g in groups)
+            assert clear_abandoned(folder) == [] and alive.scratch.is_dir()  # its grader runs
+        if groups:  # with control groups, what the learner left running is ended too
+            time.sleep(0.2)
+            assert strays() == []
+    finally:
+        subprocess.run(["pkill", "-9", "-f", "minitorch-stray-marker"])
 
 
 def test_memory_is_bounded_for_the_whole_process_tree(package):
