@@ -131,6 +131,12 @@ def call(mt, function: str, args: list, kwargs: dict | None = None, swaps: dict 
         return plain(resolve(mt, function)(*args, **(kwargs or {})))
 
 
+@probe
+def unbroadcast_effects(mt, grad: np.ndarray, shape: list) -> dict:
+    """``unbroadcast``'s answer, and the gradient it was given as it is afterwards."""
+    return {"out": plain(mt.unbroadcast(grad, tuple(shape))), "grad": grad}
+
+
 FUNCTIONS = {"sin": math.sin, "square": lambda x: x * x, "poly": lambda a, b, c: a * b * b + c}
 
 

@@ -42,10 +42,13 @@ def _data(t: Any) -> Any:
 
 
 @probe
-def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | None) -> dict:
-    """A Linear layer's parameters and, unless ``x`` is None, its output for ``x``."""
+def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | None,
+           dtype: str | None = None) -> dict:
+    """A Linear layer's parameters and, unless ``x`` is None, its output for ``x``; with
+    ``dtype``, a layer made in that dtype."""
     mt.manual_seed(0) if hasattr(mt, "manual_seed") else None
-    layer = mt.nn.Linear(in_features, out_features, bias=bias)
+    options = {} if dtype is None else {"dtype": np.dtype(dtype)}
+    layer = mt.nn.Linear(in_features, out_features, bias=bias, **options)
     out = None if x is None else layer(mt.Tensor(x))
     return {"weight": _data(layer.weight), "bias": _data(getattr(layer, "bias", None)),
             "parameters": isinstance(layer.weight, mt.nn.Parameter)

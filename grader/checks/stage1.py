@@ -138,11 +138,18 @@ DIAMOND = {  # node: (parents, local derivatives); node 4 uses node 1 twice
 }
 
 
-def diamond_gradients(seed: float, overwrite: bool = False) -> list[float]:
-    grads = [0.0] * 5
-    grads[4] = seed
-    for n in (4, 3, 2, 1):
-        for p, d in zip(DIAMOND["parents"][n], DIAMOND["local"][n]):
+CHAIN = {  # each node used once: overwriting a gradient instead of adding changes nothing here
+    "parents": [[], [0], [1], [2]],
+    "local": [[], [3.0], [-2.0], [0.5]],
+}
+
+
+def diamond_gradients(seed: float, overwrite: bool = False, graph: dict = DIAMOND) -> list[float]:
+    count = len(graph["parents"])
+    grads = [0.0] * count
+    grads[-1] = seed
+    for n in range(count - 1, 0, -1):
+        for p, d in zip(graph["parents"][n], graph["local"][n]):
             grads[p] = grads[n] * d + (0.0 if overwrite else grads[p])
     return grads
 
@@ -180,12 +187,20 @@ def backpropagate_sums(w, rng):
 
 @part("1.4", "accumulates across calls")
 def backpropagate_accumulates(w, rng):
-    seen = call_learner(w, "backpropagate", "backpropagate twice on the same graph", seeds=[1.0, 2.0], **DIAMOND)
-    expected = [a + b for a, b in zip(diamond_gradients(1.0), diamond_gradients(2.0))]
-    got = [grad for grad, _ in seen[1]]
-    if not np.allclose(got, expected, rtol=1e-9):
-        raise CheckFailure(f"after a second backpropagate (seed 2) the leaf's gradient is {got[0]:.6g}, expected "
-                           f"{expected[0]:.6g}: a second call must add to the gradients again", "no accumulation")
+    # A chain, so that this part judges only what a second call does (the diamond above
+    # judges a node used several times within one call).
+    seen = call_learner(w, "backpropagate", "backpropagate twice on a chain of 4 nodes", seeds=[1.0, 2.0], **CHAIN)
+    once, twice = diamond_gradients(1.0, graph=CHAIN), diamond_gradients(2.0, graph=CHAIN)
+    got = [[grad for grad, _ in call] for call in seen]
+    if not np.allclose(got[0], once, rtol=1e-9):
+        raise CheckFailure(f"backpropagate (seed 1) on a chain of 4 nodes, each used once, gave the leaf the gradient "
+                           f"{got[0][0]:.6g}, expected {once[0]:.6g}: multiply each node's gradient by its local "
+                           "derivative on the way to its parent", "wrong gradients")
+    expected = [a + b for a, b in zip(once, twice)]
+    if not np.allclose(got[1], expected, rtol=1e-9):
+        raise CheckFailure(f"after a second backpropagate (seed 2) on the same chain the leaf's gradient is "
+                           f"{got[1][0]:.6g}, expected {once[0]:.6g} + {twice[0]:.6g} = {expected[0]:.6g}: a second "
+                           "call must add to the gradients the first left", "no accumulation")
 
 
 @part("1.4", "tensor graphs")

@@ -34,7 +34,8 @@ def matmul_1d(w, rng):
 
 @part("5.1", "batched")
 def matmul_batched(w, rng):
-    _matmul(w, rng, [((4, 2, 3), (3, 5)), ((2, 1, 2, 3), (4, 3, 2)), ((3, 2), (2, 2, 4)), ((1, 2, 3), (5, 3, 2))])
+    _matmul(w, rng, [((4, 2, 3), (3, 5)), ((2, 1, 2, 3), (4, 3, 2)), ((3, 2), (2, 2, 4)), ((1, 2, 3), (5, 3, 2)),
+                     ((4, 2, 3), (1, 3, 5)), ((2, 3, 4, 2, 3), (4, 3, 5))])  # b's batch: size 1, two axes short
     check_float32(w, "ops_linalg.MatMul", [np.ones((2, 2, 3)), np.ones((3, 4))], np.matmul, swaps=SWAP)
 
 

@@ -18,6 +18,10 @@ def parameters_are_found_everywhere(w, rng):
         raise CheckFailure(f"Module.parameters() found {found}, expected {expected} in any order: look inside "
                            "sub-modules and lists, tuples and dicts of them; count a shared one once; a plain Tensor "
                            "is not a Parameter", "parameters missed")
+    if found != expected:
+        raise CheckFailure(f"Module.parameters() found the right parameters in the order {found}, expected {expected}: "
+                           "the order the attributes were set (an optimizer's state and saved weights are matched to "
+                           "parameters by that order)", "order")
 
 
 @part("6.1", "Linear")
@@ -37,15 +41,35 @@ def linear(w, rng):
             if not seen["parameters"] or seen["count"] != (2 if bias else 1):
                 raise CheckFailure(f"Linear's weight{' and bias' if bias else ''} must be Parameters, found by "
                                    f"parameters() ({seen['count']} found)", "parameters missed")
-            bound = 1 / np.sqrt(5)
-            if np.abs(weight).max() > bound + 1e-12 or weight.std() < bound / 4:
-                raise CheckFailure("Linear's weights should start uniform in [-1/sqrt(in_features), "
-                                   "1/sqrt(in_features)]", "initialisation")
             seen = call_learner(w, "linear", f"Linear(5, 3, bias={bias}) on an input of shape {x_shape}", in_features=5,
                          out_features=3, bias=bias, x=x)
             weight = seen["weight"]
             expected = x @ weight.T + (seen["bias"] if bias else 0)
             explain(f"Linear(5, 3, bias={bias}).forward(x) for x of shape {x_shape}", seen["out"], expected)
+    _linear_initialisation(w)
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    seen = call_learner(w, "linear", "Linear(5, 3, dtype=np.float32) on a float32 input", in_features=5,
+                        out_features=3, bias=True, x=x, dtype="float32")
+    kinds = {name: getattr(seen[name], "dtype", None) for name in ("weight", "bias", "out")}
+    if any(kind != np.float32 for kind in kinds.values()):
+        raise CheckFailure(f"Linear(5, 3, dtype=np.float32) gave weight, bias and output of dtypes "
+                           f"{', '.join(str(k) for k in kinds.values())}: make the Parameters in the dtype asked for",
+                           "dtype")
+
+
+def _linear_initialisation(w):
+    """Uniform in [-b, b] for b = 1/sqrt(in_features): with 2,048 weights, their largest
+    size, mean and spread (b/sqrt(3) for a uniform) are close to those of that range."""
+    seen = call_learner(w, "linear", "Linear(64, 32), just made", in_features=64, out_features=32, bias=True, x=None)
+    weight, bias, bound = seen["weight"], seen["bias"], 1 / np.sqrt(64)
+    if not isinstance(weight, np.ndarray) or weight.shape != (32, 64) or not isinstance(bias, np.ndarray):
+        return  # the shapes are judged above
+    if (np.abs(weight).max() > bound * (1 + 1e-6) or np.abs(bias).max() > bound * (1 + 1e-6)
+            or abs(weight.mean()) > bound / 10 or not 0.85 < weight.std() / (bound / np.sqrt(3)) < 1.15):
+        raise CheckFailure(f"Linear(64, 32)'s weights start between {weight.min():.4f} and {weight.max():.4f} with "
+                           f"mean {weight.mean():.4f} and spread (std) {weight.std():.4f}; uniform in "
+                           f"[-1/sqrt(in_features), 1/sqrt(in_features)] = [-{bound:.4f}, {bound:.4f}] gives mean 0 "
+                           f"and spread {bound / np.sqrt(3):.4f} (weight and bias alike)", "initialisation")
 
 
 @part("6.1", "MLP")
@@ -170,7 +194,8 @@ part("6.3", "weight decay")(_adam_part((0.8, 0.95), 0.1, 1e-8))
 
 
 def _train_epoch(w, rng):
-    x, y = np.zeros((10, 2)), np.arange(10, dtype=np.float64)
+    # squares: no split into batches of 4, 4 and 2 gives the plain mean of the batch means the weighted one
+    x, y = np.zeros((10, 2)), np.arange(10, dtype=np.float64) ** 2
     return call_learner(w, "train_epoch", "train_epoch on 10 examples with batch_size 4 (stand-in model, loss and "
                  "optimizer)", x=x, y=y, batch_size=4, seed=0)
 
@@ -204,6 +229,6 @@ def training_loop_batches(w, rng):
     if sorted(seen["batches"]) != [2, 4, 4]:
         raise CheckFailure(f"train_epoch used batches of sizes {seen['batches']} for 10 examples and batch_size 4",
                            "wrong batches")
-    if seen["mean"] is None or abs(seen["mean"] - 4.5) > 1e-9:
-        raise CheckFailure(f"train_epoch returned {seen['mean']}, expected 4.5: the mean of the batch losses weighted "
-                           "by batch size", "wrong mean")
+    if seen["mean"] is None or abs(seen["mean"] - 28.5) > 1e-9:
+        raise CheckFailure(f"train_epoch returned {seen['mean']}, expected 28.5: the mean of the batch losses weighted "
+                           "by batch size (the last batch is smaller)", "wrong mean")
