@@ -74,8 +74,8 @@ from minitorch.ops_linalg import MatMul  # noqa: E402
 
 rng = np.random.default_rng(0)
 cases = [(rng.standard_normal(a_shape), rng.standard_normal(b_shape)) for a_shape, b_shape in
-         [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 1, 2, 3), (4, 3, 2)), ((3,), (3, 4)), ((2, 3), (3,)),
-          ((3,), (3,))]]
+         [((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 1, 2, 3), (4, 3, 2)), ((4, 2, 3), (1, 3, 5)),
+          ((2, 3, 2, 3), (3, 3, 2)), ((3,), (3, 4)), ((2, 3), (3,)), ((3,), (3,))]]
 cases.append((rng.standard_normal((5, 2, 3)), rng.standard_normal((4, 3)).T))  # Linear on a sequence: x @ weight.T
 for a, b in cases:
     ctx = Context((True, True))

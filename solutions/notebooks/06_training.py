@@ -54,6 +54,11 @@ layer = model.layers[0]
 bound = 1 / np.sqrt(2)
 assert np.abs(layer.weight.data).max() <= bound and np.abs(layer.bias.data).max() <= bound
 assert layer.weight.data.std() > 0.2 * bound, "the weights start spread over [-1/√in, 1/√in]"
+wide = nn.Linear(100, 50).weight.data  # 5,000 draws: their spread is close to a uniform's, (1/√100) / √3
+assert abs(wide.std() / (0.1 / np.sqrt(3)) - 1) < 0.1, f"spread {wide.std():.4f}: uniform in [-1/√in, 1/√in]"
+small = nn.Linear(2, 3, dtype=np.float32)
+assert small.weight.dtype == small.bias.dtype == small(mt.Tensor(x.astype(np.float32))).dtype == np.float32, \
+    "Linear(..., dtype=np.float32): float32 parameters"
 assert np.allclose(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data)
 scores = model(mt.Tensor(x)).data
 assert scores.shape == (50, 3) and (scores < 0).any(), "no activation after the last layer: scores can be negative"
