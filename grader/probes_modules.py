@@ -78,6 +78,26 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
     return {"params": [_data(p) for p in params], "idle": _data(idle)}
 
 
+@probe
+def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
+    """The same schedule twice: with the weight decay λ of ``kwargs``, and without it on
+    gradients g + λ·p (p as it is before each step), what L2 weight decay means. Equal
+    results say the decay term is right, whatever the rest of the update does."""
+    decay = kwargs["weight_decay"]
+    runs = {}
+    for run, options in (("decay", kwargs), ("folded", {**kwargs, "weight_decay": 0.0})):
+        params = [mt.nn.Parameter(np.array(s)) for s in starts]
+        opt = getattr(mt.optim, name)(params, **options)
+        for grads in steps:
+            opt.zero_grad()
+            for p, g in zip(params, grads):
+                fold = decay * np.array(_data(p)) if run == "folded" else 0.0
+                p.grad = None if g is None else np.array(g) + fold
+            opt.step()
+        runs[run] = [_data(p) for p in params]
+    return runs
+
+
 class _Recorder:
     """A model, a loss and an optimizer that record the calls they get."""
 

@@ -149,13 +149,57 @@ def sgd_reference(starts, steps, lr, momentum, decay, none_as_zero=False):
     return params
 
 
+def _decay_apart(w, name, starts, steps, kwargs, reference, failure):
+    """A weight-decay part that failed: judge the decay term on its own. When the same
+    update without weight decay is wrong too (a slip another part charges) and the decay
+    term is right (the update with decay equals the update without it on g + λ·p), the
+    part passes: one slip is charged once. Otherwise the message says which is wrong."""
+    plain = {**kwargs, "weight_decay": 0.0}
+    seen = call_learner(w, "optimizer", f"{name} without weight decay", name=name, starts=starts, steps=steps,
+                        kwargs=plain)
+    expected = reference(starts, steps, 0.0)
+    plain_right = np.array_equal(seen["idle"], np.ones(2)) and all(
+        isinstance(g, np.ndarray) and g.shape == e.shape and np.allclose(g, e, rtol=1e-9, atol=1e-12)
+        for g, e in zip(seen["params"], expected))
+    if plain_right:
+        raise CheckFailure(f"{failure} The same steps without weight decay are right, so the decay term is wrong: "
+                           f"weight_decay={kwargs['weight_decay']} adds weight_decay * p to each gradient before the "
+                           "update (L2 decay, as torch.optim does).", failure.pitfall) from None
+    runs = call_learner(w, "optimizer_decay_folded", f"{name} with weight decay, and without it on g + weight_decay * p",
+                        name=name, starts=starts, steps=steps, kwargs=kwargs)
+    moved = any(isinstance(p, np.ndarray) and p.shape == np.shape(s) and not np.allclose(p, s)
+                for p, s in zip(runs["decay"], starts))
+    folded = all(isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape
+                 and np.allclose(a, b, rtol=1e-9, atol=1e-12) for a, b in zip(runs["decay"], runs["folded"]))
+    if not (moved and folded):
+        raise CheckFailure(f"{failure} The update without weight decay is wrong too (another part says how), and the "
+                           "decay term is not right either: weight_decay adds weight_decay * p to each gradient "
+                           "before the update.", failure.pitfall) from None
+
+
+def _with_decay_apart(name, check, starts_steps, kwargs, reference):
+    """``check`` for a weight-decay part, with ``_decay_apart`` judging a failure."""
+    def part(w, rng):
+        starts, steps = starts_steps(rng)
+        try:
+            check(w, starts, steps)
+        except CheckFailure as failure:
+            if not kwargs["weight_decay"]:
+                raise
+            _decay_apart(w, name, starts, steps, kwargs, reference, failure)
+    return part
+
+
 def _sgd_part(momentum, decay):
-    def check(w, rng):
-        starts, steps = _schedule(rng, 5)
-        _optimizer(w, "SGD", starts, steps, {"lr": 0.1, "momentum": momentum, "weight_decay": decay},
-                   lambda s, g, **options: sgd_reference(s, g, 0.1, momentum, decay, **options),
+    kwargs = {"lr": 0.1, "momentum": momentum, "weight_decay": decay}
+
+    def reference(s, g, wd, **options):
+        return sgd_reference(s, g, 0.1, momentum, wd, **options)
+
+    def check(w, starts, steps):
+        _optimizer(w, "SGD", starts, steps, kwargs, lambda s, g, **options: reference(s, g, decay, **options),
                    f"lr=0.1, momentum={momentum}, weight_decay={decay}")
-    return check
+    return _with_decay_apart("SGD", check, lambda rng: _schedule(rng, 5), kwargs, reference)
 
 
 part("6.2", "plain")(_sgd_part(0.0, 0.0))
@@ -180,13 +224,19 @@ def adam_reference(starts, steps, lr, betas, decay, eps=1e-8, none_as_zero=False
 
 
 def _adam_part(betas, decay, eps):
-    def check(w, rng):
+    kwargs = {"lr": 0.01, "betas": betas, "weight_decay": decay, "eps": eps}
+
+    def schedule(rng):
         starts, steps = _schedule(rng, 6)
-        steps = [[g * 1e-3 if g is not None else None for g in grads] for grads in steps]  # eps matters here
-        _optimizer(w, "Adam", starts, steps, {"lr": 0.01, "betas": betas, "weight_decay": decay, "eps": eps},
-                   lambda s, g, **options: adam_reference(s, g, 0.01, betas, decay, eps, **options),
+        return starts, [[g * 1e-3 if g is not None else None for g in grads] for grads in steps]  # eps matters here
+
+    def reference(s, g, wd, **options):
+        return adam_reference(s, g, 0.01, betas, wd, eps, **options)
+
+    def check(w, starts, steps):
+        _optimizer(w, "Adam", starts, steps, kwargs, lambda s, g, **options: reference(s, g, decay, **options),
                    f"lr=0.01, betas={betas}, weight_decay={decay}, eps={eps}", ("none_as_zero", "shared_step"))
-    return check
+    return _with_decay_apart("Adam", check, schedule, kwargs, reference)
 
 
 part("6.3", "bias correction")(_adam_part((0.9, 0.999), 0.0, 1e-3))
