@@ -11,6 +11,7 @@ times per stage at most (``Settings.restarts``); nothing of a dead process is re
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -46,6 +47,18 @@ class Lost(Exception):
     """The learner's process is gone (died, hung, garbled) or the stage's time is up."""
 
 
+# What the learner's process may see of the grader's environment: nothing else (an
+# instructor's shell may hold tokens and passwords, which a package could print into its
+# feedback). The thread counts keep NumPy to one core, as the grading machine expects.
+PASSED_ON = ("PATH", "LANG", "LC_ALL", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def learner_environment(scratch: pathlib.Path) -> dict[str, str]:
+    env = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
+    env.update(HOME=str(scratch), TMPDIR=str(scratch))
+    return env
+
+
 class LearnerProcess:
     def __init__(self, package: pathlib.Path, settings: Settings) -> None:
         self.package, self.settings = pathlib.Path(package).resolve(), settings
@@ -71,7 +84,7 @@ class LearnerProcess:
         config = json.dumps({"package": str(self.package), "scratch": str(self.cage.scratch)})
         self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                       cwd=self.cage.scratch)
+                                       cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))
         hello = self._answer("importing the package")
         self.confined = hello.get("confined")
         if s.confine and self.confined is not None and not self.confined.get("landlock") and _landlock_expected():

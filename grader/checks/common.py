@@ -66,14 +66,21 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
             hint, pitfall = " The shape is transposed: check the order of the matmul operands and their transposes.", \
                 "transposed matmul gradient"
         raise CheckFailure(f"{what} has shape {got.shape} but should have shape {expected.shape}.{hint}", pitfall)
-    if got.dtype != expected.dtype and expected.dtype.kind == "f":
+    atol = scaled_atol(expected, atol)
+    numbers = got.dtype.kind in "fiub"
+    right = numbers and np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
+                                    equal_nan=True)
+    drift = got.dtype != expected.dtype and expected.dtype.kind == "f"
+    if drift and right:  # the right numbers in the wrong dtype: half the part's points
         raise CheckFailure(f"{what} has dtype {got.dtype} but should have dtype {expected.dtype} (the input's): a "
                            "float64 constant or array crept into the rule (dtype drift).", "dtype drift", keep=0.5)
-    atol = scaled_atol(expected, atol)
-    if np.allclose(got, expected, rtol=rtol, atol=atol, equal_nan=True):
+    if right and not drift:
         return
+    if not numbers:
+        raise CheckFailure(f"{what} has dtype {got.dtype}, expected numbers of dtype {expected.dtype}", "wrong type")
     text, pitfall = _diagnose(got, expected, rtol, atol, kind)
-    raise CheckFailure(f"{what} is wrong: {text}", pitfall)
+    also = f" It also has dtype {got.dtype} instead of {expected.dtype}." if drift else ""
+    raise CheckFailure(f"{what} is wrong: {text}{also}", pitfall)
 
 
 def scaled_atol(expected: np.ndarray, atol: float) -> float:
@@ -200,8 +207,11 @@ def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Cal
     _, grads = run_rule(w, function, arrays, upstream, label + " (float32)", swaps, **params)
     name = function.rpartition(".")[2] + label
     for i, (a, g) in enumerate(zip(arrays, grads)):
-        g = np.asarray(g) if g is not None and not isinstance(g, dict) else g
-        if isinstance(g, np.ndarray) and (g.dtype != np.float32 or g.shape != a.shape):
+        if not isinstance(g, np.ndarray):
+            raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is "
+                               f"{'None' if g is None else type(g).__name__}, not a float32 array of shape {a.shape}",
+                               "no float32 gradient")
+        if g.dtype != np.float32 or g.shape != a.shape:
             raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {g.dtype} of "
                                f"shape {g.shape}, not float32 of shape {a.shape} (dtype drift: a float64 constant "
                                "or array crept in).", "dtype drift", keep=0.5)

@@ -68,6 +68,9 @@ def spin():
     while True:
         pass
 
+def environment():
+    return dict(os.environ)
+
 def die():
     os._exit(3)
 
@@ -108,6 +111,14 @@ def test_learner_code_reads_and_writes_only_what_it_is_given(package, tmp_path):
     assert {k for k, v in seen.items() if v == "done"} == allowed, seen
     assert list(outside.iterdir()) == []
     assert not pathlib.Path("/dev/shm/minitorch-planted").exists()
+
+
+def test_the_graders_environment_does_not_reach_learner_code(package, monkeypatch):
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", "hunter2")
+    seen = call(package, "environment")
+    assert "hunter2" not in str(seen) and set(seen) <= {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "OMP_NUM_THREADS",
+                                                         "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "MPLCONFIGDIR",
+                                                         "MPLBACKEND", "LC_CTYPE"}, seen
 
 
 def strays() -> list[str]:
