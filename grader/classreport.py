@@ -5,11 +5,11 @@ link to each learner's feedback (``report.html``). Everything learner-supplied i
 
 from __future__ import annotations
 
-import csv
 import html
 import pathlib
 from collections import defaultdict
 
+from .report import SafeWriter
 from .results import LearnerResult
 from .tasks import STAGES, TASKS, stage_of
 
@@ -29,7 +29,7 @@ def mistakes(results: list[LearnerResult]) -> list[dict]:
 
 def write_mistakes_csv(rows: list[dict], path: pathlib.Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
+        writer = SafeWriter(file)
         writer.writerow(["task", "part", "pitfall", "learners", "which"])
         for r in rows:
             writer.writerow([r["task"], r["part"], r["pitfall"], len(r["learners"]), "; ".join(r["learners"])])

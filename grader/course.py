@@ -50,9 +50,16 @@ c.Application.log_level = "INFO"
 
 
 def safe_id(learner: str) -> str:
-    """A learner id nbgrader and every file system can use, distinct for distinct ids."""
+    """A learner id nbgrader and every file system can use, distinct for distinct ids: a
+    changed id gets a hash of the original at its end, and an id that already ends like
+    that is hashed too, so that no learner's own id can be another's changed one."""
     clean = re.sub(r"[^A-Za-z0-9_-]", "_", learner)[:40].strip("_") or "learner"
-    return clean if clean == learner else f"{clean}-{hashlib.sha1(learner.encode()).hexdigest()[:8]}"
+    if clean == learner and not HASHED.search(learner):
+        return learner
+    return f"{clean}-{hashlib.sha1(learner.encode()).hexdigest()[:8]}"
+
+
+HASHED = re.compile(r"-[0-9a-f]{8}$")
 
 
 def config(root, settings: dict):

@@ -26,6 +26,8 @@ import os
 import pathlib
 import stat
 
+from .report import SafeWriter
+
 ASSIGNMENT = "minitorch"
 
 
@@ -70,7 +72,7 @@ def write_exports(finals: dict[str, float], most: float, roster: dict[str, dict[
     """``canvas.csv`` and ``moodle.csv``; returns the learners the roster lacks."""
     missing = sorted(set(finals) - set(roster))
     with (out / "canvas.csv").open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
+        writer = SafeWriter(file)
         writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT])
         writer.writerow(["Points Possible", "", "", "", "", f"{most:g}"])
         for learner in sorted(set(finals) & set(roster)):
@@ -78,7 +80,7 @@ def write_exports(finals: dict[str, float], most: float, roster: dict[str, dict[
             writer.writerow([r.get("name", learner), r.get("canvas_id", ""), r.get("sis_user_id", ""),
                              r.get("sis_login_id", ""), r.get("section", ""), f"{finals[learner]:g}"])
     with (out / "moodle.csv").open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
+        writer = SafeWriter(file)
         writer.writerow(["Email address", "ID number", ASSIGNMENT])
         for learner in sorted(set(finals) & set(roster)):
             r = roster[learner]

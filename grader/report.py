@@ -28,11 +28,35 @@ def table(result: LearnerResult) -> str:
     return "\n".join(lines)
 
 
+def spreadsheet_safe(cell):
+    """A cell that a spreadsheet shows as text and never runs: text starting with = + - @,
+    a tab or a carriage return (a formula to Excel, LibreOffice and Google Sheets) gets a
+    leading apostrophe. Numbers are left as they are."""
+    if isinstance(cell, str) and cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(cell)
+            return cell
+        except ValueError:
+            return "'" + cell
+    return cell
+
+
+class SafeWriter:
+    """``csv.writer`` for files people open in a spreadsheet: learner ids and roster
+    fields are whatever was handed in, so every cell goes through ``spreadsheet_safe``."""
+
+    def __init__(self, file) -> None:
+        self.writer = csv.writer(file)
+
+    def writerow(self, row) -> None:
+        self.writer.writerow([spreadsheet_safe(cell) for cell in row])
+
+
 def write_csv(results: list[LearnerResult], path: pathlib.Path) -> None:
     """One row per learner: the total, each stage, each task, and the hand-in's problems."""
     columns = ["learner", "total"] + [f"stage{s}" for s in STAGES] + [f"task{t}" for t in TASKS]
     with path.open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
+        writer = SafeWriter(file)
         writer.writerow(columns + ["late_days", "penalty_percent", "final", "problems"])
         writer.writerow(["(maximum)", f"{sum(POINTS.values()):g}"]
                         + [f"{sum(POINTS[t] for t in tasks_of(s)):g}" for s in STAGES]

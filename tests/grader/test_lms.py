@@ -79,3 +79,22 @@ def test_the_course_maps_each_learner_to_one_safe_id_however_often_it_is_graded(
     course.record_learners({"ana": ids["ana"]})
     rows = list(csv.reader((tmp_path / "learners.csv").open()))
     assert sorted(rows) == sorted([sid, name] for name, sid in ids.items())
+
+
+def test_no_learner_id_is_another_learners_safe_id():
+    from grader.course import safe_id
+    changed = safe_id("weird id!")
+    ids = ["ana", "weird id!", changed, changed.upper(), "x" * 60, "x" * 61, "-", "_"]
+    assert len({safe_id(i) for i in ids}) == len(ids)
+    assert safe_id("ana") == "ana" and safe_id(changed) != changed
+
+
+def test_exported_cells_never_start_a_spreadsheet_formula(tmp_path):
+    from grader.classreport import write_mistakes_csv
+    from grader.report import spreadsheet_safe
+    assert [spreadsheet_safe(c) for c in ("=1+1", "@SUM(A1)", "+x", "-x", "\tx", "-1.5", "ana", 3)] == \
+        ["'=1+1", "'@SUM(A1)", "'+x", "'-x", "'\tx", "-1.5", "ana", 3]
+    rows = [{"task": "1.1", "part": "p", "pitfall": "x", "learners": ['=HYPERLINK("http://evil","x")', "ana"]}]
+    write_mistakes_csv(rows, tmp_path / "mistakes.csv")
+    cells = [c for row in csv.reader((tmp_path / "mistakes.csv").open()) for c in row]
+    assert cells[-1].startswith("'=HYPERLINK") and not any(c.startswith(("=", "@", "+")) for c in cells)
