@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import select
 import struct
@@ -21,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
-MAX_FRAME = 256 * 2**20
+MAX_FRAME = 64 * 2**20  # far above any answer a probe sends (a stage-7 model is under 1 MiB)
+MAX_HEAD = 8 * 2**20  # the JSON tree: arrays travel beside it, so a real answer's tree is small
+MAX_ARRAYS = 10_000
 MAX_DEPTH = 32
 
 
@@ -58,18 +61,38 @@ def encode(value: Any) -> bytes:
 
 
 def decode(frame: bytes) -> Any:
+    """The value a frame holds. Its sizes are checked before anything is built, so that a
+    frame cannot make this (the grader's) process allocate more than the frame itself."""
     try:
         size, count = struct.unpack_from("<QQ", frame, 0)
+        if size > MAX_HEAD or count > MAX_ARRAYS:
+            raise ValueError(f"a tree of {size} bytes with {count} arrays")
         offset = 16 + size
         head = json.loads(frame[16:offset])
         arrays = []
-        for _ in range(min(count, 10_000)):
+        for _ in range(count):
             (length,) = struct.unpack_from("<Q", frame, offset)
-            arrays.append(np.load(io.BytesIO(frame[offset + 8:offset + 8 + length]), allow_pickle=False))
+            arrays.append(_array(frame[offset + 8:offset + 8 + length]))
             offset += 8 + length
         return _build(head, arrays, 0)
-    except (ValueError, TypeError, KeyError, IndexError, RecursionError, struct.error, OSError, EOFError) as error:
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError, struct.error, OSError, EOFError,
+            MemoryError, OverflowError) as error:
         raise Garbled(f"{type(error).__name__}: {error}"[:200]) from None
+
+
+def _array(data: bytes) -> np.ndarray:
+    """One ``.npy`` array, after checking that its header promises no more bytes than follow it."""
+    buffer = io.BytesIO(data)
+    read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    version = np.lib.format.read_magic(buffer)
+    if version not in read:
+        raise ValueError(f".npy format version {version}")
+    shape, _, dtype = read[version](buffer)
+    if dtype.hasobject:
+        raise ValueError("an array of Python objects")
+    if any(n < 0 for n in shape) or math.prod(shape) * dtype.itemsize != len(data) - buffer.tell():
+        raise ValueError(f"an array header for shape {shape} of {dtype} with {len(data) - buffer.tell()} bytes")
+    return np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def _build(node: Any, arrays: list[np.ndarray], depth: int) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import pathlib
+import sys
 import zlib
 from typing import Callable
 
@@ -74,3 +75,8 @@ def _run_part(fn: Callable, w: LearnerProcess, seed_name: str) -> tuple[str, str
         return str(failure), failure.pitfall, 0.0
     except Lost as error:
         return str(error), "crash or timeout", 0.0
+    except Exception as error:  # an answer this check could not handle: that part only, never the whole grading
+        print(f"grader: part {seed_name} could not judge its answer: {type(error).__name__}: {error}"[:500],
+              file=sys.stderr)
+        return (f"this part could not judge what the package returned ({type(error).__name__}); check that it "
+                "returns arrays of the shapes asked for", "unjudgeable answer", 0.0)

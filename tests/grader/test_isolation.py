@@ -265,3 +265,32 @@ def test_the_wire_carries_no_objects():
     obj = np.empty(2, dtype=object)
     with pytest.raises(ValueError):
         wire.encode(obj)
+
+
+def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
+    import io
+    import struct
+
+    from grader import wire
+    header = io.BytesIO()  # an .npy header promising 8 TiB, followed by 8 bytes
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (2**40,)})
+    bomb = header.getvalue() + b"\x00" * 8
+    head = b'["a", 0]'
+    frame = struct.pack("<QQ", len(head), 1) + head + struct.pack("<Q", len(bomb)) + bomb
+    with pytest.raises(wire.Garbled, match="header"):
+        wire.decode(frame)
+    big_tree = struct.pack("<QQ", wire.MAX_HEAD + 1, 0) + b"[" * 16
+    with pytest.raises(wire.Garbled):
+        wire.decode(big_tree)
+    fine = wire.decode(wire.encode({"x": np.ones((3, 2), np.float32), "s": np.float64(2.5)}))
+    assert fine["x"].dtype == np.float32 and fine["x"].shape == (3, 2) and fine["s"] == 2.5
+
+
+def test_an_answer_a_check_cannot_handle_costs_that_part_only():
+    from grader.checks import _run_part
+
+    def check(w, rng):
+        return np.asarray(["not", "numbers"]) + 1.0  # a check meeting an answer it did not foresee
+
+    message, pitfall, keep = _run_part(check, None, "9.9/any")
+    assert keep == 0.0 and pitfall == "unjudgeable answer" and "could not judge" in message
