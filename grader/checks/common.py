@@ -242,3 +242,26 @@ def shapes_pairs(rng: np.random.Generator, count: int = 6) -> list[tuple[tuple, 
         drawn.append((pick(), pick()))
     return fixed + drawn
 
+
+
+def order_problem(calls: list, pattern: list, times: int, unit: str) -> str:
+    """What is wrong with the order of a training loop's calls, or "" when nothing is.
+    Besides ``zero_grad``, the calls must be ``pattern`` ``times`` over. The loop may clear
+    the gradients before each backward or after each step (the first backward meets
+    gradients nothing has used yet), but never between a backward and its step, and no
+    backward may add to gradients a step already used."""
+    if [c for c in calls if c != "zero_grad"] != pattern * times:
+        return f"each {unit} must call {', '.join(pattern[:-1])}, then {pattern[-1]}, once each and in that order"
+    used, waiting = False, False  # gradients already used by a step; a backward waiting for its step
+    for call in calls:
+        if call == "zero_grad":
+            if waiting:
+                return "zero_grad between backward and step throws the gradients away before step uses them"
+            used = False
+        elif call == "backward":
+            if used:
+                return "there is no zero_grad between one step and the next backward, so the gradients add up"
+            waiting = True
+        elif call == "step":
+            used, waiting = True, False
+    return ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import part
-from .common import CheckFailure, call_learner, explain
+from .common import CheckFailure, call_learner, explain, order_problem
 
 
 @part("6.1", "parameters")
@@ -253,24 +253,15 @@ def _train_epoch(w, rng):
 @part("6.4", "order of calls")
 def training_loop_order(w, rng):
     calls = _train_epoch(w, rng)["calls"]
-    steps, last = 0, "step"
-    pending_zero = False
-    for call in calls:
-        if call == "zero_grad":
-            pending_zero = True
-            continue
-        expected = {"step": "forward", "forward": "loss", "loss": "backward", "backward": "step"}[last]
-        if call != expected or (call == "backward" and not pending_zero):
-            raise CheckFailure(f"train_epoch made the calls {calls[:12]}...; each batch needs zero_grad (of the "
-                               "optimizer or the model) before its backward, then forward, loss, backward, step, in "
-                               "that order", "zero_grad or order of calls")
-        if call == "backward":
-            pending_zero = False
-        steps += call == "step"
-        last = call
-    if steps != 3 or last != "step":
+    steps = calls.count("step")
+    if steps != 3:
         raise CheckFailure(f"train_epoch made {steps} optimizer steps for 10 examples with batch_size 4, expected 3 "
                            "(one per mini-batch)", "wrong number of steps")
+    problem = order_problem(calls, ["forward", "loss", "backward", "step"], 3, "batch")
+    if problem:
+        raise CheckFailure(f"train_epoch made the calls {calls[:12]}{'...' if len(calls) > 12 else ''}: {problem}. "
+                           "Each batch: zero_grad (of the optimizer or the model), forward, loss, backward, step",
+                           "zero_grad or order of calls")
 
 
 @part("6.4", "batches and the mean")

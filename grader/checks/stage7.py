@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from . import part
-from .common import CheckFailure, call_learner, check_float32, check_rule, explain
+from .common import CheckFailure, call_learner, check_float32, check_rule, explain, order_problem
 from .stage5 import gelu_exact
 
 
@@ -229,7 +229,7 @@ def gpt_forward(w, rng):
 def training_step(w, rng):
     seen = call_learner(w, "train_steps", "language.train for 3 steps with a stand-in model, loss and optimizer", steps=3,
                  block_size=4, batch_size=2)
-    problem = _order_problem(seen["calls"], 3)
+    problem = order_problem(seen["calls"], ["forward", "backward", "step"], 3, "step")
     if problem:
         raise CheckFailure(f"language.train made the calls {seen['calls'][:8]}{'...' if len(seen['calls']) > 8 else ''}: "
                            f"{problem}. Each step computes the loss of the model on a batch (language.loss_on), calls "
@@ -242,27 +242,6 @@ def training_step(w, rng):
     if len(seen["losses"]) != 3:
         raise CheckFailure(f"language.train ran 3 steps but returned {len(seen['losses'])} losses: return a list "
                            "with the loss of each step", "losses")
-
-
-def _order_problem(calls: list, steps: int) -> str:
-    """What is wrong with the order of a training loop's calls, or "" when nothing is: the
-    loop may clear the gradients before each step or after it, but never between a
-    backward and its step, and never let a backward add to gradients a step already used."""
-    if [c for c in calls if c != "zero_grad"] != ["forward", "backward", "step"] * steps:
-        return "each step must run the model, backward, then step, once each and in that order"
-    used, waiting = False, False  # gradients already used by a step; a backward waiting for its step
-    for call in calls:
-        if call == "zero_grad":
-            if waiting:
-                return "zero_grad between backward and step throws the gradients away before step uses them"
-            used = False
-        elif call == "backward":
-            if used:
-                return "there is no zero_grad between one step and the next backward, so the gradients add up"
-            waiting = True
-        elif call == "step":
-            used, waiting = True, False
-    return ""
 
 
 LOGITS = np.array([2.0, 0.5, -1.0, 1.0])

@@ -512,4 +512,9 @@ ALTERNATIVES = [
         "        xb, yb = Tensor(x[batch]), Tensor(y[batch])\n        model.zero_grad()\n        pred = model(xb)\n"
         "        loss = loss_fn(pred, yb)\n        loss.backward()\n        optimizer.step()\n"
         "        total += float(loss.data) * len(batch)")]),
+    ("training loop clears the gradients after each step", [("training.py",
+        "        optimizer.zero_grad()\n        loss = loss_fn(model(Tensor(x[batch])), y[batch])\n        loss.backward()\n"
+        "        optimizer.step()\n",
+        "        loss = loss_fn(model(Tensor(x[batch])), y[batch])\n        loss.backward()\n        optimizer.step()\n"
+        "        optimizer.zero_grad()\n")]),
 ]
