@@ -2,9 +2,9 @@
 
 A ``Cage`` gives the learner's process a scratch folder that is the only place it may
 write (a size-limited tmpfs when the grader runs as root) and, where the system allows it
-(root, cgroup v1), control groups that bound the memory and the number of processes of the
-*whole* process tree and let the grader end every process the learner started, however it
-detached itself. Without control groups, memory is bounded per process and the session's
+(root, cgroup v1), control groups that bound the memory, the number of processes and the
+CPU (one core) of the *whole* process tree and let the grader end every process the
+learner started, however it detached itself. Without control groups, memory is bounded per process and the session's
 processes are ended instead. A grader that is killed outright (SIGKILL, a machine's
 out-of-memory killer) cannot close its cage; the next cage made on that machine finds it
 by the dead grader's process id in its name and clears it, ending whatever still runs in
@@ -27,7 +27,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 CGROUP_ROOT = pathlib.Path("/sys/fs/cgroup")
 PREFIX = "minitorch-cage-"
-CONTROLLERS = ("memory", "pids", "freezer")
+CONTROLLERS = ("memory", "pids", "freezer", "cpu")
+OPTIONAL = ("cpu",)  # the cage works without it
 
 
 class Cage:
@@ -202,11 +203,16 @@ def _make_cgroups(name: str, memory_mb: int, processes: int) -> dict[str, pathli
         return {}
     made: dict[str, pathlib.Path] = {}
     settings = {"memory": {"memory.limit_in_bytes": memory_mb * 2**20, "memory.swappiness": 0},
-                "pids": {"pids.max": processes}, "freezer": {}}
+                "pids": {"pids.max": processes}, "freezer": {},
+                # one core for the whole tree, however many processes it starts: a learner
+                # spinning on every core would slow the learner graded beside it
+                "cpu": {"cpu.cfs_period_us": 100_000, "cpu.cfs_quota_us": 100_000}}
     try:
         for controller, values in settings.items():
             group = _group_of(controller, name)
             if group is None or not group.parent.is_dir():
+                if controller in OPTIONAL:
+                    continue
                 raise OSError(f"no {controller} cgroup")
             made[controller] = group
             group.mkdir()

@@ -71,6 +71,19 @@ def spin():
 def environment():
     return dict(os.environ)
 
+def spin_everywhere(children, seconds):
+    import time
+    start = time.monotonic()
+    for _ in range(children):
+        if os.fork() == 0:
+            while time.monotonic() - start < seconds:
+                pass
+            os._exit(0)
+    for _ in range(children):
+        os.wait()
+    used = os.times()
+    return (used.children_user + used.children_system) / (time.monotonic() - start)
+
 def die():
     os._exit(3)
 
@@ -111,6 +124,19 @@ def test_learner_code_reads_and_writes_only_what_it_is_given(package, tmp_path):
     assert {k for k, v in seen.items() if v == "done"} == allowed, seen
     assert list(outside.iterdir()) == []
     assert not pathlib.Path("/dev/shm/minitorch-planted").exists()
+
+
+def test_the_whole_tree_gets_one_core(package):
+    if os.geteuid() != 0 or not pathlib.Path("/sys/fs/cgroup/cpu").is_dir():
+        pytest.skip("needs root and the cgroup v1 cpu controller")
+    with Cage(64, 8, 4) as cage:  # the setting, which a busy machine could not show by measuring
+        if not cage.groups:
+            pytest.skip("this system lets the grader make no control groups")
+        assert "cpu" in cage.groups, "a cage should have a cpu control group"
+        quota, period = ((cage.groups["cpu"] / f"cpu.cfs_{name}_us").read_text() for name in ("quota", "period"))
+        assert int(quota) == int(period)
+    cores = call(package, "spin_everywhere", 4, 2.0)
+    assert cores < 1.3, f"4 spinning processes used {cores:.2f} cores"
 
 
 def test_the_graders_environment_does_not_reach_learner_code(package, monkeypatch):
