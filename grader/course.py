@@ -133,8 +133,10 @@ class Course:
         """Grade one learner's hand-in through nbgrader; returns the ``LearnerResult``. With
         ``graded`` (a ``LearnerResult`` from a queue worker), nbgrader records its verdicts
         instead of running the checks."""
+        from .checks import new_hand_in
         from .preprocessor import recorded
         from .results import LearnerResult, failed_everywhere
+        new_hand_in()
         result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
         for stage, name in STAGES.items():
             folder = self.root / "submitted" / sid / name

@@ -50,7 +50,8 @@ def grade_learner(path: pathlib.Path, learner: str, settings: Settings,
 def grade_stages(hand_in: HandIn, settings: Settings,
                  progress: Callable[[str], None] = lambda stage: None) -> LearnerResult:
     """Every stage's checks against a hand-in already read (``check``, a queue worker)."""
-    from .checks import run_stage
+    from .checks import new_hand_in, run_stage
+    new_hand_in()
     result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
     for stage in STAGES:
         progress(stage)

@@ -13,6 +13,7 @@ taken as a verdict.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import pathlib
 import sys
@@ -21,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..results import Verdict
+from ..results import Verdict, failed_everywhere
 from ..runner import LearnerProcess, Lost, Raised, Unimportable
 from ..settings import Settings
 from ..tasks import PARTS, STAGES, stage_of
@@ -45,9 +46,24 @@ def load_all() -> None:
         importlib.import_module(f"{__name__}.stage{stage}")
 
 
+# Packages (by content) whose import hung or killed its process in an earlier stage of the
+# hand-in being graded, and why: their import would do the same in every stage, each time
+# costing the stage's whole time budget, so later stages are not run again.
+_HUNG: dict[str, str] = {}
+
+
+def new_hand_in() -> None:
+    """Forget what earlier hand-ins did: each hand-in's stages are judged afresh."""
+    _HUNG.clear()
+
+
 def run_stage(package: pathlib.Path, stage: str, settings: Settings) -> list[Verdict]:
     """Every part of ``stage`` against the package at ``package`` (a ``minitorch/`` folder)."""
     load_all()
+    digest = _digest(pathlib.Path(package))
+    if digest in _HUNG:
+        return failed_everywhere(f"{_HUNG[digest]} (in an earlier stage: this stage was not run again)",
+                                 "crash or timeout", [stage])
     verdicts = []
     with LearnerProcess(package, settings) as w:
         for task, parts in PARTS.items():
@@ -56,7 +72,19 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings) -> list[Ver
             for name, points in parts.items():
                 message, pitfall, keep = _run_part(REGISTRY[(task, name)], w, f"{task}/{name}")
                 verdicts.append(Verdict(task, name, points, points * keep, message, pitfall))
+    if verdicts and all(v.pitfall == "crash or timeout" for v in verdicts) \
+            and "importing the package" in verdicts[0].message:
+        _HUNG[digest] = verdicts[0].message
     return verdicts
+
+
+def _digest(package: pathlib.Path) -> str:
+    """The package's files, names and contents, as one hash."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in package.rglob("*") if p.is_file() and not p.is_symlink()):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def _run_part(fn: Callable, w: LearnerProcess, seed_name: str) -> tuple[str, str, float]:

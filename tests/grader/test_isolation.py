@@ -320,3 +320,21 @@ def test_an_answer_a_check_cannot_handle_costs_that_part_only():
 
     message, pitfall, keep = _run_part(check, None, "9.9/any")
     assert keep == 0.0 and pitfall == "unjudgeable answer" and "could not judge" in message
+
+
+def test_a_package_whose_import_hangs_costs_its_time_once_not_in_every_stage(tmp_path):
+    from grader.checks import new_hand_in, run_stage
+    new_hand_in()
+    hanging = tmp_path / "hangs" / "minitorch"
+    hanging.mkdir(parents=True)
+    (hanging / "__init__.py").write_text("import time\ntime.sleep(600)\n")
+    quick = Settings(call_seconds=1.5, stage_seconds=10, restarts=1)
+    first = run_stage(hanging, "1", quick)
+    assert "importing the package" in first[0].message and all(v.earned == 0 for v in first)
+    start = time.monotonic()
+    later = run_stage(hanging, "2", quick)
+    assert time.monotonic() - start < 1 and all("earlier stage" in v.message and v.earned == 0 for v in later)
+    (hanging / "__init__.py").write_text("import time\ntime.sleep(600)  # changed: judged again\n")
+    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick))
+    new_hand_in()  # the next hand-in, even with the same files, is judged afresh
+    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick))
