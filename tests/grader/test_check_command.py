@@ -5,6 +5,7 @@ grades, says what it ignored, shows progress and a table, and writes a feedback 
 import pytest
 
 
+import os
 import pathlib
 import re
 import shutil
@@ -54,3 +55,13 @@ def test_whole_folder_grades_as_the_clean_hand_in(tmp_path):
     assert "stage 6 (06_training) ..." in first
     assert re.search(r"Task 2\.3 +5 / 6 ", first) and "sum the gradient over the broadcast axes" in first
     assert (tmp_path / "out1" / "feedback.html").is_file()
+
+
+def test_the_grader_runs_from_any_folder(tmp_path):
+    """An instructor grades from the class's own folder: the grader is installed with the
+    course's environment, and its default output lands in the folder it runs from."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-m", "grader", "check", str(ROOT / "solutions")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Total: 88.5 / 88.5" in done.stdout and (tmp_path / "grader-output" / "feedback.html").is_file()
