@@ -135,21 +135,62 @@ def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, se
 
 @probe
 def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
-    """The learner's ``language.train`` with stand-ins for the model, the loss (a given
-    ``loss_on`` whose result records ``backward``) and the optimizer: no rule of an earlier
-    task runs, so only the loop itself is checked."""
-    calls, seen = [], []
+    """The learner's ``language.train`` with stand-ins for the model, the loss and the
+    optimizer: no rule of an earlier task runs, so only the loop itself is checked. The
+    loop may clear the gradients through the optimizer, the model or its parameters, and
+    compute the loss with ``loss_on`` or ``cross_entropy`` itself; each is recorded."""
+    calls, inputs, targets = [], [], []
 
     class Loss:
+        data = np.float64(1.0)
+
         def backward(self, *args):
             calls.append("backward")
 
         def item(self):
             return 1.0
 
+        def __float__(self):
+            return 1.0
+
+    class Logits:  # what the model returns: a shape, and reshape
+        def __init__(self, shape):
+            self.shape = tuple(shape)
+            self.ndim = len(self.shape)
+
+        def reshape(self, *shape):
+            return Logits(shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape)
+
+    class Parameter:
+        @property
+        def grad(self):
+            return None
+
+        @grad.setter
+        def grad(self, value):
+            calls.append("zero_grad")
+
+    class Model:
+        def __call__(self, x):
+            calls.append("forward")
+            inputs.append(list(np.shape(getattr(x, "data", x))))
+            return Logits(np.shape(getattr(x, "data", x)) + (5,))
+
+        forward = __call__
+
+        def parameters(self):
+            return [Parameter()]
+
+        def zero_grad(self):
+            calls.append("zero_grad")
+
     def loss_on(model, x, y):
         model(x)
-        seen.append([list(np.shape(x)), list(np.shape(y))])
+        targets.append(int(np.size(getattr(y, "data", y))))
+        return Loss()
+
+    def cross_entropy(logits, target, *args, **kwargs):
+        targets.append(int(np.size(getattr(target, "data", target))))
         return Loss()
 
     class Optimizer:
@@ -159,10 +200,15 @@ def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
         def step(self):
             calls.append("step")
 
-    saved, mt.language.loss_on = mt.language.loss_on, loss_on
+    swapped = [(mt.language, "loss_on", loss_on), (mt.language, "cross_entropy", cross_entropy),
+               (mt.losses, "cross_entropy", cross_entropy), (mt, "cross_entropy", cross_entropy)]
+    saved = [(module, name, getattr(module, name)) for module, name, _ in swapped if hasattr(module, name)]
     try:
-        losses = mt.language.train(lambda x: calls.append("forward"), Optimizer(), np.arange(200) % 5, steps,
-                                   block_size, batch_size, np.random.default_rng(0))
+        for module, name, stand_in in swapped:
+            setattr(module, name, stand_in)
+        losses = mt.language.train(Model(), Optimizer(), np.arange(200) % 5, steps, block_size, batch_size,
+                                   np.random.default_rng(0))
     finally:
-        mt.language.loss_on = saved
-    return {"calls": calls, "shapes": seen, "losses": plain([float(v) for v in losses])}
+        for module, name, value in saved:
+            setattr(module, name, value)
+    return {"calls": calls, "inputs": inputs, "targets": targets, "losses": plain([float(v) for v in losses])}

@@ -235,10 +235,11 @@ def training_step(w, rng):
                            f"{problem}. Each step computes the loss of the model on a batch (language.loss_on), calls "
                            "backward on it, then step; zero_grad clears the gradients between one step and the next "
                            "backward", "zero_grad or order of calls")
-    if seen["shapes"] != [[[2, 4], [2, 4]]] * 3:
-        raise CheckFailure(f"language.train computed the loss on batches of shapes {seen['shapes']}, expected "
-                           "(2, 4) windows x and y, from language.windows(stream, block_size, batch_size, rng), "
-                           "in each of the 3 steps", "batches")
+    if seen["inputs"] != [[2, 4]] * 3 or seen["targets"] != [8] * 3:
+        raise CheckFailure(f"language.train ran the model on batches of shapes {seen['inputs']} and the loss on "
+                           f"targets of {seen['targets']} numbers, expected (2, 4) windows x and their (2, 4) next "
+                           "tokens y, from language.windows(stream, block_size, batch_size, rng), in each of the 3 "
+                           "steps", "batches")
     if len(seen["losses"]) != 3:
         raise CheckFailure(f"language.train ran 3 steps but returned {len(seen['losses'])} losses: return a list "
                            "with the loss of each step", "losses")

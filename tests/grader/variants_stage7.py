@@ -48,6 +48,13 @@ BUGGY = [
 ]
 
 ALTERNATIVES = [
+    ("training step through the model: its zero_grad and the loss written out", [("language.py",
+        "        optimizer.zero_grad()\n        loss = loss_on(model, x, y)\n",
+        "        model.zero_grad()\n        logits = model(x)\n        B, T, V = logits.shape\n"
+        "        loss = cross_entropy(logits.reshape(B * T, V), y.reshape(B * T))\n")]),
+    ("training step that sets each parameter's grad to None", [("language.py",
+        "        optimizer.zero_grad()\n        loss = loss_on(model, x, y)\n",
+        "        for p in model.parameters():\n            p.grad = None\n        loss = loss_on(model, x, y)\n")]),
     ("training step that clears the gradients after the update", [("language.py",
         "        optimizer.zero_grad()\n        loss = loss_on(model, x, y)\n        loss.backward()\n        optimizer.step()\n",
         "        loss = loss_on(model, x, y)\n        loss.backward()\n        optimizer.step()\n        optimizer.zero_grad()\n")]),
