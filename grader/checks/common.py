@@ -168,14 +168,16 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
                rng: np.random.Generator, differentiable: Sequence[int] | None = None, label: str = "",
                rtol: float = 1e-5, atol: float = 1e-7, kind: str = "", swaps: dict | None = None,
                views: Sequence[int] = (), mistakes: Sequence[tuple[int, str, str, Callable]] = (),
-               **params: Any) -> None:
+               upstream_order: str = "C", **params: Any) -> None:
     """The forward against ``reference`` and each gradient against central differences of
     it, in float64, for a random upstream gradient. ``mistakes`` are known wrong rules,
     (input, what the mistake is, its name for the class report, ``f(arrays, upstream)``
-    giving the wrong gradient): a wrong gradient that equals one is explained in its words."""
+    giving the wrong gradient): a wrong gradient that equals one is explained in its words.
+    ``upstream_order="F"`` sends the upstream gradient laid out in memory column by column
+    (as a transposed array is): a rule must read it by index, never by memory order."""
     arrays = [np.asarray(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
     expected_out = np.asarray(reference(*arrays))
-    upstream = np.asarray(rng.standard_normal(expected_out.shape))
+    upstream = np.asarray(rng.standard_normal(expected_out.shape), order=upstream_order)
     sent = [np.ascontiguousarray(np.swapaxes(a, -1, -2)) if i in views else a for i, a in enumerate(arrays)]
     changed: list = []
     out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)

@@ -13,6 +13,12 @@ def reshape(w, rng):
     x = rng.standard_normal((2, 3, 4))
     for shape in [(4, 6), (-1,), (3, -1, 2), (1, 24, 1)]:
         check_rule(w, "ops_shape.Reshape", lambda a: a.reshape(shape), [x], rng, label=f"(shape={shape})", shape=shape)
+    # a gradient laid out column by column, as one coming back through a transpose is
+    memory_order = (0, "it reads the upstream gradient in memory order (ravel or flatten with order 'K' or 'A'), "
+                       "which for a transposed array is not index order: reshape it as it is, "
+                       "grad.reshape(shape)", "memory order", lambda arrays, g: np.ravel(g, order="K").reshape(x.shape))
+    check_rule(w, "ops_shape.Reshape", lambda a: a.reshape(4, 6), [x], rng, upstream_order="F", shape=(4, 6),
+               label="(shape=(4, 6), its upstream gradient a transposed array)", mistakes=[memory_order])
     check_float32(w, "ops_shape.Reshape", [x], lambda a: a.reshape(4, 6), shape=(4, 6))
 
 

@@ -62,6 +62,11 @@ for name, at, params, with_numpy in [
     (expected,) = mt.numerical_grads(with_numpy, [at], g)
     got = op.backward(ctx, g)
     assert got.shape == at.shape and np.allclose(got, expected, atol=1e-6), f"{name}.backward with {params}"
+ctx = Context((True,))
+ops_shape.Reshape.forward(ctx, x, shape=(4, 6))
+g = rng.standard_normal((6, 4)).T  # a gradient that came back through a transpose: column by column in memory
+assert np.array_equal(ops_shape.Reshape.backward(ctx, g), g.reshape(2, 3, 4)), \
+    "Reshape.backward of a transposed gradient: reshape it by index, not in its memory order"
 print("Task 4.1 passes the visible checks")
 
 # %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}

@@ -169,6 +169,10 @@ BUGGY = [
         "        # Task 4.1: Unsqueeze.backward\n        ### BEGIN SOLUTION\n        return grad.reshape(ctx.shape)",
         "        # Task 4.1: Unsqueeze.backward\n        ### BEGIN SOLUTION\n        return np.squeeze(grad)"),
      "4.1", "Unsqueeze"),
+    ("reshape backward reads the gradient in memory order", ("ops_shape.py",
+        "# Task 4.1: Reshape.backward\n        ### BEGIN SOLUTION\n        return grad.reshape(ctx.shape)",
+        "# Task 4.1: Reshape.backward\n        ### BEGIN SOLUTION\n        return np.ravel(grad, order='K').reshape(ctx.shape)"),
+     "4.1", "memory order"),
     # ---- 4.2 indexing
     ("getitem loses repeats", ("ops_index.py", "np.add.at(full, ctx.index, grad)  # unlike full[index] += grad, repeats add up",
                                "full[ctx.index] += grad"), "4.2", "picked three times"),
