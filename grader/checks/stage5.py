@@ -27,23 +27,28 @@ def matmul_2d(w, rng):
     check_float32(w, "ops_linalg.MatMul", [np.ones((2, 3)), np.ones((3, 4))], np.matmul, swaps=SWAP)
 
 
+# Each part's cases stay inside what the part names, so that a slip in one case kind (a
+# batch, a 1-D operand, a view) costs that part only.
 @part("5.1", "1-D operands")
 def matmul_1d(w, rng):
-    _matmul(w, rng, [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,)), ((3,), (2, 3, 4)), ((2, 2, 3), (3,))])
+    _matmul(w, rng, [((3,), (3,)), ((3,), (3, 2)), ((2, 3), (3,))])
 
 
 @part("5.1", "batched")
 def matmul_batched(w, rng):
     _matmul(w, rng, [((4, 2, 3), (3, 5)), ((2, 1, 2, 3), (4, 3, 2)), ((3, 2), (2, 2, 4)), ((1, 2, 3), (5, 3, 2)),
                      ((4, 2, 3), (1, 3, 5)), ((2, 3, 4, 2, 3), (4, 3, 5))])  # b's batch: size 1, two axes short
+    # x @ W.T for a batch of sequences x, and a transposed batch
+    _matmul(w, rng, [((2, 3, 4), (4, 5))], views=[1])
+    _matmul(w, rng, [((2, 4, 3), (3, 2))], views=[0])
     check_float32(w, "ops_linalg.MatMul", [np.ones((2, 2, 3)), np.ones((3, 4))], np.matmul, swaps=SWAP)
 
 
 @part("5.1", "non-contiguous operands")
 def matmul_views(w, rng):
-    """Transposed views, as in x @ W.T: a batch of sequences times a transposed weight."""
-    _matmul(w, rng, [((2, 3, 4), (4, 5))], views=[1])
-    _matmul(w, rng, [((3, 4), (4, 2)), ((2, 4, 3), (3, 2))], views=[0])
+    """Transposed views, as in x @ W.T."""
+    _matmul(w, rng, [((3, 4), (4, 5))], views=[1])
+    _matmul(w, rng, [((3, 4), (4, 2))], views=[0])
     _matmul(w, rng, [((2, 3), (3, 3))], views=[0, 1])
 
 
