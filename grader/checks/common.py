@@ -201,14 +201,18 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
 
 
 def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Callable[..., np.ndarray],
-                  label: str = "", swaps: dict | None = None, **params: Any) -> None:
+                  label: str = "", swaps: dict | None = None, differentiable: Sequence[int] | None = None,
+                  **params: Any) -> None:
     """float32 inputs give float32 gradients of the inputs' exact shapes (half the part's
-    points are kept when only this fails)."""
+    points are kept when only this fails); with ``differentiable``, only those inputs'
+    gradients are this part's to judge."""
     arrays = [np.asarray(a, dtype=np.float32) for a in arrays]
     upstream = np.ones(np.shape(reference(*[a.astype(np.float64) for a in arrays])), np.float32)
     _, grads = run_rule(w, function, arrays, upstream, label + " (float32)", swaps, **params)
     name = function.rpartition(".")[2] + label
     for i, (a, g) in enumerate(zip(arrays, grads)):
+        if differentiable is not None and i not in differentiable:
+            continue
         if not isinstance(g, np.ndarray):
             raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is "
                                f"{'None' if g is None else type(g).__name__}, not a float32 array of shape {a.shape}",

@@ -60,7 +60,8 @@ def _ln_part(inputs):
             weight, bias = rng.standard_normal(shape[-1:]), rng.standard_normal(shape[-1:])
             check_rule(w, "ops_norm.LayerNorm", layer_norm, [x, weight, bias], rng, differentiable=inputs,
                        label=f" on x of shape {shape}", rtol=1e-5, atol=1e-7, mistakes=LN_MISTAKES)
-        check_float32(w, "ops_norm.LayerNorm", [np.ones((2, 3)) * [1, 2, 4], np.ones(3), np.zeros(3)], layer_norm)
+        check_float32(w, "ops_norm.LayerNorm", [np.ones((2, 3)) * [1, 2, 4], np.ones(3), np.zeros(3)], layer_norm,
+                      differentiable=inputs)
     return check
 
 
