@@ -81,15 +81,16 @@ def _attention_weights(rng, dim, prefix=""):
     return weights
 
 
-def numpy_attention(x, weights, heads, prefix="", scale=None, keep_weights=False):
-    """Causal attention in NumPy; ``scale`` replaces 1/sqrt(d) to name a mistake, and
-    ``keep_weights`` returns the softmax weights (B, H, T, T) too."""
+def numpy_attention(x, weights, heads, prefix="", scale=None, keep_weights=False, causal=True):
+    """Causal attention in NumPy; ``scale`` replaces 1/sqrt(d) to name a mistake,
+    ``keep_weights`` returns the softmax weights (B, H, T, T) too, and ``causal=False``
+    leaves out the mask."""
     B, T, D = x.shape
     d = D // heads
     lin = lambda a, n: a @ weights[f"{prefix}{n}.weight"].T + weights[f"{prefix}{n}.bias"]  # noqa: E731
     q, k, v = (lin(x, n).reshape(B, T, heads, d).transpose(0, 2, 1, 3) for n in ("query", "key", "value"))
     scores = q @ k.transpose(0, 1, 3, 2) * (1 / math.sqrt(d) if scale is None else scale)
-    scores = np.where(np.tril(np.ones((T, T), bool)), scores, -np.inf)
+    scores = np.where(np.tril(np.ones((T, T), bool)) | (not causal), scores, -np.inf)
     att = np.exp(scores - scores.max(-1, keepdims=True))
     att /= att.sum(-1, keepdims=True)
     out = lin((att @ v).transpose(0, 2, 1, 3).reshape(B, T, D), "proj")
@@ -119,9 +120,11 @@ def _attention_part(heads):
         # The last position sees every position, so no mask, right or wrong, changes its output:
         # a mask bug is charged to the "causal" part alone.
         last = got[:, -1]
+        scale = 1 / math.sqrt(d)
+        if _mask_flipped(got, x, weights, heads, scale):
+            return  # the last position saw only itself: the "causal" part charges the mask; the heads are right
         matches = lambda scale: np.allclose(  # noqa: E731
             last, numpy_attention(x, weights, heads, scale=scale)[:, -1], rtol=1e-6, atol=1e-8)
-        scale = 1 / math.sqrt(d)
         if heads == 1 and matches(1.0):
             raise CheckFailure(f"{what}: the scores are not scaled by 1/sqrt(d) (d = dim // heads, the size of one "
                                "head)", "scale")
@@ -146,6 +149,16 @@ def _attention_part(heads):
                                    "softmax of the scaled, masked scores, each row summing to 1)", "last_attention",
                                    keep=0.5)
     return check
+
+
+def _mask_flipped(got, x, weights, heads, scale):
+    """Whether the learner's mask is upside down (each position sees itself and the later
+    ones): then the last position sees only itself, and the first sees every position, so
+    the heads are judged there, against attention without a mask."""
+    lin = lambda a, n: a @ weights[f"{n}.weight"].T + weights[f"{n}.bias"]  # noqa: E731
+    alone = np.allclose(got[:, -1], lin(lin(x[:, -1], "value"), "proj"), rtol=1e-6, atol=1e-8)
+    return alone and np.allclose(got[:, 0], numpy_attention(x, weights, heads, scale=scale, causal=False)[:, 0],
+                                 rtol=1e-6, atol=1e-8)
 
 
 part("7.2", "one head")(_attention_part(1))

@@ -13,6 +13,8 @@ BUGGY = [
      "7.2", "scaled"),
     ("mask lets a position see the future", ("transformer.py", "causal = np.tril(np.ones((T, T), dtype=bool))",
                                               "causal = np.ones((T, T), dtype=bool)"), "7.2", "future"),
+    ("mask upside down", ("transformer.py", "causal = np.tril(np.ones((T, T), dtype=bool))",
+                          "causal = np.triu(np.ones((T, T), dtype=bool))"), "7.2", "future"),
     ("heads merged without the transpose", ("transformer.py",
         "merged = (weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D)", "merged = (weights @ v).reshape(B, T, D)"),
      "7.2", "several heads"),
