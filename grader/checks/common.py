@@ -152,8 +152,16 @@ def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: np.ndarra
         if not np.array_equal(after, before, equal_nan=True):
             raise CheckFailure(f"{name} changed its input {i} in place.", "in-place input")
     if len(seen["grads"]) != len(arrays):
-        raise CheckFailure(f"{name}.backward returned {len(seen['grads'])} gradient(s) for {len(arrays)} input(s) "
-                           "(a one-input rule returns a tuple of one array, or the array alone).", "wrong count")
+        count = len(seen["grads"])
+        if len(arrays) == 1:
+            hint = "a one-input rule returns a tuple of one array, or the array alone"
+        elif count == len(arrays) + 1:
+            hint = ("one too many: splitting the gradient at every boundary, the end included, makes an extra "
+                    "empty piece; split at the boundaries between inputs only")
+        else:
+            hint = "one gradient per input, in the order of forward's inputs (None for one that needs none)"
+        raise CheckFailure(f"{name}.backward returned {count} gradient(s) for {len(arrays)} input(s) ({hint}).",
+                           "wrong count")
     return seen["out"], seen["grads"]
 
 
