@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .probes import plain, probe
+from .probes import given, plain, probe
 
 
 @probe
@@ -57,10 +57,16 @@ def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | 
 
 
 @probe
-def mlp(mt, sizes: list, activation: str, x: np.ndarray) -> dict:
-    model = mt.nn.MLP(sizes, activation=activation)
-    layers = [[_data(layer.weight), _data(layer.bias)] for layer in model.layers]
-    return {"layers": layers, "count": len(list(model.parameters())), "out": _data(model(mt.Tensor(x)))}
+def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
+    """The learner's MLP built from a given Linear (so that a Linear slip is charged to the
+    Linear part alone) with the ``weights`` given, layer by layer: its wiring is checked."""
+    with given(mt, {"nn.Linear.__init__": "linear_init", "nn.Linear.forward": "linear_forward"}):
+        model = mt.nn.MLP(sizes, activation=activation)
+        layers = list(getattr(model, "layers", []))
+        for layer, (weight, bias) in zip(layers, weights):
+            layer.weight.data, layer.bias.data = np.array(weight), np.array(bias)
+        out = model(mt.Tensor(x))
+    return {"layers": len(layers), "count": len(list(model.parameters())), "out": _data(out)}
 
 
 @probe

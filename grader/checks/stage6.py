@@ -74,15 +74,17 @@ def _linear_initialisation(w):
 
 @part("6.1", "MLP")
 def mlp(w, rng):
+    sizes = [2, 6, 4, 3]
     for activation, fn in (("tanh", np.tanh), ("relu", lambda a: np.maximum(a, 0))):
         x = rng.standard_normal((5, 2))
-        seen = call_learner(w, "mlp", f"MLP([2, 6, 4, 3], activation={activation!r})", sizes=[2, 6, 4, 3],
-                     activation=activation, x=x)
-        if seen["count"] != 6 or len(seen["layers"]) != 3:
-            raise CheckFailure(f"MLP([2, 6, 4, 3]) should have 3 Linear layers and 6 parameters, has "
-                               f"{len(seen['layers'])} layers and {seen['count']} parameters", "parameters missed")
+        layers = [(rng.standard_normal((n, m)), rng.standard_normal(n)) for m, n in zip(sizes, sizes[1:])]
+        seen = call_learner(w, "mlp", f"MLP({sizes}, activation={activation!r}) (with a given Linear)", sizes=sizes,
+                            activation=activation, x=x, weights=layers)
+        if seen["count"] != 6 or seen["layers"] != 3:
+            raise CheckFailure(f"MLP({sizes}) should keep 3 Linear layers in self.layers, and have 6 parameters; it "
+                               f"has {seen['layers']} layers and {seen['count']} parameters", "parameters missed")
         h = x
-        for k, (weight, bias) in enumerate(seen["layers"]):
+        for k, (weight, bias) in enumerate(layers):
             h = h @ weight.T + bias
             if k < 2:
                 h = fn(h)

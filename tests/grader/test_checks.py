@@ -74,6 +74,11 @@ def test_a_block_slip_is_not_charged_again_to_the_gpt(tmp_path):
     assert [v.part for v in result.verdicts if not v.passed] == ["Block"]
 
 
+def test_a_linear_slip_is_not_charged_again_to_the_mlp(tmp_path):
+    result = grade_variant(tmp_path, "linear weight stored as (in, out)").tasks["6.1"]
+    assert [v.part for v in result.verdicts if not v.passed] == ["Linear"]
+
+
 @pytest.mark.parametrize("name", ["mask lets a position see the next one", "mask upside down"])
 def test_a_mask_slip_costs_only_the_causal_part(tmp_path, name):
     result = grade_variant(tmp_path, name).tasks["7.2"]
