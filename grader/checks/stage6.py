@@ -181,7 +181,7 @@ def _decay_apart(w, name, starts, steps, kwargs, reference, failure):
 
 def _with_decay_apart(name, check, starts_steps, kwargs, reference):
     """``check`` for a weight-decay part, with ``_decay_apart`` judging a failure."""
-    def part(w, rng):
+    def judge(w, rng):
         starts, steps = starts_steps(rng)
         try:
             check(w, starts, steps)
@@ -189,7 +189,7 @@ def _with_decay_apart(name, check, starts_steps, kwargs, reference):
             if not kwargs["weight_decay"]:
                 raise
             _decay_apart(w, name, starts, steps, kwargs, reference, failure)
-    return part
+    return judge
 
 
 def _sgd_part(momentum, decay):
