@@ -31,7 +31,7 @@ venv: $(READY)
 
 # Lab's file browser shows the whole course: notebooks/ and the package minitorch/.
 lab: $(READY)
-	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb $(ALLOW_ROOT)
+	$(BIN)/jupyter lab --ServerApp.root_dir=. '--LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb?file-browser-path=/' $(ALLOW_ROOT)
 
 # Every visible check against your package, as a table (no hidden tests).
 progress: $(READY)

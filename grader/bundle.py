@@ -74,7 +74,7 @@ macOS and Linux:
     .venv/bin/pip install --no-deps --no-build-isolation -e .
     cp etc/jupyter_server_config.json .venv/etc/jupyter/    # a quiet terminal
     .venv/bin/jupyter trust notebooks/*.ipynb
-    .venv/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb
+    .venv/bin/jupyter lab --ServerApp.root_dir=. '--LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb?file-browser-path=/'
     .venv/bin/python -m minitorch.progress      # your progress
     .venv/bin/python -m minitorch.handin        # handin.zip
 
@@ -85,7 +85,7 @@ Windows (PowerShell), with Python from python.org:
     .venv\\Scripts\\pip install --no-deps --no-build-isolation -e .
     Copy-Item etc\\jupyter_server_config.json .venv\\etc\\jupyter\\
     .venv\\Scripts\\jupyter trust (Get-ChildItem notebooks\\*.ipynb)
-    .venv\\Scripts\\jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb
+    .venv\\Scripts\\jupyter lab --ServerApp.root_dir=. '--LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb?file-browser-path=/'
     .venv\\Scripts\\python -m minitorch.progress
     .venv\\Scripts\\python -m minitorch.handin
 
@@ -133,7 +133,7 @@ $(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json etc/jup
 
 # JupyterLab on the whole course: notebooks/ and minitorch/ side by side.
 lab: $(READY)
-\t$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb $(ALLOW_ROOT)
+\t$(BIN)/jupyter lab --ServerApp.root_dir=. '--LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb?file-browser-path=/' $(ALLOW_ROOT)
 
 progress: $(READY)
 \t$(BIN)/python -m minitorch.progress

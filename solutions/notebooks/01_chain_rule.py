@@ -14,8 +14,10 @@
 # notebook you build the machine that computes all of them in one backward sweep:
 # **reverse-mode automatic differentiation**, first on plain numbers (`Scalar`).
 #
-# You write code in the package `minitorch/` (open it in the file browser on the left),
-# not in this notebook. The notebook explains, draws, and checks. Edits to the package
+# You write code in the package `minitorch/`, not in this notebook. The file browser on
+# the left shows the course folder, `minitorch/` beside `notebooks/`: double-click
+# `minitorch/`, then the file a task names, fill in the stub, save (Ctrl+S), and re-run
+# the check cell here. The notebook explains, draws, and checks; edits to the package
 # show up here without restarting the kernel.
 #
 # **You will:** estimate a derivative numerically (1.1); write the local derivative of
