@@ -108,6 +108,10 @@ and the `jupyter trust` and `jupyter lab` lines above.
   notebook's first cell again (it turns on the automatic reloading of your edits).
 - **My edit is not picked up**: save the file (the tab's dot disappears), then re-run
   the cell. If you added a new function or file, restart the kernel once.
+- **Every cell stops with `minitorch/numerical.py, line 33: SyntaxError: ...`**: that
+  file of your package does not load (the line quoted below the message is where Python
+  gave up; an unclosed bracket is often on a line above it). Fix it, save, and run the
+  cell again; until then the notebook keeps the package's last version that loaded.
 - **Windows paths**: keep the course in a folder whose path has no spaces if `pip` fails
   to install; use PowerShell, not the old `cmd.exe`.
 - **Python version**: 3.11, 3.12 or 3.13; `python3 --version` tells. Another version may
