@@ -97,9 +97,11 @@ and the `jupyter trust` and `jupyter lab` lines above.
 
 - **`make: command not found`**: use the commands of the section above. On macOS,
   `xcode-select --install` installs `make`.
-- **The port is in use** (`[Errno 98] Address already in use`, or Lab opens someone
-  else's session): another JupyterLab is running. Close it, or start this one on another
-  port: `JUPYTER_PORT=8890 make lab`.
+- **The port is in use**: Jupyter moves on by itself. The terminal says
+  `The port 8888 is already in use, trying another port.` and then prints the address it
+  took instead, such as `http://localhost:8889/lab?token=...`: that is your Lab. If Lab
+  shows someone else's files (an older JupyterLab of yours holds 8888), close that one, or
+  choose a port yourself: `JUPYTER_PORT=8890 make lab`.
 - **No browser opens** (a remote machine, WSL): copy the `http://localhost:8888/lab?token=...`
   address that the terminal prints into your browser. The line `No web browser found`
   in the terminal means only that; it is harmless.
