@@ -43,11 +43,39 @@ def build_package(target: pathlib.Path) -> None:
             shutil.copyfile(path, out)
 
 
+def points_text(task: str, points: float) -> str:
+    """What a notebook says about a task's points (the one place that words it)."""
+    return (f"**Task {task}** is worth {points:g} points. The autograder checks your package part by part, "
+            "outside this notebook: each op or case earns its share.")
+
+
+def add_points_cells(notebook) -> None:
+    """After each task's visible check, a read-only markdown cell stating the task's points
+    (``tasks.POINTS``); its metadata carries them for ``minitorch.progress``."""
+    import nbformat
+
+    from .tasks import POINTS
+    cells = []
+    for cell in notebook.cells:
+        cells.append(cell)
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if grade_id.endswith("_visible"):
+            task = grade_id[4:-8].replace("_", ".")
+            points = nbformat.v4.new_markdown_cell(points_text(task, POINTS[task]))
+            points.metadata["nbgrader"] = {"grade": False, "grade_id": grade_id[:-8], "locked": True,
+                                           "schema_version": 3, "solution": False, "task": False}
+            points.metadata["minitorch"] = {"task": task, "points": POINTS[task]}
+            cells.append(points)
+    notebook.cells = cells
+
+
 def read_source_notebook(path: pathlib.Path):
-    """A source notebook as an nbformat notebook, without jupytext's own metadata."""
+    """A source notebook as an nbformat notebook, without jupytext's own metadata, with a
+    cell stating each task's points after its visible check."""
     import jupytext
     notebook = jupytext.read(path)
     notebook.metadata.pop("jupytext", None)
+    add_points_cells(notebook)
     for number, cell in enumerate(notebook.cells):  # stable ids keep the release reproducible
         cell.id = f"{path.stem[:2]}-{number:03d}"
     return notebook

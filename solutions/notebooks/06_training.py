@@ -83,10 +83,6 @@ assert no_bias.bias is None and len(no_bias.parameters()) == 1, "bias=False: no 
 assert np.allclose(no_bias(mt.Tensor(x)).data, x @ no_bias.weight.data.T)
 print("Task 6.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 6.1 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
-
 # %% [markdown]
 # ## Your task 6.2: `SGD.step` in `minitorch/optim.py`
 #
@@ -130,10 +126,6 @@ for momentum, weight_decay in ((0.9, 0.0), (0.0, 0.5), (0.9, 0.1)):
         assert np.allclose(p.data, expected, atol=1e-12), \
             f"parameter {i} (momentum {momentum}, weight_decay {weight_decay}): got {p.data}, expected {expected}"
 print("Task 6.2 passes the visible checks")
-
-# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 6.2 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Your task 6.3: `Adam.step` in `minitorch/optim.py`
@@ -179,10 +171,6 @@ for weight_decay in (0.0, 0.1):
             f"parameter {i} (weight_decay {weight_decay}): got {p.data}, expected {expected}"
 print("Task 6.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 6.3 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
-
 # %% [markdown]
 # ## Your task 6.4: `train_epoch` in `minitorch/training.py`
 #
@@ -215,10 +203,6 @@ losses = [training.train_epoch(model, mt.mse_loss, optim.SGD(model.parameters(),
                                np.random.default_rng(0)) for _ in range(5)]
 assert losses[-1] < 0.1 * losses[0] and abs(model.weight.data[0, 0] - 3) < 0.3
 print("Task 6.4 passes the visible checks; losses:", np.round(losses, 4))
-
-# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 6.4 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
 # ## Three spirals

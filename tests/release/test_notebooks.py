@@ -223,17 +223,22 @@ def test_release_notebook_fails_only_at_stubs(path, tmp_path):
 @pytest.mark.parametrize("path", release.source_notebooks(), ids=lambda p: p.stem)
 def test_each_task_has_a_visible_check_and_a_cell_naming_its_points(path):
     """Only the package is graded: the visible checks are read-only cells worth nothing,
-    and one graded cell per task tells the learner its points (those of grader/tasks.py)."""
+    and after each one a read-only markdown cell, written by the release builder from
+    grader/tasks.py (never by hand in a notebook), tells the learner the task's points."""
+    assert "is worth" not in path.read_text()
     notebook = release.read_source_notebook(path)
     cells = {c.metadata["nbgrader"]["grade_id"]: c for c in notebook.cells if "nbgrader" in c.metadata}
     stage = path.stem[:2].lstrip("0")
     tasks = [t for t in TASKS if t.split(".")[0] == stage]
     assert sorted(cells) == sorted(g for t in tasks for g in (marker(t), f"{marker(t)}_visible"))
     for t in tasks:
-        visible, graded = cells[f"{marker(t)}_visible"], cells[marker(t)]
+        visible, points = cells[f"{marker(t)}_visible"], cells[marker(t)]
         assert not visible.metadata["nbgrader"]["grade"] and visible.metadata["nbgrader"]["locked"]
-        assert graded.metadata["nbgrader"]["grade"] and graded.metadata["nbgrader"]["points"] == POINTS[t]
-        assert f"worth {POINTS[t]:g} points" in graded.source and "HIDDEN" not in graded.source
+        assert notebook.cells[notebook.cells.index(visible) + 1] is points
+        assert points.cell_type == "markdown" and points.metadata["nbgrader"]["locked"]
+        assert not points.metadata["nbgrader"]["grade"] and points.metadata["minitorch"]["points"] == POINTS[t]
+        assert points.source == release.points_text(t, POINTS[t])
+        assert points.source.startswith(f"**Task {t}** is worth {POINTS[t]:g} points.")
         assert f"Task {t}" in visible.source and "HIDDEN" not in visible.source
     headings = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     for t in tasks:

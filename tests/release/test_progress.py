@@ -25,7 +25,14 @@ def progress(package_parent: pathlib.Path) -> tuple[str, float]:
 
 
 def rows(text: str) -> dict[str, str]:
-    return {line.split()[0]: line for line in text.splitlines() if line[:1].isdigit()}
+    """Each task's row, its wrapped lines joined."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line[:1].isdigit():
+            found[line.split()[0]] = line
+        elif line.startswith(" " * 29) and found:
+            found[list(found)[-1]] += " " + line.strip()
+    return found
 
 
 def test_reference_is_done_everywhere_and_fast():
@@ -36,11 +43,36 @@ def test_reference_is_done_everywhere_and_fast():
 
 def test_the_release_shows_where_work_is_needed():
     table = rows(progress(ROOT)[0])
-    assert "not started  Task 2.3" in table["2.3"] and "needs Task 1.4 first" in table["7.1"]
+    assert "not started  Task 2.3: the binary ops' backward in minitorch/ops_binary.py" in table["2.3"]
+    assert "(its check also needs Task 1.4 first)" in table["7.1"]
     assert len(table) == 25 and not [t for t, row in table.items() if " done " in row], table
-    for task, row in table.items():  # a stub of the task itself, or one it builds on
-        assert f"not started  Task {task}: " in row or "failing      needs Task " in row, row
+    for task, row in table.items():  # every task untouched: not started, named by its notebook heading
+        assert f"not started  Task {task}: " in row, row
         assert row.count("(") == row.count(")") and "…" not in row, f"a reason cut short: {row}"
+
+
+def test_a_bug_upstream_makes_the_tasks_using_it_wait_and_untouched_ones_not_started(tmp_path):
+    """A wrong unbroadcast (2.2) with stages 1 and 2 written and the rest untouched: 2.2
+    fails with its whole reason (what came back and what was expected), 2.3 waits on 2.2
+    (no blame of its own rules), every later task is not started, each named once."""
+    written = ["numerical.py", "scalar.py", "autodiff.py", "shapes.py", "ops_binary.py"]
+    shutil.copytree(ROOT / "minitorch", tmp_path / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in written:
+        shutil.copy(ROOT / "solutions" / "minitorch" / name, tmp_path / "minitorch" / name)
+    shapes = tmp_path / "minitorch" / "shapes.py"
+    keepdims = "axis=(*range(extra), *stretched), keepdims=True).reshape(shape)"
+    assert shapes.read_text().count(keepdims) == 1
+    shapes.write_text(shapes.read_text().replace(keepdims, "axis=(*range(extra), *stretched))"))
+    text = progress(tmp_path)[0]
+    table = rows(text)
+    assert all(" done " in table[t] for t in ("1.1", "1.2", "1.3", "1.4", "2.1")), text
+    assert "failing" in table["2.2"] and "expected" in table["2.2"] and "keepdims" in table["2.2"], text
+    assert "waits on 2.2" in table["2.3"] and "Sub" not in table["2.3"] and "unbroadcast" in table["2.3"], text
+    for task in [t for t in table if t.split(".")[0] in "34567"]:
+        assert f"not started  Task {task}: " in table[task], table[task]
+    assert "…" not in text
+    assert "Task 6.1: Module.parameters, Linear and MLP in minitorch/nn.py" in table["6.1"]
+    assert "Linear.__init__" not in text and "MLP.__init__" not in text
 
 
 def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
