@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..runner import Raised
-from .numeric import numeric_vjp
+from .numeric import numeric_vjp, numeric_vjp_relative
 
 
 class CheckFailure(AssertionError):
@@ -53,6 +53,11 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     if isinstance(got, dict) and "unsupported" in got:
         raise CheckFailure(f"{what}: got a {got['unsupported']}, expected a NumPy array (backward rules work "
                            "on plain ndarrays: use .data of a Tensor)", "wrong type")
+    if isinstance(got, (bool, int, float, list, tuple)) and not isinstance(got, np.generic):  # NumPy scalars are 0-d
+        raise CheckFailure(f"{what}: got a Python {type(got).__name__} ({_short(got)}), expected a NumPy array of "
+                           f"shape {expected.shape}{' (a 0-d array: np.asarray of a number makes one)' if not expected.shape else ''}"
+                           ": a Python number forgets the dtype (float32 stays float32 only in an array)",
+                           "python scalar, not an array")
     got = np.asarray(got)
     if got.shape != expected.shape:
         hint, pitfall = "", "wrong shape"
@@ -81,6 +86,11 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     text, pitfall = _diagnose(got, expected, rtol, atol, kind)
     also = f" It also has dtype {got.dtype} instead of {expected.dtype}." if drift else ""
     raise CheckFailure(f"{what} is wrong: {text}{also}", pitfall)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def scaled_atol(expected: np.ndarray, atol: float) -> float:
@@ -151,6 +161,10 @@ def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: np.ndarra
     for i, (after, before) in enumerate(zip(seen["inputs"], arrays)):
         if not np.array_equal(after, before, equal_nan=True):
             raise CheckFailure(f"{name} changed its input {i} in place.", "in-place input")
+    if len(seen["grads"]) == 1 and len(arrays) > 1 and seen["grads"][0] == {"unsupported": "generator"}:
+        raise CheckFailure(f"{name}.backward returned a generator, not a tuple: (g for ...) in parentheses is a "
+                           "generator expression, which the engine takes for one gradient; return tuple(g for ...) "
+                           "or a list", "generator, not a tuple")
     if len(seen["grads"]) != len(arrays):
         count = len(seen["grads"])
         if len(arrays) == 1:
@@ -279,3 +293,32 @@ def order_problem(calls: list, pattern: list, times: int, unit: str) -> str:
         elif call == "step":
             used, waiting = True, False
     return ""
+
+
+def check_large(w, function: str, reference: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], what: str,
+                hint: str, label: str = "", swaps: dict | None = None, differentiable: Sequence[int] | None = None,
+                dtypes: Sequence[Any] = (np.float64, np.float32), **params: Any) -> None:
+    """The rule at large magnitudes (``what`` describes them), in each of ``dtypes``: the
+    forward and every gradient against central differences with a step relative to each
+    input (computed in float64 on the inputs as the dtype rounds them). ``hint`` names
+    what usually breaks there (an exp that overflows, a 0/0)."""
+    name = function.rpartition(".")[2] + label
+    for dtype in dtypes:
+        sent = [np.asarray(a).astype(dtype) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
+        exact = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in sent]
+        expected_out = np.asarray(reference(*exact))
+        upstream = np.ones(expected_out.shape, dtype)
+        out, grads = run_rule(w, function, sent, upstream, f"{label} ({what}, {np.dtype(dtype).name})", swaps, **params)
+        case = f"{name} at large magnitudes ({what}, {np.dtype(dtype).name}, upstream ones)"
+        rtol = 1e-5 if dtype == np.float64 else 1e-3
+        try:
+            explain(f"{case}: the output", out, expected_out.astype(dtype), rtol=rtol, atol=1e-6)
+            for i in (range(len(sent)) if differentiable is None else differentiable):
+                expected = numeric_vjp_relative(reference, exact, upstream.astype(np.float64), i)
+                explain(f"{case}: the gradient for input {i}", grads[i], expected.astype(dtype), rtol=max(rtol, 1e-4),
+                        atol=1e-5)
+        except CheckFailure as failure:
+            if failure.keep:  # dtype drift is judged by the float32 case of the part
+                continue
+            raise CheckFailure(f"{failure} {hint}", failure.pitfall if failure.pitfall != "overflow or nan"
+                               else "unstable at large magnitudes") from None
