@@ -60,3 +60,96 @@ ALTERNATIVES = [
     ("cross-entropy losses picked with take_along_axis", [("losses.py", "losses = -log_p[np.arange(n), target]",
         "losses = -np.take_along_axis(log_p, target.reshape(-1, 1), axis=1).reshape(-1)")]),
 ]
+
+_SGD = ("            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n"
+        "            if self.momentum:\n"
+        "                buffer = state.get(\"momentum_buffer\")\n"
+        "                g = np.array(g) if buffer is None else self.momentum * buffer + g\n"
+        "                state[\"momentum_buffer\"] = g\n"
+        "            p.data -= self.lr * g\n")
+_ADAM = ("            t = state[\"step\"] = state.get(\"step\", 0) + 1\n"
+         "            m = state[\"m\"] = beta1 * state.get(\"m\", 0) + (1 - beta1) * g\n"
+         "            v = state[\"v\"] = beta2 * state.get(\"v\", 0) + (1 - beta2) * g * g\n"
+         "            denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps\n"
+         "            p.data -= (self.lr / (1 - beta1 ** t)) * m / denom\n")
+_LINEAR = ("        bound = 1.0 / math.sqrt(in_features)\n"
+           "        self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)\n"
+           "        self.bias = Parameter(_rng.uniform(-bound, bound, (out_features,)), dtype=dtype) if bias else None\n")
+
+BUGGY += [
+    # ---- modules' starting values
+    ("linear bias starts at zero", ("nn.py", _LINEAR, _LINEAR.replace(
+        "Parameter(_rng.uniform(-bound, bound, (out_features,)), dtype=dtype)",
+        "Parameter(np.zeros(out_features), dtype=dtype)")), "6.1", "bias"),
+    ("linear bias spread from out_features", ("nn.py", _LINEAR, _LINEAR.replace(
+        "_rng.uniform(-bound, bound, (out_features,))",
+        "_rng.uniform(-1 / math.sqrt(out_features), 1 / math.sqrt(out_features), (out_features,))")), "6.1",
+     "not out_features"),
+    ("linear draws from np.random, so manual_seed does nothing", ("nn.py", _LINEAR, _LINEAR.replace(
+        "_rng.uniform", "np.random.uniform")), "6.1", "manual_seed"),
+    ("linear makes its own generator with a fixed seed", ("nn.py", _LINEAR, _LINEAR.replace(
+        "        bound = 1.0 / math.sqrt(in_features)\n",
+        "        bound = 1.0 / math.sqrt(in_features)\n        _rng = np.random.default_rng(0)\n")), "6.1",
+     "manual_seed(8) gave the same start"),
+    # ---- optimizer state under a changing learning rate, and which Adam term is wrong
+    ("sgd momentum with the learning rate inside the buffer", ("optim.py", _SGD,
+        "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n"
+        "            if self.momentum:\n"
+        "                v = state.get(\"momentum_buffer\", np.zeros_like(p.data))\n"
+        "                v = self.momentum * v - self.lr * g\n"
+        "                state[\"momentum_buffer\"] = v\n"
+        "                p.data += v\n"
+        "            else:\n"
+        "                p.data -= self.lr * g\n"), "6.2", "only while lr stays the same"),
+    ("sgd adds weight decay after the momentum", ("optim.py", _SGD,
+        "            g = p.grad\n"
+        "            if self.momentum:\n"
+        "                buffer = state.get(\"momentum_buffer\")\n"
+        "                g = np.array(g) if buffer is None else self.momentum * buffer + g\n"
+        "                state[\"momentum_buffer\"] = g\n"
+        "            p.data -= self.lr * (g + self.weight_decay * p.data)\n"), "6.2", "weight_decay * p to each gradient"),
+    ("adam corrects m only", ("optim.py", _ADAM, _ADAM.replace(
+        "denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps", "denom = np.sqrt(v) + self.eps")),
+     "6.3", "bias correction of v"),
+    ("adam counts the steps from 0", ("optim.py", _ADAM, _ADAM.replace(
+        "            t = state[\"step\"] = state.get(\"step\", 0) + 1\n",
+        "            t = state.get(\"step\", 0)\n            state[\"step\"] = t + 1\n")), "6.3", "t = 1 at the first step"),
+    ("adam bias correction multiplies by t", ("optim.py", _ADAM, _ADAM.replace("beta2 ** t", "beta2 * t").replace(
+        "beta1 ** t", "beta1 * t")), "6.3", "not a power"),
+    ("adam keeps the corrected m in its state", ("optim.py", _ADAM, _ADAM.replace(
+        "m = state[\"m\"] = beta1 * state.get(\"m\", 0) + (1 - beta1) * g",
+        "m = state[\"m\"] = (beta1 * state.get(\"m\", 0) + (1 - beta1) * g) / (1 - beta1 ** t)").replace(
+        "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom", "p.data -= self.lr * m / denom")), "6.3",
+     "raw running averages"),
+    # ---- a Tensor where a float is due
+    ("training loop returns a Tensor", ("training.py", "total += loss.item() * len(batch)",
+                                        "total += loss * len(batch)"), "6.4", "loss.item()"),
+]
+
+ALTERNATIVES += [
+    ("linear drawn as a scaled random() from the seeded generator", [("nn.py", _LINEAR,
+        "        bound = in_features ** -0.5\n"
+        "        self.weight = Parameter((2 * _rng.random((out_features, in_features)) - 1) * bound, dtype=dtype)\n"
+        "        self.bias = None\n        if bias:\n"
+        "            self.bias = Parameter((2 * _rng.random(out_features) - 1) * bound, dtype=dtype)\n")]),
+    ("sgd with an in-place buffer update and lr read at each step", [("optim.py", _SGD,
+        "            d_p = p.grad if not self.weight_decay else p.grad + self.weight_decay * p.data\n"
+        "            if self.momentum:\n"
+        "                if \"momentum_buffer\" not in state:\n"
+        "                    state[\"momentum_buffer\"] = np.array(d_p, copy=True)\n"
+        "                else:\n"
+        "                    state[\"momentum_buffer\"] *= self.momentum\n"
+        "                    state[\"momentum_buffer\"] += d_p\n"
+        "                d_p = state[\"momentum_buffer\"]\n"
+        "            np.subtract(p.data, self.lr * d_p, out=p.data)\n")]),
+    ("adam in Kingma's efficient form: the corrections in the step size, eps scaled with them", [("optim.py", _ADAM,
+        "            state[\"step\"] = state.get(\"step\", 0) + 1\n            t = state[\"step\"]\n"
+        "            state.setdefault(\"m\", np.zeros_like(p.data))\n            state.setdefault(\"v\", np.zeros_like(p.data))\n"
+        "            state[\"m\"] = beta1 * state[\"m\"] + (1 - beta1) * g\n"
+        "            state[\"v\"] = beta2 * state[\"v\"] + (1 - beta2) * np.square(g)\n"
+        "            step_size = self.lr * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)\n"
+        "            p.data -= step_size * state[\"m\"] / (np.sqrt(state[\"v\"]) + self.eps * math.sqrt(1 - beta2 ** t))\n")]),
+    ("training loop adding float(np.asarray(loss.data)) * batch.size", [("training.py",
+        "        total += loss.item() * len(batch)",
+        "        total = total + float(np.asarray(loss.data)) * batch.size")]),
+]
