@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
+from minitorch.visible import check_backward, fail, same  # the checks' messages
 from minitorch import datasets, language, nn, optim
 
 # %% [markdown]

@@ -15,7 +15,7 @@ LAYERS = [
     {"function"},
     {"gradcheck", "ops_activation", "ops_binary", "ops_index", "ops_linalg", "ops_reduce",
      "ops_shape", "ops_softmax", "ops_unary", "ops_norm", "ops_select"},
-    {"losses", "methods", "nn"},
+    {"losses", "methods", "nn", "visible"},
     {"optim", "transformer"},
     {"training", "language"},
     {"__init__"},
