@@ -117,9 +117,9 @@ def run(notebooks: pathlib.Path = NOTEBOOKS) -> list[dict]:
                 broken[path.stem] = record["setup"]
         for task, _ in checks:
             rows.append({"notebook": path.stem, "task": task, "points": points.get(task, 0.0)})
-    passed = {t for t, o in outcomes.items() if o["error"] is None}
+    failed = {t for t, o in outcomes.items() if o["error"] is not None}
     for row in rows:
-        row.update(_status(row["task"], outcomes.get(row["task"]), passed, untouched, names,
+        row.update(_status(row["task"], outcomes.get(row["task"]), failed | untouched, untouched, names,
                            broken.get(row["notebook"])))
     return rows
 
@@ -133,7 +133,9 @@ def _key(task: str) -> tuple[int, ...]:
     return tuple(int(n) for n in task.split("."))
 
 
-def _status(task: str, outcome: dict | None, passed: set, untouched: set, names: dict, broken: str | None) -> dict:
+def _status(task: str, outcome: dict | None, undone: set, untouched: set, names: dict, broken: str | None) -> dict:
+    """``undone``: the tasks whose own check failed or that are untouched (a task whose
+    check did not run here is taken to be done)."""
     name = names.get(task, f"Task {task}")
     if broken:
         return {"status": "failing", "why": f"the notebook's first cell failed: {broken}"}
@@ -143,7 +145,7 @@ def _status(task: str, outcome: dict | None, passed: set, untouched: set, names:
         return {"status": "done", "why": ""}
     stub = STUB.match(outcome["error"]) if outcome.get("type") == "NotImplementedError" else None
     earlier = {stub.group(1)} if stub and stub.group(1) != task else set()
-    earlier |= {u for u in outcome.get("used", []) if u not in passed}
+    earlier |= {u for u in outcome.get("used", []) if u in undone}
     first = min(earlier, key=_key) if earlier else None
     if task in untouched:
         return {"status": "not started", "why": name + (f" (its check also needs Task {first} first)" if first else "")}

@@ -43,7 +43,7 @@ from minitorch import plotting
 # %% tags=["not-graded"]
 a = mt.Tensor(np.ones((4, 3)), requires_grad=True)
 b = mt.Tensor(np.ones(3), requires_grad=True)
-plotting.draw_graph(((a * b).sum(axis=1) ** 2).mean(), show_grad=False);
+plotting.draw_graph(((a * b).sum(axis=1) ** 2).mean(), show_grad=False, names={"a": a, "b": b});
 
 # %% [markdown]
 # ## Broadcasting, forwards

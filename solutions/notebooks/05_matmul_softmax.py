@@ -67,7 +67,12 @@ plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 # %% [markdown]
 # ## Your task 5.1: `MatMul.backward` in `minitorch/ops_linalg.py`
 #
-# `np.swapaxes(m, -1, -2)` transposes the last two axes of any array.
+# `np.swapaxes(m, -1, -2)` transposes the last two axes of any array. The module also
+# offers `product_like(x, y, like)`: the same numbers as `x @ y`, laid out in memory like
+# `like`. Compute `b`'s gradient with it, `product_like(aᵀ, dC, b)`: when `b` is a
+# transposed view (a `Linear` layer multiplies by `weight.T`), its gradient then comes
+# back in the weight's own memory order, and the optimizer's update runs several times
+# faster. Plain `@` gives the same numbers, just slower later.
 
 # %% nbgrader={"grade": false, "grade_id": "task5_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.1: matrices, a broadcast batch, and 1-D operands on either side, against

@@ -243,3 +243,26 @@ def test_each_task_has_a_visible_check_and_a_cell_naming_its_points(path):
     headings = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     for t in tasks:
         assert f"Your task {t}" in headings
+
+
+def test_each_helper_a_solution_uses_is_named_in_its_notebook():
+    """A given helper of a task's module that the reference's solution calls (as_matrices,
+    product_like, normal_pdf, _walk...) is named in the notebook that sets the task, so
+    that a learner knows it is there to use."""
+    import ast
+    import textwrap
+
+    from grader.regions import find_regions
+    missing = []
+    for path in sorted((ROOT / "solutions" / "minitorch").glob("*.py")):
+        text = path.read_text()
+        tree = ast.parse(text)
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        lines = text.splitlines()
+        for region in find_regions(text, path.name):
+            body = textwrap.dedent("\n".join(lines[region.begin + 1:region.end]))
+            used = {node.id for node in ast.walk(ast.parse(body)) if isinstance(node, ast.Name)}
+            notebook = next((ROOT / "solutions" / "notebooks").glob(f"0{region.task.split('.')[0]}_*.py")).read_text()
+            own = {n for n in defined if f"def {n}(" in "\n".join(lines[:region.begin]) and n in region.label}
+            missing += [f"{region.label}: {name}" for name in sorted(used & defined - own) if name not in notebook]
+    assert not missing, missing
