@@ -43,7 +43,8 @@ fill in the function where it says `raise NotImplementedError("Task X.Y: ...")`,
 (Ctrl+S, or Cmd+S on a Mac), and re-run the check cell below the section. Your edits
 reach the running notebook without restarting the kernel. An error
 `NotImplementedError: Task X.Y: ...` means that stub is still empty; a check that needs
-an earlier task says which one.
+an earlier task says which one; any other failure names the call, the case (shapes,
+axis, keepdims...), what came back and what was expected.
 
 The check cells in the notebooks are *visible checks*: quick tests of the main cases.
 Your grade comes from hidden tests, run by your instructor on your package, that check
@@ -54,8 +55,10 @@ many more cases, part by part. Passing the visible checks is a good sign, not a 
     make progress
 
 runs every visible check of every notebook against your package and prints a table:
-each task, its points, and whether it is done, not started, or failing (with why). From
-any notebook cell: `from minitorch.progress import show; show()`.
+each task, its points, and whether it is done, not started (its stubs untouched), waits
+on an earlier task (its check fails inside that task's code, which fails its own check:
+fix that one first), or failing (with the whole reason). From any notebook cell:
+`from minitorch.progress import show; show()`.
 
 ## Hand in
 

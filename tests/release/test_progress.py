@@ -131,3 +131,19 @@ def test_the_visible_check_of_a_task_catches_each_planted_bug(name, patch, task,
 def test_a_correct_solution_written_differently_passes_every_visible_check(name, patches, tmp_path, monkeypatch):
     rows = rows_with(patches, stages_of(patches), tmp_path, monkeypatch)
     assert all(row["status"] == "done" for row in rows.values()), {t: r["why"] for t, r in rows.items() if r["why"]}
+
+
+@pytest.mark.parametrize("name, task, words", [
+    ("unbroadcast loses keepdims", "2.2", ["unbroadcast(g, (4, 1))", "g of shape (2, 4, 3)", "came back with shape (4,)",
+                                           "expected shape (4, 1)", "keepdims", "got:", "expected:"]),
+    ("sum loses keepdims", "3.2", ["Sum.backward", "input shape (2, 3, 4)", "keepdims=False", "gave shape",
+                                   "expected (1, 3, 1)", "np.expand_dims"]),
+    ("max gives every tie the full gradient", "3.3", ["Max.backward", "inputs of shape (2, 4)", "axis=1",
+                                                       "keepdims=False", "tie", "wrong values", "got:", "expected:"]),
+])
+def test_a_visible_check_names_the_call_the_case_what_came_back_and_what_was_expected(name, task, words, tmp_path,
+                                                                                       monkeypatch):
+    patch = next(b[1] for b in BUGGY if b[0] == name)
+    row = rows_with([patch], {task.split(".")[0]}, tmp_path, monkeypatch)[task]
+    assert row["status"] == "failing" and all(w in row["why"] for w in words), (words, row["why"])
+    assert "AssertionError" not in row["why"] and "axis remapping" not in row["why"]
