@@ -59,10 +59,10 @@ class Tensor:
         self.grad: np.ndarray | None = None
         self.grad_fn = None
 
-    @classmethod
-    def _from_op(cls, data: np.ndarray, grad_fn: Any = None) -> "Tensor":
+    @staticmethod
+    def _from_op(data: np.ndarray, grad_fn: Any = None) -> "Tensor":
         """The output of an operation: ``data`` is used as it is, not copied."""
-        out = cls.__new__(cls)
+        out = _new_tensor(Tensor)
         out.data = data
         out.requires_grad = grad_fn is not None
         out.grad = None
@@ -133,7 +133,7 @@ class Tensor:
     def accumulate(self, grad: np.ndarray) -> None:
         # The first gradient is copied: the array may be shared or be the caller's own.
         if self.requires_grad:
-            self.grad = np.array(grad, dtype=self.dtype) if self.grad is None else self.grad + grad
+            self.grad = np.array(grad) if self.grad is None else self.grad + grad
 
     def backward(self, grad: Any = None) -> None:
         """Accumulate d(self)/d(leaf) into ``.grad`` of every leaf that requires it.
@@ -149,7 +149,7 @@ class Tensor:
                 raise RuntimeError(f"backward() on a tensor of shape {self.shape} needs a grad "
                                    "argument of that shape; only one-element tensors default "
                                    "to a gradient of ones")
-            grad = np.ones(self.shape, dtype=self.dtype)
+            grad = np.array(1, dtype=self.dtype).reshape(self.shape)
         else:
             grad = np.asarray(grad.data if isinstance(grad, Tensor) else grad)
             if grad.shape != self.shape:
@@ -157,3 +157,6 @@ class Tensor:
                                  f"has shape {self.shape}")
             grad = grad.astype(self.dtype, copy=False)
         backpropagate(self if self.grad_fn is None else self.grad_fn, grad)
+
+
+_new_tensor = object.__new__  # a Tensor without running __init__ (no copy, no checks)
