@@ -4,19 +4,26 @@ A Tensor holds its values in ``.data`` (a NumPy array) and, when it was produced
 operation that needs gradients, the record of that operation in ``.grad_fn``. Leaves
 (tensors made by the user with ``requires_grad=True``) collect gradients in ``.grad``.
 
-This module holds only the data structure and its link to the engine. Operations are
-``Function`` classes in the ``ops_*`` modules; ``methods.py`` attaches them to this class
-as operators and methods (``a + b``, ``a.sum()``), so that imports flow one way:
-``autodiff`` <- ``tensor`` <- ``function`` <- ``ops_*`` <- ``methods``.
+Its operators and methods (``a + b``, ``a @ b``, ``x.sum(axis=1)``, ``x[0, ::2]``) are
+defined here, each one call of an operation: ``a + b`` is ``mt.add(a, b)``. The operations
+are ``Function`` classes in the ``ops_*`` modules, which build on this one, so imports flow
+one way: ``autodiff`` <- ``tensor`` <- ``function`` <- ``ops_*``; the methods find the
+operations in the package when they are called, once every module has loaded.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from .autodiff import backpropagate
+
+# The minitorch package itself, whose operations (``mt.add``, ``mt.sum``...) Tensor's
+# methods call. It is still loading when this module is imported; the methods look the
+# operations up when they run.
+mt = sys.modules[__package__]
 
 
 def as_array(data: Any, dtype: Any = None) -> np.ndarray:
@@ -121,6 +128,56 @@ class Tensor:
         elif self.requires_grad:
             extras.append("requires_grad=True")
         return "Tensor(" + ", ".join([body] + extras) + ")"
+
+    # ---- operators and methods: each is one operation of an ops_* module -------------
+    def __add__(self, other: Any) -> Tensor: return mt.add(self, other)
+    def __radd__(self, other: Any) -> Tensor: return mt.add(other, self)  # 2 + x
+    def __sub__(self, other: Any) -> Tensor: return mt.sub(self, other)
+    def __rsub__(self, other: Any) -> Tensor: return mt.sub(other, self)
+    def __mul__(self, other: Any) -> Tensor: return mt.mul(self, other)
+    def __rmul__(self, other: Any) -> Tensor: return mt.mul(other, self)
+    def __truediv__(self, other: Any) -> Tensor: return mt.div(self, other)
+    def __rtruediv__(self, other: Any) -> Tensor: return mt.div(other, self)
+    def __pow__(self, other: Any) -> Tensor: return mt.pow(self, other)
+    def __rpow__(self, other: Any) -> Tensor: return mt.pow(other, self)
+    def __matmul__(self, other: Any) -> Tensor: return mt.matmul(self, other)
+    def __rmatmul__(self, other: Any) -> Tensor: return mt.matmul(other, self)
+    def __neg__(self) -> Tensor: return mt.neg(self)
+    def __abs__(self) -> Tensor: return mt.abs(self)
+    def __getitem__(self, index: Any) -> Tensor: return mt.getitem(self, index)
+
+    def exp(self) -> Tensor: return mt.exp(self)
+    def log(self) -> Tensor: return mt.log(self)
+    def sqrt(self) -> Tensor: return mt.sqrt(self)
+    def abs(self) -> Tensor: return mt.abs(self)
+    def sin(self) -> Tensor: return mt.sin(self)
+    def cos(self) -> Tensor: return mt.cos(self)
+    def tanh(self) -> Tensor: return mt.tanh(self)
+    def sigmoid(self) -> Tensor: return mt.sigmoid(self)
+    def relu(self) -> Tensor: return mt.relu(self)
+    def gelu(self, approximate: str = "none") -> Tensor: return mt.gelu(self, approximate)
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor: return mt.sum(self, axis, keepdims)
+    def mean(self, axis: Any = None, keepdims: bool = False) -> Tensor: return mt.mean(self, axis, keepdims)
+    def max(self, axis: Any = None, keepdims: bool = False) -> Tensor: return mt.max(self, axis, keepdims)
+    def min(self, axis: Any = None, keepdims: bool = False) -> Tensor: return mt.min(self, axis, keepdims)
+    def logsumexp(self, axis: Any = None, keepdims: bool = False) -> Tensor:
+        return mt.logsumexp(self, axis, keepdims)
+    def softmax(self, axis: int = -1) -> Tensor: return mt.softmax(self, axis)
+    def log_softmax(self, axis: int = -1) -> Tensor: return mt.log_softmax(self, axis)
+
+    def reshape(self, *shape: Any) -> Tensor: return mt.reshape(self, *shape)
+    def transpose(self, *axes: Any) -> Tensor: return mt.transpose(self, *axes)
+    def broadcast_to(self, shape: Any) -> Tensor: return mt.broadcast_to(self, shape)
+    def squeeze(self, axis: Any = None) -> Tensor: return mt.squeeze(self, axis)
+    def unsqueeze(self, axis: int) -> Tensor: return mt.unsqueeze(self, axis)
+    def flatten(self) -> Tensor: return mt.flatten(self)
+    def matmul(self, other: Any) -> Tensor: return mt.matmul(self, other)
+
+    @property
+    def T(self) -> Tensor:
+        """The tensor with its axes reversed (a matrix transposed)."""
+        return mt.transpose(self)
 
     # ---- the engine's view of a Tensor (see autodiff.Node) --------------------------
     # In the engine's graph a Tensor is a leaf: the nodes between leaves are the
