@@ -98,5 +98,5 @@ def sample_next(logits: np.ndarray, temperature: float, rng: np.random.Generator
         p = np.exp(z - z.max(axis=-1, keepdims=True))
         p /= p.sum(axis=-1, keepdims=True)
         chosen = np.array([rng.choice(len(row), p=row) for row in p])
-    ### END SOLUTION
     return chosen
+    ### END SOLUTION

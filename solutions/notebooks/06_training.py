@@ -32,7 +32,7 @@ import minitorch as mt
 from minitorch import datasets, nn, optim, plotting, training
 
 # %% [markdown]
-# ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn.py`
+# ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
 #
 # * `parameters()` walks the module's attributes and returns every `Parameter`, looking
 #   inside sub-modules and inside lists, tuples and dicts of them (`_walk` helps), each

@@ -62,7 +62,7 @@ print("the stream starts", train_stream[:16], "=", repr("".join(vocab[t] for t i
 # then sums each part back to its input's shape with `unbroadcast`, as every broadcasting
 # op does. Attention uses it to hide the future.
 #
-# `nn.Embedding(num, dim)` (in `minitorch/transformer.py`) is a table of `num` vectors;
+# `nn.Embedding(num, dim)` (in `minitorch/nn/transformer.py`) is a table of `num` vectors;
 # `emb(idx)` is just `weight[idx]`, so its backward is your indexing backward from stage 4:
 # a token that appears twice in a batch collects both gradients.
 
@@ -119,7 +119,7 @@ print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)"
 # notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
-# ## Your task 7.2: `CausalSelfAttention.forward` in `minitorch/transformer.py`
+# ## Your task 7.2: `CausalSelfAttention.forward` in `minitorch/nn/transformer.py`
 #
 # Each position asks a question (its *query*), offers a description (its *key*) and a
 # message (its *value*), all three linear maps of its vector. Position $t$ reads the
@@ -169,7 +169,7 @@ print("Task 7.2 passes the visible checks")
 # notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
-# ## Your task 7.3: `Block.forward` and `GPT.forward` in `minitorch/transformer.py`
+# ## Your task 7.3: `Block.forward` and `GPT.forward` in `minitorch/nn/transformer.py`
 #
 # A `Block` is *pre-norm* and *residual*: `x + attn(ln1(x))`, then `x + mlp(ln2(x))`, where
 # the MLP is `down(gelu(up(h)))`, four times wider in the middle. The residual sums give
@@ -205,17 +205,18 @@ print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
 # notebook, part by part (each op or case earns its share): nothing to run here.
 
 # %% [markdown]
-# ## Your task 7.4: the training step in `minitorch/language.py` and sampling in `GPT.generate`
+# ## Your task 7.4: the training step and sampling, in `minitorch/language.py`
 #
 # `language.train` draws random windows of the stream (`x`, and `y` the same windows one
 # token later) and, for each step: `zero_grad`, the loss `language.loss_on(model, x, y)`
 # (the cross-entropy of every position's prediction), `backward`, `step`.
 #
-# `GPT.generate` extends each row by one token at a time, from the logits of the last
-# position: divide them by the temperature, softmax, and draw with `rng.choice`.
-# Temperature 1 samples the model's own distribution; below 1 sharpens it (safer, more
-# repetitive names), above 1 flattens it (wilder ones); temperature 0 means "always the
-# most likely token" (argmax, no randomness).
+# `GPT.generate` (given) extends each row by one token at a time, and
+# `language.sample_next(logits, temperature, rng)` picks that token from the logits of the
+# row's last position: divide them by the temperature, softmax, and draw with
+# `rng.choice`. Temperature 1 samples the model's own distribution; below 1 sharpens it
+# (safer, more repetitive names), above 1 flattens it (wilder ones); temperature 0 means
+# "always the most likely token" (argmax, no randomness).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.4: a few training steps lower the loss; temperature 0 is greedy
