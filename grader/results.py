@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .tasks import PARTS, POINTS, STAGES, TASKS, stage_of
+from grader.tasks import PARTS, POINTS, STAGES, TASKS, stage_of
 
 
 @dataclass

@@ -9,8 +9,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..runner import Raised
-from .numeric import numeric_vjp
+from grader.boundary.runner import Raised
+from grader.checks.numeric import numeric_vjp
 
 
 class CheckFailure(AssertionError):

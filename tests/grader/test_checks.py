@@ -7,7 +7,7 @@ from conftest import ROOT, write_package
 import variants
 import variants_stage7
 
-from grader.checks import run_stage
+from grader.pipeline.stages import run_stage
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import PARTS, POINTS, STAGES, TASKS

@@ -14,7 +14,7 @@ import zipfile
 
 import pytest
 
-from grader import bundle
+from grader.release import bundle
 from test_release import solution_lines
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

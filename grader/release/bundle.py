@@ -12,7 +12,7 @@ from __future__ import annotations
 import pathlib
 import zipfile
 
-from .release import ROOT
+from grader.release.build import ROOT
 
 ENTRIES = ["notebooks", "minitorch", "etc/jupyterlab-overrides.json", "etc/jupyter_server_config.json"]
 SKIP = {"__pycache__", ".ipynb_checkpoints"}

@@ -20,7 +20,7 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .tasks import STAGES
+from grader.tasks import STAGES
 
 SKIPPED = {".venv", "venv", "env", "__pycache__", ".ipynb_checkpoints", "build", "dist", ".git", "node_modules",
            ".pytest_cache", ".hypothesis", ".mypy_cache", "__MACOSX", "site-packages", ".tox", "grader-output"}
@@ -30,7 +30,7 @@ MAX_PACKAGE = 8 * 2**20       # all of a package's files
 MAX_FILES = 200               # files in a package
 MAX_ENTRIES = 200_000         # entries looked at in a folder or zip
 MAX_DEPTH = 16
-DATA = Path(__file__).resolve().parents[1] / "minitorch" / "data"  # the course's data, not the learner's
+DATA = Path(__file__).resolve().parents[2] / "minitorch" / "data"  # the course's data, not the learner's
 
 
 @dataclass

@@ -18,12 +18,13 @@ import sys
 import time
 from typing import Any
 
-from . import wire
-from .isolation import Cage
-from .settings import Settings
-from .worker import BOOT
+from grader.boundary import wire
+from grader.boundary.cage import Cage
+from grader.settings import Settings
+from grader.tasks import is_declared
+from grader.learner.worker import BOOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 class _LearnerException(Exception):
@@ -41,6 +42,11 @@ class Raised(_LearnerException):
 
 class Unimportable(_LearnerException):
     """The learner's package could not be imported."""
+
+
+class Undeclared(RuntimeError):
+    """A check used a package name that its task does not declare in the manifest: a bug
+    of the grader (or of an instructor's new check), never charged to a learner."""
 
 
 class Lost(Exception):
@@ -67,6 +73,7 @@ class LearnerProcess:
         self.cage: Cage | None = None
         self.process: subprocess.Popen | None = None
         self.import_error: dict | None = None
+        self.task: str | None = None   # the task being checked: its calls must be declared
 
     def __enter__(self) -> "LearnerProcess":
         return self
@@ -121,6 +128,8 @@ class LearnerProcess:
 
     def call(self, probe: str, doing: str = "", **args: Any) -> Any:
         """Run ``probe`` in the learner's process; ``doing`` names it in messages."""
+        if self.task is not None:
+            check_declared(self.task, probe, args)
         if self.import_error is not None:
             raise Unimportable(self.import_error)
         if self.process is None:
@@ -162,5 +171,28 @@ class LearnerProcess:
 
 
 def _landlock_expected() -> bool:
-    from .confinement import landlock_abi
+    from grader.boundary.confinement import landlock_abi
     return landlock_abi() > 0
+
+
+def names_used(probe: str, args: dict[str, Any]) -> list[str]:
+    """The package names a probe call reaches: the probe's own (filled from its arguments)
+    and those its ``swaps`` replace."""
+    from grader.learner import probes, probes_gpt, probes_modules  # noqa: F401  (each registers its probes)
+    USES = probes.USES
+    if probe not in USES:
+        raise Undeclared(f"no probe named {probe!r}")
+    names = []
+    for template in USES[probe]:
+        try:
+            names.append(template.format(**{k: v for k, v in args.items() if isinstance(v, str)}))
+        except (KeyError, IndexError):
+            raise Undeclared(f"probe {probe!r} uses {template!r}, but was called without that argument") from None
+    return names + [str(name) for name in (args.get("swaps") or {})]
+
+
+def check_declared(task: str, probe: str, args: dict[str, Any]) -> None:
+    undeclared = [name for name in names_used(probe, args) if not is_declared(name, task)]
+    if undeclared:
+        raise Undeclared(f"a check of task {task} uses {', '.join(undeclared)} (through probe {probe!r}), which "
+                         f"the manifest (grader/tasks.toml) does not declare for task {task}: add it to its calls or swaps")

@@ -21,7 +21,7 @@ import warnings
 
 # Run by the grader before anything of the learner's: put the grader's folder on the path
 # for the imports below only, then take it off again so that nothing can import it later.
-BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.worker as w; "
+BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.learner.worker as w; "
         "sys.path.remove({root!r}); w.main(sys.argv[1])")
 
 
@@ -43,7 +43,11 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
 
 
 def main(config_json: str) -> None:
-    from . import confinement, probes, probes_gpt, probes_modules, wire  # noqa: F401  (probes register themselves)
+    from grader.boundary import confinement
+    from grader.learner import probes
+    from grader.learner import probes_gpt
+    from grader.learner import probes_modules
+    from grader.boundary import wire  # noqa: F401  (probes register themselves)
 
     config = json.loads(config_json)
     requests, answers = os.dup(0), os.dup(1)

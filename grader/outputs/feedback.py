@@ -7,8 +7,8 @@ from __future__ import annotations
 import html
 import pathlib
 
-from .results import LearnerResult
-from .tasks import STAGES, TASKS, tasks_of
+from grader.results import LearnerResult
+from grader.tasks import STAGES, TASKS, tasks_of
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}td,th{border:1px solid #ccc;padding:.3rem .5rem;

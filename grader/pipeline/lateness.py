@@ -1,0 +1,71 @@
+"""The late policy, applied once, before a learner's grade is recorded.
+
+A hand-in's time is nbgrader's ``timestamp.txt`` in its folder if there is one, else the
+file's own modification time; each started day after the deadline costs
+``percent_per_day`` percent of the learner's total, at most 100. ``apply`` sets it on a
+``LearnerResult`` (grades.csv's ``final``); ``CourseLatePolicy`` is the same rule as
+nbgrader's late-submission plugin, so that the gradebook (its score less its late penalty)
+holds the same final grade, and ``nbgrader autograde`` run by hand in the course applies it
+too (the course gives each assignment the deadline as its due date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import pathlib
+import stat
+
+from nbgrader.plugins import LateSubmissionPlugin
+from traitlets import Float
+
+from grader.results import LearnerResult
+
+
+def submitted_at(path: pathlib.Path) -> dt.datetime:
+    """When a hand-in was handed in (UTC), read without following links."""
+    stamp = path / "timestamp.txt"
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode) and stat.S_ISREG(os.lstat(stamp).st_mode):
+            text = stamp.read_text(encoding="utf-8", errors="replace")[:100].strip().removesuffix(" UTC")
+            when = dt.datetime.fromisoformat(text.replace(" ", "T"))
+            return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    except (OSError, ValueError):
+        pass
+    return dt.datetime.fromtimestamp(os.lstat(path).st_mtime, dt.timezone.utc)
+
+
+def lateness(when: dt.datetime, deadline: dt.datetime | None, penalty_per_day: float) -> tuple[int, float]:
+    """(days late, penalty in percent)."""
+    if deadline is None or when <= deadline:
+        return 0, 0.0
+    days = math.ceil((when - deadline).total_seconds() / 86400)
+    return days, min(100.0, days * penalty_per_day)
+
+
+def parse_deadline(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    when = dt.datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+
+
+
+def apply(result: LearnerResult, when: dt.datetime, deadline: dt.datetime | None, percent_per_day: float) -> None:
+    """Set ``result``'s days late and penalty, and say so among its problems."""
+    result.late_days, result.penalty = lateness(when, deadline, percent_per_day)
+    if result.late_days:
+        result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {result.late_days} day(s) after the deadline: "
+                               f"{result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")
+
+
+class CourseLatePolicy(LateSubmissionPlugin):
+    """nbgrader's late-submission plugin with the course's rule: each started day late costs
+    ``percent_per_day`` percent of the notebook's score (set from ``--late-penalty``)."""
+
+    percent_per_day = Float(0.0, help="percent of the score taken off per started day late").tag(config=True)
+
+    def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float:
+        days = math.ceil(total_seconds_late / 86400)
+        return score * min(100.0, days * self.percent_per_day) / 100
