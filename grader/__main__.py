@@ -27,8 +27,8 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def check(args: argparse.Namespace) -> int:
     from grader.outputs import feedback
-    from grader.pipeline.grading import grade_learner
     from grader.outputs.tables import table
+    from grader.pipeline.grading import grade_learner
     path = pathlib.Path(args.path).resolve()
     if not path.exists():
         print(f"error: {path} does not exist", file=sys.stderr)
@@ -44,11 +44,11 @@ def check(args: argparse.Namespace) -> int:
 
 
 def autograde(args: argparse.Namespace) -> int:
-    from grader.pipeline.course import Course, safe_id
-    from grader.pipeline.lateness import parse_deadline
-    from grader.pipeline.grading import GradeJob, find_learners, grade_class
     from grader.boundary.confinement import landlock_abi
     from grader.outputs.publish import Progress, write_all, write_part
+    from grader.pipeline.course import Course, safe_id
+    from grader.pipeline.grading import GradeJob, find_learners, grade_class
+    from grader.pipeline.lateness import parse_deadline
     folder = pathlib.Path(args.submissions).resolve()
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
@@ -84,7 +84,8 @@ def autograde(args: argparse.Namespace) -> int:
 
     def done(result, seconds: float) -> None:
         results.append(result)
-        print(progress.line(result.learner, *result.total, seconds), flush=True)
+        score, most = result.total
+        print(progress.line(result.learner, score, most, seconds), flush=True)
 
     if args.broker:
         from grader.pipeline.queueing import QueueError, grade_class_on_queue, lease_for

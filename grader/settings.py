@@ -28,7 +28,7 @@ class Settings:
     restarts: int = _limit(3, "new learner processes per stage after one died or hung")
     confine: bool = _limit(True, "refuse to run learner code unconfined where Landlock exists")
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict[str, Any]:
@@ -39,7 +39,7 @@ class Settings:
         return list(dataclasses.fields(cls))
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> "Settings":
+    def from_args(cls, args: argparse.Namespace) -> Settings:
         return cls(**{f.name: getattr(args, f.name) for f in cls.fields()})
 
 

@@ -20,9 +20,9 @@ from typing import Any
 
 from grader.boundary import wire
 from grader.boundary.cage import Cage
+from grader.learner.worker import BOOT
 from grader.settings import Settings
 from grader.tasks import is_declared
-from grader.learner.worker import BOOT
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -75,7 +75,7 @@ class LearnerProcess:
         self.import_error: dict | None = None
         self.task: str | None = None   # the task being checked: its calls must be declared
 
-    def __enter__(self) -> "LearnerProcess":
+    def __enter__(self) -> LearnerProcess:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -107,7 +107,7 @@ class LearnerProcess:
             self._end()
             raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
         try:
-            answer = wire.receive(self.process.stdout.fileno(), time.monotonic() + budget)
+            answer = wire.receive(self._pipes()[1], time.monotonic() + budget)
         except TimeoutError:
             self._end()
             raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
@@ -140,7 +140,7 @@ class LearnerProcess:
                 raise
         doing = doing or f"running {probe}"
         try:
-            wire.send(self.process.stdin.fileno(), {"probe": probe, "args": args})
+            wire.send(self._pipes()[0], {"probe": probe, "args": args})
         except OSError:
             self._end()
             raise Lost(f"the process running the package was gone before {doing}") from None
@@ -149,12 +149,19 @@ class LearnerProcess:
             raise Raised(answer["raised"] if isinstance(answer["raised"], dict) else {})
         return answer.get("ok")
 
+    def _pipes(self) -> tuple[int, int]:
+        """The requests' and the answers' file descriptors of the running process."""
+        if self.process is None or self.process.stdin is None or self.process.stdout is None:
+            raise OSError("the learner's process is not running")
+        return self.process.stdin.fileno(), self.process.stdout.fileno()
+
     def _end(self) -> None:
         if self.process is not None:
             self.process.kill()  # at once, even if the cage below could not sweep
             for stream in (self.process.stdin, self.process.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
         if self.cage is not None:

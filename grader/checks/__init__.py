@@ -15,7 +15,7 @@ verdict. A part may call only the package names its task declares in the manifes
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 from grader.tasks import PARTS, STAGES
 

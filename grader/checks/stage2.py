@@ -6,7 +6,15 @@ import numpy as np
 
 from grader.boundary.runner import Raised
 from grader.checks import part
-from grader.checks.common import CheckFailure, check_float32, check_rule, explain, learner_raised, run_rule, shapes_pairs
+from grader.checks.common import (
+    CheckFailure,
+    check_float32,
+    check_rule,
+    explain,
+    learner_raised,
+    run_rule,
+    shapes_pairs,
+)
 from grader.checks.numeric import unbroadcast_by_loops
 
 

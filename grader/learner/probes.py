@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -151,7 +152,7 @@ def central_difference(mt, f: str, values: list, kwargs: dict) -> Any:
     return plain(mt.central_difference(FUNCTIONS[f], *values, **kwargs))
 
 
-SCALAR_OPS = {
+SCALAR_OPS: dict[str, Callable[..., Any]] = {
     "a + b": lambda a, b: a + b, "a - b": lambda a, b: a - b, "a * b": lambda a, b: a * b,
     "a / b": lambda a, b: a / b, "a ** 3": lambda a: a ** 3, "a ** -0.5": lambda a: a ** -0.5,
     "a ** 0": lambda a: a ** 0, "a + 2": lambda a: a + 2, "2 - a": lambda a: 2 - a, "3 * a": lambda a: 3 * a,

@@ -112,7 +112,8 @@ class _FixedLogits:
     """A stand-in model: the same logits at every position; records the widths it saw."""
 
     def __init__(self, mt, logits: np.ndarray, block_size: int) -> None:
-        self.mt, self.logits, self.block_size, self.widths = mt, logits, block_size, []
+        self.mt, self.logits, self.block_size = mt, logits, block_size
+        self.widths: list[int] = []
 
     def __call__(self, idx):
         idx = np.asarray(getattr(idx, "data", idx))

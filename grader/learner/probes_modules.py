@@ -13,19 +13,19 @@ from grader.learner.probes import given, plain, probe
 
 
 @probe(uses=("nn.Module", "nn.Parameter"))
-def parameters(mt) -> dict:
+def parameters(mt: Any) -> list:
     """Which parameters ``Module.parameters()`` finds in a nest of modules, lists and dicts."""
-    nn = mt.nn
+    Module, Parameter = mt.nn.Module, mt.nn.Parameter
 
-    class Inner(nn.Module):
+    class Inner(Module):  # type: ignore[misc, valid-type]
         def __init__(self):
             super().__init__()
-            self.w = nn.Parameter(np.ones(2))
+            self.w = Parameter(np.ones(2))
 
-    class Outer(nn.Module):
+    class Outer(Module):  # type: ignore[misc, valid-type]
         def __init__(self):
             super().__init__()
-            self.a = nn.Parameter(np.ones(1))
+            self.a = Parameter(np.ones(1))
             self.inner = Inner()
             self.blocks = [Inner(), {"deep": Inner()}]
             self.shared = self.inner

@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
-import json
 import os
 import pathlib
 import re
@@ -124,13 +123,14 @@ class Course:
         self.deadline, self.late_penalty = deadline, late_penalty
         self._api: Any = None
 
-    def create(self) -> "Course":
+    def create(self) -> Course:
         """Make the course's assignments that it lacks (all of them the first time, a stage
         or task added since then later), give each the deadline as its due date, and write
         its config."""
         import nbformat
         bin_dir = str(pathlib.Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+        self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
             root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict(),
             late_penalty=self.late_penalty))
@@ -171,7 +171,7 @@ class Course:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             shutil.copyfile(self.root / "release" / name / f"{name}.ipynb", folder / f"{name}.ipynb")
-            (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.timezone.utc).strftime(
+            (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
                 "%Y-%m-%d %H:%M:%S.%f UTC"))
             if stage in hand_in.packages:
                 shutil.copytree(hand_in.packages[stage], folder / "minitorch")

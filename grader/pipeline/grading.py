@@ -16,10 +16,10 @@ import os
 import pathlib
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Callable
 
 from grader.outputs import feedback
 from grader.pipeline.course import Course
@@ -113,7 +113,7 @@ def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResul
 
 
 def _pool(jobs: list[GradeJob], workers: int, done, grade) -> list[GradeJob]:
-    lost = []
+    lost: list[GradeJob] = []
     if not jobs:
         return lost
     with ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("spawn"),

@@ -30,10 +30,10 @@ def submitted_at(path: pathlib.Path) -> dt.datetime:
         if stat.S_ISDIR(os.lstat(path).st_mode) and stat.S_ISREG(os.lstat(stamp).st_mode):
             text = stamp.read_text(encoding="utf-8", errors="replace")[:100].strip().removesuffix(" UTC")
             when = dt.datetime.fromisoformat(text.replace(" ", "T"))
-            return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+            return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
     except (OSError, ValueError):
         pass
-    return dt.datetime.fromtimestamp(os.lstat(path).st_mtime, dt.timezone.utc)
+    return dt.datetime.fromtimestamp(os.lstat(path).st_mtime, dt.UTC)
 
 
 def lateness(when: dt.datetime, deadline: dt.datetime | None, penalty_per_day: float) -> tuple[int, float]:
@@ -48,7 +48,7 @@ def parse_deadline(text: str | None) -> dt.datetime | None:
     if not text:
         return None
     when = dt.datetime.fromisoformat(text)
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 

@@ -30,6 +30,7 @@ to the broker can forge results: keep it on a private network, with a password
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import multiprocessing
 import pathlib
@@ -37,8 +38,8 @@ import tempfile
 import time
 import uuid
 import zipfile
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable
 
 from grader.pipeline.grading import GradeJob, crashed, record
 from grader.pipeline.intake import HandIn, read_hand_in
@@ -102,11 +103,12 @@ def grade_class_on_queue(jobs: list[GradeJob], broker: str, lease: float, record
         while waiting or recording:
             for task_id, meta in broker_call(lambda: _finished(app, list(sent))).items():
                 sid, last_news = sent.pop(task_id), time.monotonic()
-                broker_call(lambda: app.backend.forget(task_id))
-                job = waiting.pop(sid, None)
-                if job is None:
+                broker_call(functools.partial(app.backend.forget, task_id))
+                found = waiting.pop(sid, None)
+                if found is None:
                     dropped += 1
                     continue
+                job = found
                 reply = meta.get("result") if meta.get("status") == "SUCCESS" else None
                 if isinstance(reply, dict) and "refused" in reply:
                     raise QueueError(str(reply["refused"]))

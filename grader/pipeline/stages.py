@@ -14,8 +14,8 @@ import hashlib
 import pathlib
 import sys
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -78,13 +78,13 @@ def _run_part(fn: Callable, w: LearnerProcess, seed_name: str) -> tuple[str, str
         where = f" ({error.where})" if error.where else ""
         return (f"the package could not be imported: {error.type}: {error.message}{where}", "import error", 0.0)
     except Raised as error:
-        failure = learner_raised(error, "the learner's code")
-        return str(failure), failure.pitfall, 0.0
+        raised = learner_raised(error, "the learner's code")
+        return str(raised), raised.pitfall, 0.0
     except Lost as error:
         return str(error), "crash or timeout", 0.0
     except Undeclared:
         raise  # the grader's own mistake: stop loudly, never charge a learner for it
-    except Exception as error:  # an answer this check could not handle: that part only, never the whole grading
+    except Exception as error:  # noqa: BLE001 - an answer this check could not handle costs that part only
         print(f"grader: part {seed_name} could not judge its answer: {type(error).__name__}: {error}"[:500],
               file=sys.stderr)
         return (f"this part could not judge what the package returned ({type(error).__name__}); check that it "

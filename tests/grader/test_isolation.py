@@ -12,8 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from grader.boundary.confinement import landlock_abi
 from grader.boundary.cage import Cage, clear_abandoned
+from grader.boundary.confinement import landlock_abi
 from grader.boundary.runner import LearnerProcess, Lost, Raised, Unimportable
 from grader.settings import Settings
 
@@ -109,8 +109,8 @@ def package(tmp_path):
     return folder
 
 
-def call(package, function, *args, settings=Settings()):
-    with LearnerProcess(package, settings) as w:
+def call(package, function, *args, settings=None):
+    with LearnerProcess(package, settings or Settings()) as w:
         return w.call("call", function=function, args=list(args))
 
 

@@ -15,7 +15,7 @@ import pytest
 from grader.pipeline.lateness import lateness, parse_deadline, submitted_at
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def test_lateness_counts_started_days_and_caps_at_100():

@@ -5,7 +5,6 @@ swapped name."""
 
 import importlib.util
 import pathlib
-import re
 import sys
 
 import numpy as np
@@ -114,3 +113,15 @@ def test_the_course_config_replaces_nbgraders_execute_and_fails_loudly_if_it_can
     monkeypatch.setattr(trait, "default", lambda: [p for p in steps if p is not GradeFromChecks])
     with pytest.raises(RuntimeError, match="nbgrader 0.9.6"):
         config(tmp_path, {})
+
+
+def test_the_learners_process_knows_every_probe():
+    from grader.boundary.runner import LearnerProcess
+    from grader.learner.probes import PROBES
+    from grader.settings import Settings
+    with LearnerProcess(ROOT / "solutions" / "minitorch", Settings()) as w:
+        for name in PROBES:
+            try:
+                w.call(name)
+            except Exception as error:  # noqa: BLE001 - wrong arguments are fine: an unknown probe is not
+                assert "KeyError" not in str(error), f"the learner's process has no probe {name!r}"
