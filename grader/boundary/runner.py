@@ -112,7 +112,7 @@ class LearnerProcess:
             self._end()
             raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
         except (EOFError, OSError):
-            code = self.process.poll() if self.process else None
+            code = _exit_code(self.process)
             self._end()
             raise Lost(f"the process running the package died while {doing}"
                        + (f" (exit code {code})" if code not in (None, 0) else "")
@@ -203,3 +203,13 @@ def check_declared(task: str, probe: str, args: dict[str, Any]) -> None:
     if undeclared:
         raise Undeclared(f"a check of task {task} uses {', '.join(undeclared)} (through probe {probe!r}), which "
                          f"the manifest (grader/tasks.toml) does not declare for task {task}: add it to its calls or swaps")
+
+
+def _exit_code(process: subprocess.Popen | None) -> int | None:
+    """The exit code of a process whose pipe just closed (it may take a moment to exit)."""
+    if process is None:
+        return None
+    try:
+        return process.wait(timeout=0.5)
+    except subprocess.TimeoutExpired:
+        return None
