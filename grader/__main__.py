@@ -6,6 +6,7 @@
     python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
     python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
     python -m grader bundle [--out FILE]          the zip to hand to learners
+    python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
 """
 
 from __future__ import annotations
@@ -190,6 +191,7 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
                    "worker; as long as the longest hand-in (default: as autograde's default)")
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
+    commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
     return parser
@@ -200,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bundle":
         from grader.release.bundle import build
         print(f"wrote {build(pathlib.Path(args.out).resolve())}")
+        return 0
+    if args.command == "tasks":
+        from grader.tasks import markdown_table
+        print(markdown_table())
         return 0
     if args.command == "release":
         release.build()

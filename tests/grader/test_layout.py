@@ -94,3 +94,8 @@ def test_no_module_is_longer_than_the_limit(folder):
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > LIMIT
             }
     assert long == {}
+
+
+def test_the_docs_task_table_is_the_manifests():
+    from grader.tasks import markdown_table
+    assert markdown_table() in (ROOT / "docs" / "CURRICULUM.md").read_text()
