@@ -60,8 +60,11 @@ lint: $(READY)
 	$(BIN)/ruff check grader solutions tests benchmarks
 	$(BIN)/mypy
 
+# The speed a learner feels, side by side with NumPy and PyTorch (README, "Speed").
 bench: $(READY)
 	$(BIN)/python benchmarks/bench_mlp.py
+	$(BIN)/python benchmarks/bench_gpt_step.py
+	$(BIN)/python benchmarks/bench_gpt.py
 
 # Regenerate the learner's minitorch/ and notebooks/ from solutions/ (commit the result).
 release: $(READY)
