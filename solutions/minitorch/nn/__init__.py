@@ -1,13 +1,9 @@
 """Neural-network modules, as in ``torch.nn``: each a Python object holding its Parameters,
-called on Tensors.
+called on Tensors. Every one is ``mt.nn.X``; they are defined in two files:
 
-==================  ==================================================  =======
-file                defines                                             stage
-==================  ==================================================  =======
-``modules.py``      ``Module``, ``Parameter``, ``Linear``, ``MLP``      6
-``transformer.py``  ``Embedding``, ``LayerNorm``, ``CausalSelfAttention``,  7
-                    ``Block``, ``GPT``
-==================  ==================================================  =======
+* ``nn/modules.py`` (stage 6): ``Module``, ``Parameter``, ``Linear``, ``MLP``;
+* ``nn/transformer.py`` (stage 7): ``Embedding``, ``LayerNorm``, ``CausalSelfAttention``,
+  ``Block``, ``GPT``.
 """
 
 from .modules import ACTIVATIONS, MLP, Linear, Module, Parameter, manual_seed
