@@ -16,6 +16,7 @@ class Settings:
     disk_mb: int = 32             # what it may write (its scratch folder)
     restarts: int = 3             # new processes per stage after one died or hung
     confine: bool = True          # refuse to run learner code unconfined where Landlock exists
+    learner_user: int | None = None   # as root: run learner code as this user id (grader/platforms/)
 
     def replace(self, **changes) -> "Settings":
         return dataclasses.replace(self, **changes)
