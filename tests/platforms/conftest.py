@@ -56,13 +56,23 @@ def mount_points():
 
 
 @pytest.fixture(scope="session")
-def gradescope(built, wheels, mount_points, tmp_path_factory):
-    return layout.Gradescope(built[0], tmp_path_factory.mktemp("gradescope"), wheels)
+def environments(built, wheels, mount_points, tmp_path_factory):
+    """Both platforms' environments, built side by side (each mostly waits on the disk)."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(2) as pool:
+        gs = pool.submit(layout.Gradescope, built[0], tmp_path_factory.mktemp("gradescope"), wheels)
+        pl = pool.submit(layout.PrairieLearn, built[1], tmp_path_factory.mktemp("prairielearn"), wheels)
+        return gs.result(), pl.result()
 
 
 @pytest.fixture(scope="session")
-def prairielearn(built, wheels, mount_points, tmp_path_factory):
-    return layout.PrairieLearn(built[1], tmp_path_factory.mktemp("prairielearn"), wheels)
+def gradescope(environments):
+    return environments[0]
+
+
+@pytest.fixture(scope="session")
+def prairielearn(environments):
+    return environments[1]
 
 
 @pytest.fixture(scope="session")

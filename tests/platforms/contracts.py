@@ -44,7 +44,7 @@ def valid_prairielearn(data: dict) -> None:
         assert isinstance(data["score"], NUMBER) and 0.0 <= data["score"] <= 1.0
     else:
         assert data["gradable"] is False and data["format_errors"]
-    assert isinstance(data["message"], str) and isinstance(data["output"], str)
+    assert isinstance(data["message"], str) and isinstance(data.get("output", ""), str)
     for test in data["tests"]:
         assert set(test) <= PL_TEST, set(test) - PL_TEST
         assert isinstance(test["name"], str) and isinstance(test["output"], str)
@@ -98,7 +98,21 @@ def code_lines(paths) -> set[str]:
     return {line for line in found if not line.startswith("#")}
 
 
+def solution_lines() -> set[str]:
+    """Lines written only inside the reference's solution regions (more than 20 characters)."""
+    from handins import REFERENCE
+
+    from grader.regions import find_regions
+    inside, given = set(), set()
+    for path in sorted(REFERENCE.glob("*.py")):
+        lines = path.read_text().splitlines()
+        spans = [range(r.begin + 1, r.end) for r in find_regions(path.read_text())]
+        for number, line in enumerate(lines):
+            (inside if any(number in span for span in spans) else given).add(line.strip())
+    return {line for line in inside - given if len(line) > 20 and not line.startswith("#")}
+
+
 def secret_lines() -> set[str]:
-    """The hidden checks' code and the reference solution's code."""
-    from handins import REFERENCE, ROOT
-    return code_lines(sorted((ROOT / "grader" / "checks").glob("*.py"))) | code_lines(sorted(REFERENCE.glob("*.py")))
+    """The hidden checks' code and the reference's solution code."""
+    from handins import ROOT
+    return code_lines(sorted((ROOT / "grader" / "checks").glob("*.py"))) | solution_lines()

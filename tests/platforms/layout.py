@@ -73,9 +73,10 @@ class Gradescope:
                                   build_env(wheels))
         assert self.setup.returncode == 0, self.setup.stdout[-3000:] + self.setup.stderr[-3000:]
 
-    def run(self, upload, work: pathlib.Path, profile="full", metadata=None):
+    def run(self, upload, work: pathlib.Path, profile="full", metadata=None, settle=0.0):
         """Grade ``upload`` (a file or a folder, copied into /autograder/submission/);
-        returns results.json (read after a pause for anything left running), the output, seconds."""
+        returns results.json (read ``settle`` seconds later: anything left running has written), the output,
+        seconds."""
         submission, results = work / "submission", work / "results"
         submission.mkdir(parents=True)
         results.mkdir()
@@ -93,7 +94,7 @@ class Gradescope:
         done = in_namespace(binds, ["/autograder/run_autograder"],
                             {"PATH": SYSTEM_PATH, "HOME": "/root", "LANG": "C.UTF-8"}, profile)
         seconds = time.perf_counter() - start
-        time.sleep(1.5)  # a process the learner left behind would have written by now
+        time.sleep(settle)
         return json.loads((results / "results.json").read_text()), done, seconds
 
 
@@ -116,7 +117,7 @@ class PrairieLearn:
         from grader.tasks import STAGES
         return json.loads((self.course / "questions" / "minitorch" / STAGES[stage] / "info.json").read_text())
 
-    def run(self, upload: pathlib.Path, stage: str, work: pathlib.Path, profile="full"):
+    def run(self, upload: pathlib.Path, stage: str, work: pathlib.Path, profile="full", settle=0.0):
         """One grading job: /grade built for ``upload`` (handin.zip), the entrypoint run."""
         options = self.info(stage)["externalGradingOptions"]
         grade = work / "grade"
@@ -140,7 +141,7 @@ class PrairieLearn:
         start = time.perf_counter()
         done = in_namespace([(self.image, IMAGE_HOME), (grade, "/grade")], entrypoint, env, profile)
         seconds = time.perf_counter() - start
-        time.sleep(1.5)
+        time.sleep(settle)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]  # else PrairieLearn drops results
         raw = (grade / "results" / "results.json").read_bytes()
         assert len(raw) < 2**20, "PrairieLearn refuses results over 1 MB"
