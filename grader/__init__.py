@@ -12,6 +12,7 @@ How a hand-in flows (docs/GRADER.md has more):
     grading.py       one path per learner (check, autograde, nbgrader's own autograde)
     queueing.py      grading on Celery workers through a Redis broker (autograde --broker)
     feedback.py, report.py, classreport.py, publish.py, lms.py    what people read
+    platforms/       Gradescope's autograder and PrairieLearn's external grader (check's path)
     settings.py      the limits; tasks.py the tasks and their parts; surface.py the package
                      names the checks use
 

@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import platform
+import resource
 import shlex
 import shutil
 import subprocess
@@ -46,8 +47,12 @@ def in_namespace(binds, argv, env, profile="full", timeout=900) -> subprocess.Co
         lines.append("mount -t tmpfs -o size=1m tmpfs /sys/fs/cgroup")
         argv = [sys.executable, str(HERE / "docker_like.py"), *argv]
     lines.append("exec " + shlex.join(str(a) for a in argv))
-    return subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "\n".join(lines)], env=env,
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "\n".join(lines)], env=env,
                           capture_output=True, text=True, timeout=timeout)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)   # the whole tree: every process was waited for
+    done.cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return done
 
 
 def build_env(wheels: pathlib.Path, path: str = SYSTEM_PATH) -> dict:

@@ -9,6 +9,7 @@ container would: no Landlock, no control groups, Docker's capabilities only."""
 import hashlib
 import json
 import pathlib
+import shutil
 
 import pytest
 from contracts import parts_of, valid_gradescope, valid_prairielearn
@@ -44,16 +45,27 @@ def same_as_check(found: dict, expected: dict, stages=tuple(STAGES)) -> None:
 
 @pytest.mark.parametrize("name", ["reference", "blank", "one-op bug", "broken zip"])
 def test_gradescope_gives_the_points_and_reasons_of_check(gradescope, hand_ins, checked, secrets, tmp_path, name):
+    """Uploaded as handin.zip (the reference, the broken zip), as the course folder (the
+    one-op bug: minitorch/ and notebooks/) and as the package's files one by one (blank)."""
     upload = hand_ins[name]
-    if name == "blank":   # a folder uploaded as it is (minitorch/ and notebooks/), not a zip
+    if name == "one-op bug":
         upload = upload.parent / "course"
-    data, done, seconds = gradescope.run(upload, tmp_path)
-    print(f"\nGradescope, {name}: run_autograder took {seconds:.1f} s")
+    if name == "blank":
+        upload = tmp_path / "loose"
+        upload.mkdir()
+        for path in (hand_ins[name].parent / "course" / "minitorch").glob("*.py"):
+            shutil.copy(path, upload)
+    data, done, seconds = gradescope.run(upload, tmp_path / "run")
+    print(f"\nGradescope, {name}: run_autograder took {seconds:.1f} s ({done.cpu:.1f} CPU-s)")
     assert done.returncode == 0, done.stdout[-3000:]
     valid_gradescope(data)
     table, parts = checked(name)
     assert parts_of(data["tests"], "score", "max_score") == parts
-    assert data["output"] == table   # check's own table, word for word
+    lines = data["output"].splitlines()
+    if name == "blank":
+        note = lines.pop(1)
+        assert note.startswith("  ! graded the ") and note.endswith("uploaded .py file(s) as the package minitorch/")
+    assert "\n".join(lines) == table   # check's own table, word for word
     assert data["score"] == sum(earned for earned, _, _ in parts.values())
     if name == "reference":
         assert data["score"] == TOTAL
@@ -69,7 +81,7 @@ def test_prairielearn_gives_the_points_and_reasons_of_check(prairielearn, hand_i
     earned = 0.0
     for stage in stages:
         data, done, seconds = prairielearn.run(hand_ins[name], stage, tmp_path / stage)
-        print(f"\nPrairieLearn, {name}, stage {stage}: the entrypoint took {seconds:.1f} s")
+        print(f"\nPrairieLearn, {name}, stage {stage}: the entrypoint took {seconds:.1f} s ({done.cpu:.1f} CPU-s)")
         valid_prairielearn(data)
         same_as_check(parts_of(data["tests"], "points", "max_points"), parts, [stage])
         block = table.split("\n\n")[list(STAGES).index(stage) + 1]
