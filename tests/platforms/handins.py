@@ -17,7 +17,8 @@ RESULTS = ["/autograder/results/results.json", "/grade/results/results.json"]
 # in a platform's container; `check` here keeps them out of reach with Landlock).
 CHECKS = ["/autograder/source/grader/checks/stage2.py",
           "/grade/serverFilesCourse/minitorch_grader/grader/checks/stage2.py",
-          "/grade/shared/minitorch_grader/grader/checks/stage2.py"]
+          "/grade/shared/minitorch_grader/grader/checks/stage2.py",
+          "/autograder/submission_metadata.json", "/grade/data/data.json"]   # and the platforms' job data
 
 TRY = "\ndef _try(f):\n    try:\n        return f()\n    except BaseException:\n        return None\n"
 LATER = (f"import time\nfor _ in range(8):\n    time.sleep(0.25)\n    for p in {RESULTS!r}:\n        try:\n"
