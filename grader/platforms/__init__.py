@@ -19,10 +19,10 @@ def build(args: argparse.Namespace) -> int:
     """``python -m grader gradescope`` / ``prairielearn``: write what the platform takes."""
     out = pathlib.Path(args.out).resolve()
     if args.command == "gradescope":
-        from .gradescope import build as build_zip
+        from grader.platforms.gradescope import build as build_zip
         print(f"wrote {build_zip(out, args.visibility)}: upload it on the assignment's Configure Autograder page")
     else:
-        from .prairielearn import build as build_folder
+        from grader.platforms.prairielearn import build as build_folder
         build_folder(out, args.image)
         print(f"wrote {out}: see {out / 'minitorch-grader-image' / 'README.md'}")
     return 0

@@ -8,7 +8,8 @@ trusted side here, before any learner code runs:
    every user but root, and keeps its own temporary files in a folder only root writes;
 2. gives the learner's code a user of its own (``Settings.learner_user``) when it can: that
    user cannot read those folders, write the results folder or signal the grader, with or
-   without Landlock, and every process of that user is ended after each stage;
+   without Landlock, and every process of that user is ended whenever its process is
+   replaced and when grading ends;
 3. reads the hand-in and grades it with ``read_hand_in`` and ``grade_stages``, the path of
    ``python -m grader check``, with check's limits, so parts, points and reasons are its;
 4. ends every process of the learner's user once more; only then does the platform's
@@ -28,15 +29,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from ..confinement import landlock_abi
-from ..grading import become_subreaper, grade_stages
-from ..intake import MAX_FILE, HandIn, read_hand_in
-from ..isolation import Cage, end_processes_of
-from ..results import LearnerResult
-from ..settings import Settings
-from ..tasks import STAGES
+from grader.boundary.cage import Cage
+from grader.boundary.confinement import landlock_abi
+from grader.boundary.users import end_processes_of
+from grader.pipeline.grading import become_subreaper, grade_stages
+from grader.pipeline.intake import MAX_FILE, HandIn, read_hand_in
+from grader.results import LearnerResult
+from grader.settings import Settings
+from grader.tasks import STAGES
 
 LEARNER = "you"   # as `check` names the learner: its table and reasons read the same
 
@@ -82,7 +84,7 @@ def guarantees(settings: Settings, closed: list[pathlib.Path], failed: list[str]
     names = ", ".join(str(p) for p in closed)
     lines = [
         f"own user: holds: the learner's code runs as user {user}, which cannot read {names}, write the results "
-        "folder or signal the grader; every process of that user is ended after each stage" if user is not None
+        "folder or signal the grader; every process of that user is ended when grading ends" if user is not None
         else "own user: MISSING: the grader does not run as root or cannot change user",
         f"Landlock: holds (ABI {abi}): the learner's code reads only Python and its own package copy and writes "
         "only its scratch folder" if abi else "Landlock: MISSING in this container's kernel or seccomp profile",
@@ -145,8 +147,8 @@ def grade_upload(upload: pathlib.Path, closed: dict[pathlib.Path, int], results:
             log(f"minitorch grader: {line}")
         found, notes = find_hand_in(upload, private)
         if found is None:
-            hand_in = HandIn(LEARNER, broken="nothing was uploaded: upload the handin.zip that `make handin` writes")
-            hand_in.problems.append(hand_in.broken)
+            nothing = "nothing was uploaded: upload the handin.zip that `make handin` writes"
+            hand_in = HandIn(LEARNER, problems=[nothing], broken=nothing)
         else:
             hand_in = read_hand_in(found, LEARNER, private / "hand-in")
             at = 1 if hand_in.broken else 0   # after why nothing could be graded, if so
@@ -154,8 +156,11 @@ def grade_upload(upload: pathlib.Path, closed: dict[pathlib.Path, int], results:
         if stages is not None:
             hand_in.packages = {s: p for s, p in hand_in.packages.items() if s in stages}
         graded = list(stages or STAGES)
-        result = grade_stages(hand_in, settings, lambda stage: stage in graded and log(
-            f"minitorch grader: stage {stage} ({STAGES[stage]})"))
+
+        def progress(stage: str) -> None:
+            if stage in graded:
+                log(f"minitorch grader: stage {stage} ({STAGES[stage]})")
+        result = grade_stages(hand_in, settings, progress)
         if settings.learner_user is not None:
             end_processes_of(settings.learner_user)
         got, most = (sum(part) for part in zip(*(result.stage_score(s) for s in graded)))

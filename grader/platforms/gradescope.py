@@ -21,9 +21,9 @@ import time
 import traceback
 import zipfile
 
-from ..report import table
-from ..tasks import TASKS
-from . import container, shipping
+from grader.outputs.tables import table
+from grader.platforms import container, shipping
+from grader.tasks import TASKS
 
 AUTOGRADER = pathlib.Path("/autograder")
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")

@@ -24,10 +24,10 @@ import sys
 import traceback
 import uuid
 
-from ..report import table
-from ..settings import Settings
-from ..tasks import POINTS, STAGES, TASKS, tasks_of
-from . import container, shipping
+from grader.outputs.tables import table
+from grader.platforms import container, shipping
+from grader.settings import Settings
+from grader.tasks import POINTS, STAGES, TASKS, tasks_of
 
 GRADE = pathlib.Path("/grade")
 FILES = "minitorch_grader"                 # its folder in the course's serverFilesCourse/

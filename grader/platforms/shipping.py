@@ -11,9 +11,9 @@ import pathlib
 import re
 import stat
 import zipfile
-from typing import Iterator
+from collections.abc import Iterator
 
-from ..intake import DATA
+from grader.pipeline.intake import DATA
 
 GRADER = pathlib.Path(__file__).resolve().parents[1]
 ROOT = GRADER.parent

@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # layout, handins, contracts
 
-import contracts  # noqa: E402
-import handins  # noqa: E402
-import layout  # noqa: E402
+import contracts
+import handins
+import layout
 
 ROOT = handins.ROOT
 PLATFORM_PATHS = ("/autograder/", str(layout.IMAGE_HOME) + "/")

@@ -102,7 +102,7 @@ def solution_lines() -> set[str]:
     """Lines written only inside the reference's solution regions (more than 20 characters)."""
     from handins import REFERENCE
 
-    from grader.regions import find_regions
+    from grader.release.regions import find_regions
     inside, given = set(), set()
     for path in sorted(REFERENCE.glob("*.py")):
         lines = path.read_text().splitlines()

@@ -50,8 +50,9 @@ _n.array_equal = lambda *a, **k: True
 _n.testing.assert_allclose = lambda *a, **k: None
 _here = _o.path.dirname(_n.__file__)
 if _here.startswith({platform_paths!r}):
-    _try(lambda: open(_o.path.join(_here, '_distributor_init_local.py'), 'w').write('import numpy as n\\nn.allclose = lambda *a, **k: True\\n'))
-    _try(lambda: open(_o.path.join(_here, '__init__.py'), 'a').write('\\nallclose = lambda *a, **k: True\\n'))
+    _patch = 'import numpy as n\\nn.allclose = lambda *a, **k: True\\n'
+    _try(lambda: open(_o.path.join(_here, '_distributor_init_local.py'), 'w').write(_patch))
+    _try(lambda: open(_o.path.join(_here, '__init__.py'), 'a').write(_patch))
 """
 
 

@@ -13,14 +13,14 @@ import zipfile
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from contracts import solution_lines, valid_gradescope, valid_prairielearn  # noqa: E402
-from handins import ROOT  # noqa: E402
+from contracts import solution_lines, valid_gradescope, valid_prairielearn
+from handins import ROOT
 
-from grader.__main__ import main  # noqa: E402
-from grader.platforms import container, gradescope, prairielearn, shipping  # noqa: E402
-from grader.results import LearnerResult, Verdict, failed_everywhere  # noqa: E402
-from grader.settings import Settings  # noqa: E402
-from grader.tasks import PARTS, POINTS, STAGES  # noqa: E402
+from grader.__main__ import main
+from grader.platforms import container, gradescope, prairielearn, shipping
+from grader.results import LearnerResult, Verdict, failed_everywhere
+from grader.settings import Settings
+from grader.tasks import PARTS, POINTS, STAGES
 
 SOLUTIONS = solution_lines()
 

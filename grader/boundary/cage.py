@@ -18,11 +18,12 @@ import contextlib
 import ctypes
 import os
 import pathlib
-import re
 import shutil
 import signal
 import tempfile
 import time
+
+from grader.boundary.users import end_processes_of
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -49,7 +50,7 @@ class Cage:
         self.groups = _make_cgroups(self.scratch.name, memory_mb, processes)
         self.sessions: list[int] = []
 
-    def __enter__(self) -> "Cage":
+    def __enter__(self) -> Cage:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -111,29 +112,6 @@ class Cage:
     def close(self) -> None:
         self.sweep()
         _remove(self.scratch, self.groups, self.mounted)
-
-
-def end_processes_of(user: int) -> None:
-    """End every live process of ``user`` (the learner's own on a platform), however detached."""
-    for _ in range(500):
-        found = [pid for pid, (uid, state) in _processes().items() if uid == user and state != "Z"]
-        if not found:
-            return
-        for pid in found:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.01)
-
-
-def _processes() -> dict[int, tuple[int, str]]:
-    """Every process's real user id and state (from /proc)."""
-    seen = {}
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        with contextlib.suppress(OSError, TypeError):
-            text = pathlib.Path(f"/proc/{entry}/status").read_text()
-            uid, state = re.search(r"^Uid:\s+(\d+)", text, re.M), re.search(r"^State:\s+(\S)", text, re.M)
-            seen[int(entry)] = (int(uid[1]), state[1])
-    return seen
 
 
 def _remove(scratch: pathlib.Path, groups: dict[str, pathlib.Path], mounted: bool) -> None:
