@@ -170,3 +170,15 @@ def test_a_grader_error_still_ends_with_a_results_json(tmp_path, monkeypatch):
     data = json.loads((tmp_path / "pl" / "results" / "results.json").read_text())
     valid_prairielearn(data)
     assert data["gradable"] is False and "grader itself" in data["message"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"), reason="needs root and /usr/bin/python3")
+def test_every_process_of_the_learners_user_is_ended_however_it_detached():
+    from grader.boundary.users import end_processes_of, processes
+    user = 59_000 + os.getpid() % 900   # outside the platforms' range, unused here
+    code = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        time.sleep(600)\n"
+    python = "/usr/bin/python3"   # one every user may run (this environment's may sit in root's home)
+    subprocess.run([python, "-I", "-c", code], user=user, group=user, extra_groups=[], cwd="/", check=True)
+    assert [pid for pid, (uid, state) in processes().items() if uid == user and state != "Z"]
+    end_processes_of(user)
+    assert not [pid for pid, (uid, state) in processes().items() if uid == user and state != "Z"]
