@@ -35,7 +35,8 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The limits by name (what a course's config and a queue's message carry)."""
+        return {f.name: getattr(self, f.name) for f in self.fields()}
 
     @classmethod
     def fields(cls) -> list[dataclasses.Field]:
