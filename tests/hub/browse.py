@@ -60,8 +60,9 @@ def submit(page) -> None:
 
 def open_file(page, *path: str) -> None:
     """Double-click through Lab's file browser from the home folder."""
-    if not page.locator(".jp-DirListing").first.is_visible():
+    if not page.locator(".jp-FileBrowser .jp-DirListing").first.is_visible():
         page.locator('.jp-SideBar [data-id="filebrowser"]').first.click()
+        page.locator(".jp-FileBrowser .jp-DirListing").first.wait_for(timeout=30_000)
     crumbs = page.locator(".jp-FileBrowser .jp-BreadCrumbs").first
     crumbs.locator(".jp-BreadCrumbs-home").click()
     crumbs.locator(".jp-BreadCrumbs-item").first.wait_for(state="detached", timeout=30_000)
