@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
 
-.PHONY: lab progress handin test test-fast bench release bundle venv lock clean
+.PHONY: lab progress handin test test-fast lint bench release bundle venv lock clean
 
 # Root (a container) may only start JupyterLab with --allow-root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -47,6 +47,11 @@ test: $(READY)
 # Everything but the slow layer (a class graded twice, the browser, the bundle): under a minute.
 test-fast: $(READY)
 	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+# ruff on the grader, the reference package, the tests and the benchmarks; mypy on the grader.
+lint: $(READY)
+	$(BIN)/ruff check grader solutions tests benchmarks
+	$(BIN)/mypy
 
 bench: $(READY)
 	$(BIN)/python benchmarks/bench_mlp.py

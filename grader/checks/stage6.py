@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import part
-from .common import CheckFailure, call_learner, explain, order_problem
+from grader.checks import part
+from grader.checks.common import CheckFailure, call_learner, explain, order_problem
 
 
 @part("6.1", "parameters")

@@ -8,5 +8,6 @@
                      grader's checks, against the package beside it
     collect.py       ``OwnedCollect``: nbgrader's collect, taking only what each learner's
                      own account submitted, and regular files only
-    late.py          ``PercentPerDay``: the course's late penalty as an nbgrader plugin
+
+The late rule is the course's own (``pipeline.preprocessor.CourseLatePolicy``).
 """

@@ -73,7 +73,7 @@ class OwnedCollect(ExchangeCollect):
                 source = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
                 with os.fdopen(source, "rb") as reader, open(os.path.join(dest, relative, name), "wb") as writer:
                     shutil.copyfileobj(reader, writer)
-        self._no_earlier_than(dest, dt.datetime.fromtimestamp(latest, dt.timezone.utc))
+        self._no_earlier_than(dest, dt.datetime.fromtimestamp(latest, dt.UTC))
 
     def _ignored(self, name: str) -> bool:
         return any(fnmatch.fnmatch(name, pattern) for pattern in self.coursedir.ignore)
@@ -81,7 +81,7 @@ class OwnedCollect(ExchangeCollect):
     def _no_earlier_than(self, dest: str, changed: dt.datetime) -> None:
         claimed = self.coursedir.get_existing_timestamp(dest)
         if claimed is not None and claimed.tzinfo is None:
-            claimed = claimed.replace(tzinfo=dt.timezone.utc)
+            claimed = claimed.replace(tzinfo=dt.UTC)
         if claimed is None or changed - claimed > SLACK:
             self.log.warning("%s: handed in at %s as the file system records it (it claims %s)", dest,
                              changed.isoformat(), claimed.isoformat() if claimed else "no time")

@@ -26,16 +26,18 @@ import filecmp
 import json
 import os
 import pathlib
+import re
 import stat
 import sys
 import tempfile
+from typing import Any
 
-from .. import release
-from ..settings import Settings
-from .config import config
+from grader.hub.config import config
+from grader.release import build as release
+from grader.settings import Settings
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-ID = __import__("re").compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 NBGRADER_CONFIG = """\
 # The minitorch course on a JupyterHub, made by `python -m grader hub-course`. nbgrader's own
@@ -107,7 +109,7 @@ def _due(text: str | None) -> dt.datetime | None:
         when = dt.datetime.fromisoformat(text)
     except ValueError:
         raise HubCourseError(f"--duedate {text!r}: expected ISO 8601, for example 2026-12-01T23:59:00+00:00") from None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 def _generate(out: pathlib.Path, assignment: str, cfg) -> None:
@@ -149,7 +151,7 @@ def leaks(released: pathlib.Path) -> list[str]:
 def _set_duedate(out: pathlib.Path, assignment: str, due: dt.datetime | None, cfg) -> None:
     from nbgrader.api import Gradebook
     with Gradebook(cfg.CourseDirectory.db_url) as gradebook:
-        gradebook.update_or_create_assignment(assignment, duedate=due.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        gradebook.update_or_create_assignment(assignment, duedate=due.astimezone(dt.UTC).replace(tzinfo=None)
                                               if due else None)
 
 
@@ -171,11 +173,10 @@ def make_exchange(exchange: pathlib.Path) -> str:
     return f"exchange: made {exchange} (mode 1777)"
 
 
-def main(args) -> int:
+def main(args: Any) -> int:
     try:
         out = create(pathlib.Path(args.out), args.course_id, args.assignment, pathlib.Path(args.exchange).resolve(),
-                     Settings(call_seconds=args.call_seconds, stage_seconds=args.stage_seconds,
-                              memory_mb=args.memory_mb), args.duedate, args.late_penalty)
+                     Settings.from_args(args), args.duedate, args.late_penalty)
     except HubCourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

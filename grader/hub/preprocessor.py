@@ -8,6 +8,7 @@ reads a hand-in (``intake.read_hand_in``: no links followed, sizes bounded, the 
 own data files), the stage's checks run against its package (``checks.run_stage``), and
 each task's verdicts go into the task's graded cell as ``GradeFromChecks`` writes them, so
 nbgrader's own ``SaveAutoGrades`` records the same parts, points and reasons as ``check``.
+Its limits are ``GradeFromChecks``'s traitlets (it is one), set by the course's config.
 The verdicts are also kept beside the notebook, in ``autograded/`` (``NN_name.verdicts.json``),
 where no learner writes.
 """
@@ -17,23 +18,19 @@ from __future__ import annotations
 import json
 import pathlib
 import tempfile
+from typing import Any
 
 from nbformat import NotebookNode
-from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Dict
 
-from ..intake import read_hand_in
-from ..preprocessor import outputs
-from ..results import LearnerResult, failed_everywhere
-from ..settings import Settings
-from ..tasks import STAGES, TASKS, marker
+from grader.pipeline.intake import read_hand_in
+from grader.pipeline.preprocessor import GradeFromChecks, outputs
+from grader.results import LearnerResult, failed_everywhere
+from grader.tasks import STAGES, TASKS, marker
 
 
-class GradeNotebookStage(NbGraderPreprocessor):
-    settings = Dict(help="grader.settings.Settings fields").tag(config=True)
-
-    def preprocess(self, nb, resources):
-        from ..checks import run_stage
+class GradeNotebookStage(GradeFromChecks):
+    def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
+        from grader.pipeline.stages import run_stage
         folder = pathlib.Path(resources["metadata"]["path"]).resolve()
         notebook, student = resources["nbgrader"]["notebook"], resources["nbgrader"]["student"]
         stage = next((s for s, name in STAGES.items() if name == notebook), None)
@@ -42,7 +39,7 @@ class GradeNotebookStage(NbGraderPreprocessor):
         with tempfile.TemporaryDirectory(prefix="minitorch-hub-") as scratch:
             hand_in = read_hand_in(folder, student, pathlib.Path(scratch))
             if stage in hand_in.packages:
-                verdicts = run_stage(hand_in.packages[stage], stage, Settings(**self.settings))
+                verdicts = run_stage(hand_in.packages[stage], stage, self.settings())
             else:
                 verdicts = failed_everywhere(hand_in.broken or "no minitorch/ package beside the notebooks",
                                              "no package", [stage])

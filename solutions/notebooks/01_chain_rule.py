@@ -80,9 +80,8 @@ slope = 5 * math.exp(5.0)
 assert abs(mt.central_difference(lambda v: math.exp(5 * v), 1.0) - slope) < 1e-7 * slope, "nudge both ways"
 print("Task 1.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_1", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-# Task 1.1 is worth 2 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task1_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 1.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## The chain rule, one operation at a time
@@ -138,9 +137,8 @@ for name, on_scalars, with_numpy, point in cases:
 assert mt.Scalar(0.0).relu().chain_rule(1.0)[0][1] == 0.0, "relu's derivative at exactly 0 is 0"
 print(f"Task 1.2 passes the visible checks ({len(cases) + 1} cases, every operation)")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 1.2 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task1_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 1.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## The graph, and the order to walk it
@@ -202,9 +200,8 @@ for _ in range(5000):  # deeper than Python's recursion limit
 assert len(mt.topological_order(deep)) == 1 + 2 * 5000, "every node once, without recursion"
 print(f"Task 1.3 passes the visible checks ({len(order)} nodes, then a chain 5,000 operations deep)")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 1.3 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task1_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 1.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 1.4: `backpropagate` in `minitorch/autodiff.py`
@@ -249,9 +246,8 @@ assert np.array_equal(v.grad, [2.0, 2.0, 2.0]) and np.array_equal(upstream, np.o
     "add contributions into a new array (total = total + g): never change an array you were handed"
 print("Task 1.4 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task1_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 1.4 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task1_4", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 1.4: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## The graph with its gradients

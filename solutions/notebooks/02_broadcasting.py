@@ -80,9 +80,8 @@ except ValueError as error:
     print("good error:", error)
 print("Task 2.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_1", "locked": true, "points": 2, "schema_version": 3, "solution": false, "task": false}
-# Task 2.1 is worth 2 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task2_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 2.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Broadcasting, backwards: a sum
@@ -120,9 +119,8 @@ assert mt.unbroadcast(g.astype(np.float32), (1, 3)).dtype == np.float32
 assert np.array_equal(g, np.arange(24.0).reshape(2, 4, 3)), "unbroadcast changed grad: return a new array"
 print("Task 2.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 2.2 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task2_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 2.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 2.3: the binary ops' backward in `minitorch/ops_binary.py`
@@ -191,9 +189,8 @@ assert np.allclose(grad_base, [0.0, 0.0, 0.0]) and np.allclose(grad_exponent, [0
     f"Pow at zeros: got {grad_base} and {grad_exponent}"
 print("Task 2.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "points": 6, "schema_version": 3, "solution": false, "task": false}
-# Task 2.3 is worth 6 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task2_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 2.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Checking any operation of your own: `mt.gradcheck`

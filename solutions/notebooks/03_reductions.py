@@ -88,9 +88,8 @@ for name in ("Abs", "Relu"):  # at exactly 0 both derivatives are taken to be 0
     assert np.all((got[0] if isinstance(got, tuple) else got) == 0), f"{name}.backward at 0: got {got}, expected 0"
 print("Task 3.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "points": 4.5, "schema_version": 3, "solution": false, "task": false}
-# Task 3.1 is worth 4.5 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task3_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 3.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Sum and mean: reinsert the axes, then broadcast back
@@ -140,9 +139,8 @@ for op, with_numpy in ((Sum, np.sum), (Mean, np.mean)):
     assert op.backward(ctx, np.ones((2, 4), np.float32)).dtype == np.float32, f"{op.__name__}: float32 in, float32 out"
 print("Task 3.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 3.2 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task3_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 3.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Max and min: the gradient goes to the winners
@@ -188,9 +186,8 @@ Max.forward(ctx, np.ones(4, dtype=np.float32))
 assert Max.backward(ctx, np.float32(1.0)).dtype == np.float32
 print("Task 3.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task3_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 3.3 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task3_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 3.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Putting it together

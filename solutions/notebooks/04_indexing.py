@@ -69,9 +69,8 @@ assert np.array_equal(ops_shape.Reshape.backward(ctx, g), g.reshape(2, 3, 4)), \
     "Reshape.backward of a transposed gradient: reshape it by index, not in its memory order"
 print("Task 4.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 4.1 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 4.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Indexing, and why assignment loses gradient
@@ -121,9 +120,8 @@ GetItem.forward(ctx, x.astype(np.float32), index=np.array([0, 0]))
 assert GetItem.backward(ctx, np.ones((2, 2), np.float32)).dtype == np.float32, "float32 in, float32 out"
 print("Task 4.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 4.2 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 4.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 4.3: `Cat.backward` and `Stack.backward` in `minitorch/ops_index.py`
@@ -161,9 +159,8 @@ for op, with_numpy, arrays, axis in [
         assert mine.shape == theirs.shape and np.allclose(mine, theirs, atol=1e-6), f"{op.__name__}(axis={axis}), input {i}"
 print("Task 4.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 4.3 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 4.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## All together: a sliding window

@@ -86,9 +86,8 @@ for a, b in cases:
         assert np.allclose(got, expected, atol=1e-6), f"{a.shape} @ {b.shape}: the gradient for input {i} is wrong"
 print("Task 5.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "points": 5, "schema_version": 3, "solution": false, "task": false}
-# Task 5.1 is worth 5 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task5_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 5.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## GELU
@@ -145,9 +144,8 @@ for approximate, with_numpy in by_numpy.items():
     assert np.allclose(Gelu.backward(ctx, g), expected, atol=1e-6), approximate
 print("Task 5.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 5.2 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task5_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 5.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Softmax, and why it must be computed carefully
@@ -212,9 +210,8 @@ for name, params, with_numpy in [
     assert got.shape == x.shape and np.allclose(got, expected, atol=1e-6), f"{name}.backward with {params}"
 print("Task 5.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 5.3 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task5_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 5.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Cross-entropy, fused
@@ -297,9 +294,8 @@ CrossEntropy.forward(ctx, logits.astype(np.float32), np.array([0, 2, 1, 2]))
 assert CrossEntropy.backward(ctx, np.float32(1.0))[0].dtype == np.float32, "float32 logits, float32 gradient"
 print("Task 5.4 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 5.4 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task5_4", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 5.4: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## A whole classifier's gradient, checked

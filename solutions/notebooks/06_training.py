@@ -82,9 +82,8 @@ assert no_bias.bias is None and len(no_bias.parameters()) == 1, "bias=False: no 
 assert np.allclose(no_bias(mt.Tensor(x)).data, x @ no_bias.weight.data.T)
 print("Task 6.1 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "points": 4, "schema_version": 3, "solution": false, "task": false}
-# Task 6.1 is worth 4 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task6_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 6.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 6.2: `SGD.step` in `minitorch/optim.py`
@@ -130,9 +129,8 @@ for momentum, weight_decay in ((0.9, 0.0), (0.0, 0.5), (0.9, 0.1)):
             f"parameter {i} (momentum {momentum}, weight_decay {weight_decay}): got {p.data}, expected {expected}"
 print("Task 6.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 6.2 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task6_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 6.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 6.3: `Adam.step` in `minitorch/optim.py`
@@ -178,9 +176,8 @@ for weight_decay in (0.0, 0.1):
             f"parameter {i} (weight_decay {weight_decay}): got {p.data}, expected {expected}"
 print("Task 6.3 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 6.3 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task6_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 6.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 6.4: `train_epoch` in `minitorch/training.py`
@@ -215,9 +212,8 @@ losses = [training.train_epoch(model, mt.mse_loss, optim.SGD(model.parameters(),
 assert losses[-1] < 0.1 * losses[0] and abs(model.weight.data[0, 0] - 3) < 0.3
 print("Task 6.4 passes the visible checks; losses:", np.round(losses, 4))
 
-# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 6.4 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task6_4", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 6.4: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Three spirals

@@ -114,9 +114,8 @@ check_b = mt.Tensor(rng.standard_normal(5), requires_grad=True)
 assert mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])
 print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)")
 
-# %% nbgrader={"grade": true, "grade_id": "task7_1", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 7.1 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task7_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 7.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 7.2: `CausalSelfAttention.forward` in `minitorch/transformer.py`
@@ -164,9 +163,8 @@ expected /= expected.sum(-1, keepdims=True)
 assert np.allclose(check_attn.last_attention[0], expected), "the weights: softmax over the past of q·k / √d"
 print("Task 7.2 passes the visible checks")
 
-# %% nbgrader={"grade": true, "grade_id": "task7_2", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 7.2 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task7_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 7.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 7.3: `Block.forward` and `GPT.forward` in `minitorch/transformer.py`
@@ -200,9 +198,8 @@ check_model.ln_f.weight.data[...] = 0.0  # the final LayerNorm now outputs 0, so
 assert np.allclose(check_model(np.zeros((1, 8), dtype=np.int64)).data, check_model.head.bias.data), "apply ln_f"
 print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
 
-# %% nbgrader={"grade": true, "grade_id": "task7_3", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 7.3 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task7_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 7.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 7.4: the training step in `minitorch/language.py` and sampling in `GPT.generate`
@@ -257,9 +254,8 @@ language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).back
 assert np.allclose(step_grads[1], check_model.head.bias.grad), "zero the gradients at each step"
 print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
 
-# %% nbgrader={"grade": true, "grade_id": "task7_4", "locked": true, "points": 3, "schema_version": 3, "solution": false, "task": false}
-# Task 7.4 is worth 3 points. The autograder checks your package itself, outside this
-# notebook, part by part (each op or case earns its share): nothing to run here.
+# %% nbgrader={"grade": true, "grade_id": "task7_4", "locked": true, "schema_version": 3, "solution": false, "task": false}
+# Task 7.4: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Training

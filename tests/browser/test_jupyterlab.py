@@ -28,7 +28,7 @@ if not os.path.exists(CHROMIUM):
     if os.environ.get("CI"):
         raise RuntimeError(f"{CHROMIUM} is missing: .ci/run should have installed Debian's chromium")
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-from playwright import sync_api as playwright  # noqa: E402
+from playwright import sync_api as playwright
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 

@@ -147,7 +147,7 @@ CHEATS = {
     "patches-numpy": "import numpy as _n\n_n.allclose = lambda *a, **k: True\n_n.array_equal = lambda *a, **k: True\n_n.testing.assert_allclose = lambda *a, **k: None",
     "settrace": "import sys as _y\n_y.settrace(lambda *a: None)",
     "environment": "import os as _o\n_o.environ['MINITORCH_UNDER_TEST'] = '/'\n_o.environ['PYTHONPATH'] = '/work'",
-    "patches-probes": "import sys as _y\n_p = _y.modules.get('grader.probes')\nif _p: _p.PROBES['rule'] = lambda mt, **k: {'out': None, 'grads': [], 'upstream': k.get('upstream'), 'inputs': k.get('arrays')}",
+    "patches-probes": "import sys as _y\n_p = _y.modules.get('grader.learner.probes')\nif _p: _p.PROBES['rule'] = lambda mt, **k: {'out': None, 'grads': [], 'upstream': k.get('upstream'), 'inputs': k.get('arrays')}",
     "reads-gradebook": TRY + "import glob as _g\n_try(lambda: print([open(p, 'rb').read(100) for p in _g.glob('/tmp/**/gradebook.db', recursive=True)]))",
     "hides-errors": "import builtins as _b\n_b.NotImplementedError = type('Quiet', (Exception,), {})",
 }

@@ -128,14 +128,15 @@ def remove_accounts(names) -> None:
         subprocess.run(["userdel", "--remove", name], stderr=subprocess.DEVNULL)
 
 
-def as_user(hub: "Hub", user: str, bin_dir: pathlib.Path, *command: str, cwd: str | None = None,
+def as_user(hub: Hub, user: str, bin_dir: pathlib.Path, *command: str, cwd: str | None = None,
             timeout: float = 300) -> subprocess.CompletedProcess:
     """``command`` run as ``user`` (a login's clean environment, in the hub's mount
     namespace, as a terminal on the hub would) with ``bin_dir`` first on PATH."""
     home = pwd.getpwnam(user).pw_dir
     env = ["env", "-i", f"HOME={home}", f"USER={user}", f"PATH={bin_dir}:/usr/bin:/bin", "LANG=C.UTF-8"]
-    return subprocess.run(["nsenter", f"--target={hub.process.pid}", "--mount", f"--wd={cwd or home}", "--", "runuser", "-u", user, "--",
-                           *env, *command], capture_output=True, text=True, timeout=timeout)
+    enter = ["nsenter", f"--target={hub.process.pid}", "--mount", f"--wd={cwd or home}", "--"]
+    return subprocess.run([*enter, "runuser", "-u", user, "--", *env, *command], capture_output=True, text=True,
+                          timeout=timeout)
 
 
 HUB_CONFIG = '''\

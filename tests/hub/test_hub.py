@@ -23,9 +23,7 @@ import tempfile
 import time
 
 import pytest
-
-from hubsetup import (PASSWORD, ROOT, Hub, as_user, learner_venv, make_accounts, processes_mentioning,
-                      remove_accounts, user_pids)
+from hubsetup import PASSWORD, ROOT, Hub, as_user, learner_venv, make_accounts, processes_mentioning, remove_accounts, user_pids
 
 TEACHER, ALICE, BOB = "mthub-teacher", "mthub-alice", "mthub-bob"
 COURSE, ASSIGNMENT = "minitorch", "minitorch"
@@ -42,14 +40,13 @@ if missing:
     if os.environ.get("CI"):
         raise RuntimeError(f"the hub test needs {', '.join(missing)}: .ci/run should have installed it")
     pytest.skip(f"the hub test needs {', '.join(missing)}", allow_module_level=True)
-from playwright import sync_api as playwright  # noqa: E402
-
-import browse  # noqa: E402
+import browse
+from playwright import sync_api as playwright
 
 
 def stage_code(name: str, bug: bool) -> dict[str, str]:
     """Stub label -> the code a learner types for it (the reference's, or Bob's slip)."""
-    from grader.regions import find_regions
+    from grader.release.regions import find_regions
     text = (ROOT / "solutions" / "minitorch" / name).read_text()
     lines, code = text.splitlines(), {}
     for region in find_regions(text):
@@ -119,9 +116,9 @@ def cannot_reach_the_other(page, url: str, user: str, other: str, exchange: path
     page.keyboard.press("Enter")
     probe = {"theirs": f"/home/{other}/{feedback}", "exchange": str(exchange / COURSE / "feedback"),
              "checks": str(ROOT / "grader" / "checks"), "solutions": str(ROOT / "solutions")}
-    page.keyboard.insert_text("import os\nfor what, path in %r.items():\n    try:\n        os.listdir(path)\n"
+    page.keyboard.insert_text(f"import os\nfor what, path in {probe!r}.items():\n    try:\n        os.listdir(path)\n"
                               "        print(what, 'READABLE')\n    except OSError as e:\n"
-                              "        print(what, type(e).__name__)\nprint('probe done')" % probe)
+                              "        print(what, type(e).__name__)\nprint('probe done')")
     page.keyboard.press("Shift+Enter")
     page.wait_for_function("() => document.body.innerText.includes('probe done')", timeout=60_000)
     out = page.locator(".jp-NotebookPanel:visible .jp-CodeCell", has_text="probe done").last.locator(
@@ -144,7 +141,7 @@ def gradebook(course: pathlib.Path) -> dict:
 def check(package_folder: pathlib.Path, out: pathlib.Path | None = None) -> tuple[str, object]:
     """What `grader check` finds in a folder: its verdicts (the function the command runs)
     and, given ``out``, the command's own table."""
-    from grader.grading import grade_learner
+    from grader.pipeline.grading import grade_learner
     from grader.settings import Settings
     table = ""
     if out:

@@ -19,8 +19,8 @@ import sys
 
 import pytest
 
-from grader.grading import grade_learner
-from grader.regions import find_regions
+from grader.pipeline.grading import grade_learner
+from grader.release.regions import find_regions
 from grader.settings import Settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -57,7 +57,7 @@ def hand_in(exchange: pathlib.Path, release: pathlib.Path, name: str, owner: str
 
 
 def test_collect_takes_each_learners_own_hand_in_and_the_gradebook_holds_the_late_grade(tmp_path):
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     due = now - dt.timedelta(days=2, hours=12)  # a hand-in now is 3 started days late
     course, exchange = tmp_path / "course", tmp_path / "exchange"
     made = run(sys.executable, "-m", "grader", "hub-course", "--out", str(course), "--exchange", str(exchange),

@@ -13,9 +13,9 @@ import urllib.request
 import zipfile
 
 import pytest
-
-from grader import bundle
 from test_release import solution_lines
+
+from grader.release import bundle
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`

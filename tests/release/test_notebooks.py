@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from nbclient import NotebookClient
 
-from grader import release
+from grader.release import build as release
 from grader.tasks import POINTS, STAGES, TASKS, marker
 
 ROOT = release.ROOT

@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from grader.regions import RegionError, find_regions, stub
+from grader.release.regions import RegionError, find_regions, stub
 from grader.tasks import TASKS, marker
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

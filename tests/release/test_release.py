@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from grader import release
-from grader.regions import find_regions
+from grader.release import build as release
+from grader.release.regions import find_regions
 
 ROOT = release.ROOT
 

@@ -1,13 +1,15 @@
 """The nbgrader course that records a class's grades.
 
 Each stage is an nbgrader assignment whose notebook has one graded cell per task (points
-from ``tasks.PARTS``). A learner's package is put beside that notebook in
-``submitted/<id>/<stage>/``, and nbgrader's own ``autograde`` does the rest with one change
-(``nbgrader_config.py`` and ``config`` below): instead of executing the notebook, it runs
-``GradeFromChecks`` (``preprocessor.py``), which runs the trusted checks against the
-package and writes each task's result into its cell, from which nbgrader's SaveAutoGrades
-computes the scores and writes the gradebook, once. So ``python -m grader autograde`` and
-``nbgrader autograde`` run in the course folder grade the same way, through the same code.
+from the manifest). A learner's package is put beside that notebook in
+``submitted/<id>/<stage>/`` with the hand-in's time in ``timestamp.txt``, and nbgrader's own
+``autograde`` records it with one change (``nbgrader_config.py`` and ``config`` below):
+instead of executing the notebook, it runs ``GradeFromChecks`` (``preprocessor.py``), which
+writes each task's result into its cell; nbgrader's SaveAutoGrades writes the gradebook
+from them, once, and its AssignLatePenalties takes off the late penalty with the course's
+rule (``preprocessor.CourseLatePolicy``; each assignment's due date is the deadline). So the
+gradebook's score less its late penalty is grades.csv's ``final``, and ``nbgrader
+autograde`` run by hand in the course grades the same way, through the same code.
 
 Learner ids reach nbgrader only as safe ids (``safe_id``); ``learners.csv`` in the course
 maps them back.
@@ -16,19 +18,23 @@ maps them back.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
-import json
 import os
 import pathlib
 import re
 import shutil
 import sys
 import warnings
+from dataclasses import asdict
+from typing import Any
 
-from .settings import Settings
-from .tasks import PARTS, STAGES, TASKS, marker, stage_of, tasks_of
+from grader.pipeline.intake import HandIn
+from grader.results import LearnerResult
+from grader.settings import Settings
+from grader.tasks import PARTS, STAGES, TASKS, marker, stage_of, tasks_of
 
-GRADER = pathlib.Path(__file__).resolve().parent
+GRADER = pathlib.Path(__file__).resolve().parents[1]
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
 warnings.filterwarnings("ignore", message=".*not in session.*")
 
@@ -40,8 +46,8 @@ import sys
 c = get_config()  # noqa: F821
 sys.path.insert(0, {root!r})
 try:  # nbgrader would only log an error here and then grade with its defaults: stop instead
-    from grader.course import config
-    c.merge(config({course!r}, {settings!r}))
+    from grader.pipeline.course import config
+    c.merge(config({course!r}, {settings!r}, {late_penalty!r}))
 except Exception as error:
     raise SystemExit(f"{{__file__}}: the grader that made this course ({root}) could not be loaded "
                      f"({{type(error).__name__}}: {{error}}); without it nbgrader would give wrong grades") from None
@@ -62,18 +68,21 @@ def safe_id(learner: str) -> str:
 HASHED = re.compile(r"-[0-9a-f]{8}$")
 
 
-def config(root, settings: dict):
+def config(root: str | pathlib.Path, settings: dict, late_penalty: float = 0.0) -> Any:
     from nbgrader.converters import Autograde
     from traitlets.config import Config
 
-    from .preprocessor import GradeFromChecks
+    from grader.pipeline.preprocessor import CourseLatePolicy, GradeFromChecks
     root = pathlib.Path(root)
     c = Config()
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}?timeout=120"
     c.OverwriteCells.add_missing_cells = True
     c.Application.log_level = "ERROR"
-    c.GradeFromChecks.settings = dict(settings)
+    for name, value in settings.items():
+        setattr(c.GradeFromChecks, name, value)
+    c.AssignLatePenalties.plugin_class = CourseLatePolicy
+    c.CourseLatePolicy.percent_per_day = float(late_penalty)
     # nbgrader 0.9.6's autograde runs Execute among its preprocessors; ours takes its place.
     # If a later nbgrader drops or renames it, stop rather than grade without the checks.
     defaults = Autograde.class_traits()["autograde_preprocessors"].default()
@@ -84,7 +93,12 @@ def config(root, settings: dict):
     return c
 
 
-def grading_notebook(stage: str):
+def _grade_cells(nb: Any) -> list[tuple[str, float]]:
+    return [(c.metadata["nbgrader"]["grade_id"], c.metadata["nbgrader"]["points"]) for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def grading_notebook(stage: str) -> Any:
     """The notebook of a stage's assignment: a graded cell per task, nothing to run."""
     import nbformat
     nb = nbformat.v4.new_notebook()
@@ -102,61 +116,74 @@ def grading_notebook(stage: str):
 
 
 class Course:
-    def __init__(self, root: pathlib.Path, settings: Settings) -> None:
+    def __init__(self, root: pathlib.Path, settings: Settings, deadline: dt.datetime | None = None,
+                 late_penalty: float = 0.0) -> None:
         self.root, self.settings = pathlib.Path(root).resolve(), settings
-        self._api = None
+        self.deadline, self.late_penalty = deadline, late_penalty
+        self._api: Any = None
 
-    def create(self) -> "Course":
-        """Make the course (assignments, gradebook) unless it exists; write its config."""
+    def create(self) -> Course:
+        """Make the course's assignments that it lacks (all of them the first time, a stage
+        or task added since then later), give each the deadline as its due date, and write
+        its config."""
         import nbformat
-        if not (self.root / "gradebook.db").exists():
-            bin_dir = str(pathlib.Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
-            os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-            for stage, name in STAGES.items():
-                (self.root / "source" / name).mkdir(parents=True, exist_ok=True)
-                nbformat.write(grading_notebook(stage), self.root / "source" / name / f"{name}.ipynb")
-                result = self.api.generate_assignment(name)
-                if not result["success"]:
-                    raise RuntimeError(f"nbgrader could not generate {name}: {result.get('error')}")
+        bin_dir = str(pathlib.Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+        self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
-            root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict()))
+            root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict(),
+            late_penalty=self.late_penalty))
+        for stage, name in STAGES.items():
+            source = self.root / "source" / name / f"{name}.ipynb"
+            fresh = grading_notebook(stage)
+            if source.is_file() and _grade_cells(nbformat.read(source, as_version=4)) == _grade_cells(fresh) \
+                    and (self.root / "release" / name / f"{name}.ipynb").is_file():
+                continue
+            source.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(fresh, source)
+            result = self.api.generate_assignment(name, force=True)
+            if not result["success"]:
+                raise RuntimeError(f"nbgrader could not generate {name}: {result.get('error')}")
+        with self.gradebook() as gradebook:
+            for name in STAGES.values():
+                gradebook.update_or_create_assignment(name, duedate=self.deadline)
         return self
 
+    def gradebook(self) -> Any:
+        from nbgrader.api import Gradebook
+        return Gradebook(f"sqlite:///{self.root / 'gradebook.db'}?timeout=120")
+
     @property
-    def api(self):
+    def api(self) -> Any:
         if self._api is None:
             from nbgrader.apps import NbGraderAPI
-            self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict()))
+            self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict(), self.late_penalty))
         return self._api
 
-    def grade(self, hand_in, sid: str, graded=None):
-        """Grade one learner's hand-in through nbgrader; returns the ``LearnerResult``. With
-        ``graded`` (a ``LearnerResult`` from a queue worker), nbgrader records its verdicts
-        instead of running the checks."""
-        from .checks import new_hand_in
-        from .preprocessor import recorded
-        from .results import LearnerResult, failed_everywhere
-        new_hand_in()
-        result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
+    def record(self, hand_in: HandIn, sid: str, result: LearnerResult, handed_in: dt.datetime) -> None:
+        """Record ``result`` (every stage graded already, lateness applied) in nbgrader's
+        gradebook: each stage's package and verdicts go through nbgrader's own autograde,
+        which writes the scores and the late penalty once. A stage nbgrader cannot record
+        is named among the result's problems (its grade in grades.csv stands)."""
         for stage, name in STAGES.items():
             folder = self.root / "submitted" / sid / name
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             shutil.copyfile(self.root / "release" / name / f"{name}.ipynb", folder / f"{name}.ipynb")
+            (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
+                "%Y-%m-%d %H:%M:%S.%f UTC"))
             if stage in hand_in.packages:
                 shutil.copytree(hand_in.packages[stage], folder / "minitorch")
-            verdicts_of_stage = None if graded is None else [
-                v for v in graded.all_verdicts() if stage_of(v.task) == stage]
-            with recorded(verdicts_of_stage):
+            verdicts = [asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]
+            self.api.config.GradeFromChecks.recorded = {sid: verdicts}
+            try:
                 outcome = self.api.autograde(name, sid, force=True, create=True)
-            verdicts = self.root / "autograded" / sid / name / "verdicts.json"
-            if outcome["success"] and verdicts.is_file():
-                result.add(LearnerResult.from_json(json.loads(verdicts.read_text())).all_verdicts())
-            else:
+            finally:
+                self.api.config.GradeFromChecks.recorded = {}
+            if not outcome["success"]:
                 why = str(outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()[-1:]
-                result.add(failed_everywhere(f"nbgrader could not grade this stage ({' '.join(why)[:200]})",
-                                             "grading error", [stage]))
-        return result
+                result.problems.append(f"nbgrader could not record stage {stage} in the course's gradebook "
+                                       f"({' '.join(why)[:200]})")
 
     def record_learners(self, ids: dict[str, str]) -> None:
         """Add ``learner -> safe id`` to ``learners.csv``; a re-run adds nothing twice."""

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .probes import GIVEN, given, plain, probe
+from grader.learner.probes import GIVEN, given, plain, probe
 
 
 def _linear_init(self, in_features, out_features, bias=True, dtype=None):
@@ -31,7 +31,7 @@ def _load(mt, module, weights: dict) -> None:
         getattr(owner, last).data = np.array(value)
 
 
-@probe
+@probe(uses=("nn.CausalSelfAttention", "nn.Linear.__init__", "nn.Linear.forward"))
 def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> dict:
     """The outputs for each of ``xs``, and ``last_attention`` after the last of them."""
     with given(mt, EARLIER):
@@ -91,7 +91,7 @@ WITH_ATTENTION = {**EARLIER, "nn.CausalSelfAttention.forward": "attention"}
 WITH_BLOCK = {**WITH_ATTENTION, "nn.Block.forward": "block"}
 
 
-@probe
+@probe(uses=("nn.Block", "nn.Linear.__init__", "nn.Linear.forward", "nn.CausalSelfAttention.forward"))
 def block(mt, dim: int, heads: int, weights: dict, x: np.ndarray) -> dict:
     with given(mt, WITH_ATTENTION):
         b = mt.nn.Block(dim, heads)
@@ -99,7 +99,7 @@ def block(mt, dim: int, heads: int, weights: dict, x: np.ndarray) -> dict:
         return {"out": plain(np.asarray(b(mt.Tensor(x)).data)), "count": len(list(b.parameters()))}
 
 
-@probe
+@probe(uses=("nn.GPT", "nn.Linear.__init__", "nn.Linear.forward", "nn.CausalSelfAttention.forward", "nn.Block.forward"))
 def gpt(mt, sizes: dict, weights: dict, idx: list) -> dict:
     with given(mt, WITH_BLOCK):
         model = mt.nn.GPT(**sizes)
@@ -112,7 +112,8 @@ class _FixedLogits:
     """A stand-in model: the same logits at every position; records the widths it saw."""
 
     def __init__(self, mt, logits: np.ndarray, block_size: int) -> None:
-        self.mt, self.logits, self.block_size, self.widths = mt, logits, block_size, []
+        self.mt, self.logits, self.block_size = mt, logits, block_size
+        self.widths: list[int] = []
 
     def __call__(self, idx):
         idx = np.asarray(getattr(idx, "data", idx))
@@ -121,7 +122,7 @@ class _FixedLogits:
         return self.mt.Tensor(np.broadcast_to(per_row, (*idx.shape, self.logits.shape[-1])).copy())
 
 
-@probe
+@probe(uses=("nn.GPT.generate",))
 def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, seed: int, block_size: int,
            global_seed: int = 0) -> dict:
     """``GPT.generate`` on a stand-in model; NumPy's global generator is seeded with
@@ -133,7 +134,7 @@ def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, se
     return {"out": plain(np.asarray(out)), "widths": stand_in.widths}
 
 
-@probe
+@probe(uses=("language.train", "nn.Module", "nn.Parameter"))
 def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
     """The learner's ``language.train`` with stand-ins for the model, the loss and the
     optimizer: no rule of an earlier task runs, so only the loop itself is checked. The

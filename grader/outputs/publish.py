@@ -10,10 +10,10 @@ import pathlib
 import shutil
 import time
 
-from . import classreport
-from .lms import write_exports
-from .report import plot_distribution, write_csv
-from .results import LearnerResult
+from grader.outputs import classreport
+from grader.outputs.lms import write_exports
+from grader.outputs.tables import plot_distribution, write_csv
+from grader.results import LearnerResult
 
 
 def write_all(results: list[LearnerResult], out: pathlib.Path, sids: dict[str, str],

@@ -9,9 +9,9 @@ import html
 import pathlib
 from collections import defaultdict
 
-from .report import SafeWriter
-from .results import LearnerResult
-from .tasks import STAGES, TASKS, stage_of
+from grader.outputs.tables import SafeWriter
+from grader.results import LearnerResult
+from grader.tasks import STAGES, TASKS, stage_of
 
 IGNORED = {"", "not implemented"}  # an empty stub is not a mistake to teach against
 

@@ -18,12 +18,13 @@ import sys
 import time
 from typing import Any
 
-from . import wire
-from .isolation import Cage
-from .settings import Settings
-from .worker import BOOT
+from grader.boundary import wire
+from grader.boundary.cage import Cage
+from grader.learner.worker import BOOT
+from grader.settings import Settings
+from grader.tasks import is_declared
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 class _LearnerException(Exception):
@@ -41,6 +42,11 @@ class Raised(_LearnerException):
 
 class Unimportable(_LearnerException):
     """The learner's package could not be imported."""
+
+
+class Undeclared(RuntimeError):
+    """A check used a package name that its task does not declare in the manifest: a bug
+    of the grader (or of an instructor's new check), never charged to a learner."""
 
 
 class Lost(Exception):
@@ -67,9 +73,18 @@ class LearnerProcess:
         self.cage: Cage | None = None
         self.process: subprocess.Popen | None = None
         self.import_error: dict | None = None
+        self.task: str | None = None   # the task being checked: its calls must be declared
 
-    def __enter__(self) -> "LearnerProcess":
+    def __enter__(self) -> LearnerProcess:
         return self
+
+    def new_stage(self) -> None:
+        """Start the next stage's budget (time, restarts) on this process. The process
+        itself is kept while it is alive: one confined process per hand-in, not per stage,
+        when its stages grade the same package files."""
+        self.deadline = time.monotonic() + self.settings.stage_seconds
+        self.starts = 1 if self.process is not None else 0
+        self.task = None
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
@@ -100,12 +115,12 @@ class LearnerProcess:
             self._end()
             raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
         try:
-            answer = wire.receive(self.process.stdout.fileno(), time.monotonic() + budget)
+            answer = wire.receive(self._pipes()[1], time.monotonic() + budget)
         except TimeoutError:
             self._end()
             raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
         except (EOFError, OSError):
-            code = self.process.poll() if self.process else None
+            code = _exit_code(self.process)
             self._end()
             raise Lost(f"the process running the package died while {doing}"
                        + (f" (exit code {code})" if code not in (None, 0) else "")
@@ -121,6 +136,8 @@ class LearnerProcess:
 
     def call(self, probe: str, doing: str = "", **args: Any) -> Any:
         """Run ``probe`` in the learner's process; ``doing`` names it in messages."""
+        if self.task is not None:
+            check_declared(self.task, probe, args)
         if self.import_error is not None:
             raise Unimportable(self.import_error)
         if self.process is None:
@@ -131,7 +148,7 @@ class LearnerProcess:
                 raise
         doing = doing or f"running {probe}"
         try:
-            wire.send(self.process.stdin.fileno(), {"probe": probe, "args": args})
+            wire.send(self._pipes()[0], {"probe": probe, "args": args})
         except OSError:
             self._end()
             raise Lost(f"the process running the package was gone before {doing}") from None
@@ -140,12 +157,19 @@ class LearnerProcess:
             raise Raised(answer["raised"] if isinstance(answer["raised"], dict) else {})
         return answer.get("ok")
 
+    def _pipes(self) -> tuple[int, int]:
+        """The requests' and the answers' file descriptors of the running process."""
+        if self.process is None or self.process.stdin is None or self.process.stdout is None:
+            raise OSError("the learner's process is not running")
+        return self.process.stdin.fileno(), self.process.stdout.fileno()
+
     def _end(self) -> None:
         if self.process is not None:
             self.process.kill()  # at once, even if the cage below could not sweep
             for stream in (self.process.stdin, self.process.stdout):
                 try:
-                    stream.close()
+                    if stream is not None:
+                        stream.close()
                 except OSError:
                     pass
         if self.cage is not None:
@@ -162,5 +186,38 @@ class LearnerProcess:
 
 
 def _landlock_expected() -> bool:
-    from .confinement import landlock_abi
+    from grader.boundary.confinement import landlock_abi
     return landlock_abi() > 0
+
+
+def names_used(probe: str, args: dict[str, Any]) -> list[str]:
+    """The package names a probe call reaches: the probe's own (filled from its arguments)
+    and those its ``swaps`` replace."""
+    from grader.learner import probes, probes_gpt, probes_modules  # noqa: F401  (each registers its probes)
+    USES = probes.USES
+    if probe not in USES:
+        raise Undeclared(f"no probe named {probe!r}")
+    names = []
+    for template in USES[probe]:
+        try:
+            names.append(template.format(**{k: v for k, v in args.items() if isinstance(v, str)}))
+        except (KeyError, IndexError):
+            raise Undeclared(f"probe {probe!r} uses {template!r}, but was called without that argument") from None
+    return names + [str(name) for name in (args.get("swaps") or {})]
+
+
+def check_declared(task: str, probe: str, args: dict[str, Any]) -> None:
+    undeclared = [name for name in names_used(probe, args) if not is_declared(name, task)]
+    if undeclared:
+        raise Undeclared(f"a check of task {task} uses {', '.join(undeclared)} (through probe {probe!r}), which "
+                         f"the manifest (grader/tasks.toml) does not declare for task {task}: add it to its calls or swaps")
+
+
+def _exit_code(process: subprocess.Popen | None) -> int | None:
+    """The exit code of a process whose pipe just closed (it may take a moment to exit)."""
+    if process is None:
+        return None
+    try:
+        return process.wait(timeout=0.5)
+    except subprocess.TimeoutExpired:
+        return None

@@ -6,8 +6,8 @@ import csv
 import pathlib
 import textwrap
 
-from .results import LearnerResult
-from .tasks import POINTS, STAGES, TASKS, tasks_of
+from grader.results import LearnerResult
+from grader.tasks import POINTS, STAGES, TASKS, tasks_of
 
 
 def table(result: LearnerResult) -> str:

@@ -15,16 +15,23 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 PROBES: dict[str, Callable[..., Any]] = {}
+# probe -> the package names it uses, as templates filled from its arguments ("{function}",
+# "optim.{name}"); with the names its `swaps` argument replaces, the grader's side checks
+# them against the manifest's declaration for the task being checked (tasks.declared).
+USES: dict[str, tuple[str, ...]] = {}
 
 
-def probe(fn: Callable[..., Any]) -> Callable[..., Any]:
-    PROBES[fn.__name__] = fn
-    return fn
+def probe(uses: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        PROBES[fn.__name__], USES[fn.__name__] = fn, tuple(uses)
+        return fn
+    return register
 
 
 # ---- given versions of earlier tasks -------------------------------------------------
@@ -106,7 +113,7 @@ def index_from(spec: Any) -> Any:
 
 
 # ---- probes ----------------------------------------------------------------------------
-@probe
+@probe(uses=("{function}",))
 def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
          views: list | None = None) -> dict:
     """Forward then backward of one Function on plain arrays; the inputs listed in
@@ -125,13 +132,13 @@ def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: di
     return {"out": plain(out), "grads": [plain(g) for g in grads], "upstream": upstream, "inputs": inputs}
 
 
-@probe
+@probe(uses=("{function}",))
 def call(mt, function: str, args: list, kwargs: dict | None = None, swaps: dict | None = None) -> Any:
     with given(mt, swaps or {}):
         return plain(resolve(mt, function)(*args, **(kwargs or {})))
 
 
-@probe
+@probe(uses=("unbroadcast",))
 def unbroadcast_effects(mt, grad: np.ndarray, shape: list) -> dict:
     """``unbroadcast``'s answer, and the gradient it was given as it is afterwards."""
     return {"out": plain(mt.unbroadcast(grad, tuple(shape))), "grad": grad}
@@ -140,12 +147,12 @@ def unbroadcast_effects(mt, grad: np.ndarray, shape: list) -> dict:
 FUNCTIONS = {"sin": math.sin, "square": lambda x: x * x, "poly": lambda a, b, c: a * b * b + c}
 
 
-@probe
+@probe(uses=("central_difference",))
 def central_difference(mt, f: str, values: list, kwargs: dict) -> Any:
     return plain(mt.central_difference(FUNCTIONS[f], *values, **kwargs))
 
 
-SCALAR_OPS = {
+SCALAR_OPS: dict[str, Callable[..., Any]] = {
     "a + b": lambda a, b: a + b, "a - b": lambda a, b: a - b, "a * b": lambda a, b: a * b,
     "a / b": lambda a, b: a / b, "a ** 3": lambda a: a ** 3, "a ** -0.5": lambda a: a ** -0.5,
     "a ** 0": lambda a: a ** 0, "a + 2": lambda a: a + 2, "2 - a": lambda a: 2 - a, "3 * a": lambda a: 3 * a,
@@ -155,7 +162,7 @@ SCALAR_OPS = {
 }
 
 
-@probe
+@probe(uses=("Scalar",))
 def scalar_op(mt, name: str, values: list, upstream: float) -> list:
     """The local gradients the op's node hands its inputs for ``upstream``."""
     inputs = [mt.Scalar(v) for v in values]
@@ -191,13 +198,13 @@ def _graph(parents: list, local: list | None = None) -> list[Node]:
     return nodes
 
 
-@probe
+@probe(uses=("topological_order",))
 def topological(mt, parents: list) -> list:
     nodes = _graph(parents)
     return [getattr(n, "index", -1) for n in mt.topological_order(nodes[-1])]
 
 
-@probe
+@probe(uses=("topological_order",))
 def chain(mt, length: int) -> int:
     node = Node(0)
     for k in range(1, length):
@@ -205,7 +212,7 @@ def chain(mt, length: int) -> int:
     return len(mt.topological_order(node))
 
 
-@probe
+@probe(uses=("backpropagate", "autodiff.topological_order"))
 def backpropagate(mt, parents: list, local: list, seeds: list) -> list:
     """Run the learner's backpropagate (with a given topological order) once per seed."""
     nodes = _graph(parents, local)
@@ -217,7 +224,7 @@ def backpropagate(mt, parents: list, local: list, seeds: list) -> list:
     return seen
 
 
-@probe
+@probe(uses=("ops_binary.unbroadcast", "autodiff.topological_order"))
 def tensor_graph(mt, x: np.ndarray, b: np.ndarray, upstream: np.ndarray, calls: int) -> dict:
     """``out = (x + b) + x`` on real Tensors (only the given Add, with a given unbroadcast
     and topological order), backward with a non-scalar upstream gradient ``calls`` times.

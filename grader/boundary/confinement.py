@@ -6,7 +6,7 @@ own package copy; writes only to the scratch folder and /dev/null; no TCP; no si
 abstract sockets beyond its own domain), a seccomp filter (no chmod, chown, utime, xattrs,
 mount, ptrace, namespaces, io_uring, file handles, or non-Unix sockets), and no
 capabilities, even after exec. None of it can be lifted from inside. The trusted side, the
-cage around the process, is ``isolation.py``.
+cage around the process, is ``cage.py``.
 """
 
 from __future__ import annotations

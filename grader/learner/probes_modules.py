@@ -9,23 +9,23 @@ from typing import Any
 
 import numpy as np
 
-from .probes import given, plain, probe
+from grader.learner.probes import given, plain, probe
 
 
-@probe
-def parameters(mt) -> dict:
+@probe(uses=("nn.Module", "nn.Parameter"))
+def parameters(mt: Any) -> list:
     """Which parameters ``Module.parameters()`` finds in a nest of modules, lists and dicts."""
-    nn = mt.nn
+    Module, Parameter = mt.nn.Module, mt.nn.Parameter
 
-    class Inner(nn.Module):
+    class Inner(Module):  # type: ignore[misc, valid-type]
         def __init__(self):
             super().__init__()
-            self.w = nn.Parameter(np.ones(2))
+            self.w = Parameter(np.ones(2))
 
-    class Outer(nn.Module):
+    class Outer(Module):  # type: ignore[misc, valid-type]
         def __init__(self):
             super().__init__()
-            self.a = nn.Parameter(np.ones(1))
+            self.a = Parameter(np.ones(1))
             self.inner = Inner()
             self.blocks = [Inner(), {"deep": Inner()}]
             self.shared = self.inner
@@ -41,7 +41,7 @@ def _data(t: Any) -> Any:
     return plain(None if t is None else np.asarray(getattr(t, "data", t)))
 
 
-@probe
+@probe(uses=("manual_seed", "nn.Linear", "nn.Parameter"))
 def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | None,
            dtype: str | None = None) -> dict:
     """A Linear layer's parameters and, unless ``x`` is None, its output for ``x``; with
@@ -56,7 +56,7 @@ def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | 
             "count": len(list(layer.parameters())), "out": _data(out)}
 
 
-@probe
+@probe(uses=("nn.MLP", "nn.Linear.__init__", "nn.Linear.forward"))
 def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
     """The learner's MLP built from a given Linear (so that a Linear slip is charged to the
     Linear part alone) with the ``weights`` given, layer by layer: its wiring is checked."""
@@ -69,7 +69,7 @@ def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
     return {"layers": len(layers), "count": len(list(model.parameters())), "out": _data(out)}
 
 
-@probe
+@probe(uses=("nn.Parameter", "optim.{name}"))
 def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
     """Several parameters, each with its own gradients (None: no gradient that step), and
     one that never gets a gradient."""
@@ -84,7 +84,7 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
     return {"params": [_data(p) for p in params], "idle": _data(idle)}
 
 
-@probe
+@probe(uses=("nn.Parameter", "optim.{name}"))
 def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
     """The same schedule twice: with the weight decay λ of ``kwargs``, and without it on
     gradients g + λ·p (p as it is before each step), what L2 weight decay means. Equal
@@ -152,7 +152,7 @@ class _Recorder:
         self.calls.append("step")
 
 
-@probe
+@probe(uses=("training.train_epoch",))
 def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> dict:
     rec = _Recorder()
     mean = mt.training.train_epoch(rec.model, rec.loss, rec, x, y, batch_size, np.random.default_rng(seed))

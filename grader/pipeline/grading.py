@@ -1,30 +1,34 @@
-"""One path per learner: read the hand-in, grade each stage, write the feedback page.
+"""One path per learner: read the hand-in once, grade each stage once, apply the late
+policy, record the result once (nbgrader's gradebook), write the feedback page.
 
 ``grade_learner`` is what ``check`` runs (no course) and ``grade_job`` what ``autograde``
-runs in a pool process (through the course, so the gradebook is written by nbgrader
-itself); both call the same checks through the same ``checks.run_stage``, directly or
-from the course's preprocessor. ``grade_class`` runs jobs in worker processes; a process
-that dies costs only the learner it was grading. On a queue (``queue.py``) a worker runs
-``grade_stages`` and ``grade_job`` records what it sent back.
+runs in a pool process; both grade through ``grade_stages`` (``stages.run_stage`` for each
+stage). ``grade_class`` runs jobs in worker processes; a process that dies costs only the
+learner it was grading. On a queue (``queueing.py``) a worker runs ``grade_stages`` and
+``record_job`` records the result it sent back, without reading the hand-in again.
 """
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import pathlib
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Callable
 
-from . import feedback
-from .intake import HandIn, read_hand_in
-from .results import LearnerResult, failed_everywhere
-from .settings import Settings
-from .tasks import STAGES
+from grader.outputs import feedback
+from grader.pipeline.course import Course
+from grader.pipeline.intake import HandIn, read_hand_in
+from grader.pipeline.lateness import apply as apply_lateness
+from grader.pipeline.lateness import parse_deadline, submitted_at
+from grader.results import LearnerResult, failed_everywhere
+from grader.settings import Settings
+from grader.tasks import STAGES
 
 
 @dataclass(frozen=True)
@@ -49,50 +53,48 @@ def grade_learner(path: pathlib.Path, learner: str, settings: Settings,
 
 def grade_stages(hand_in: HandIn, settings: Settings,
                  progress: Callable[[str], None] = lambda stage: None) -> LearnerResult:
-    """Every stage's checks against a hand-in already read (``check``, a queue worker)."""
-    from .checks import new_hand_in, run_stage
-    new_hand_in()
+    """Every stage's checks against a hand-in already read (``check``, ``autograde``, a
+    queue worker). What one stage learns of the hand-in (an import that hangs) is kept for
+    the later ones in a ``HandInMemory`` that lives as long as this call."""
+    from grader.pipeline.stages import HandInMemory, run_stage
+    memory = HandInMemory()
     result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
-    for stage in STAGES:
-        progress(stage)
-        if stage in hand_in.packages:
-            result.add(run_stage(hand_in.packages[stage], stage, settings))
-        else:
-            result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
+    try:
+        for stage in STAGES:
+            progress(stage)
+            if stage in hand_in.packages:
+                result.add(run_stage(hand_in.packages[stage], stage, settings, memory))
+            else:
+                result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
+    finally:
+        memory.close()
     return result
 
 
-_course = None
+@functools.lru_cache(maxsize=1)
+def open_course(root: str, settings: Settings, deadline: str | None, late_penalty: float) -> Course:
+    """The class's course, opened once per pool process (it holds nbgrader's API, nothing
+    of any learner)."""
+    return Course(pathlib.Path(root), settings, parse_deadline(deadline), late_penalty)
 
 
-def grade_job(job: GradeJob, graded: dict | None = None) -> tuple[LearnerResult, float]:
-    """Grade one learner of a class through the course (in a pool process). With
-    ``graded`` (a ``LearnerResult.to_json()`` a queue worker sent back), the course records
-    those verdicts instead of running the checks here."""
-    from .course import Course
-    global _course
+def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
+    """Grade one learner of a class (in a pool process): read, grade, record, write."""
     start = time.perf_counter()
-    if _course is None or str(_course.root) != job.course:
-        _course = Course(pathlib.Path(job.course), job.settings)
     with tempfile.TemporaryDirectory(prefix="minitorch-hand-in-") as scratch:
         hand_in = read_hand_in(pathlib.Path(job.path), job.learner, pathlib.Path(scratch))
-        result = _course.grade(hand_in, job.sid, LearnerResult.from_json(graded) if graded else None)
-    result.problems[:0] = job.notes
-    _apply_lateness(result, job)
-    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
+        result = grade_stages(hand_in, job.settings)
+        record(job, hand_in, result)
     return result, time.perf_counter() - start
 
 
-def _apply_lateness(result: LearnerResult, job: GradeJob) -> None:
-    from .lms import lateness, parse_deadline, submitted_at
-    deadline = parse_deadline(job.deadline)
-    if deadline is None:
-        return
-    when = submitted_at(pathlib.Path(job.path))
-    result.late_days, result.penalty = lateness(when, deadline, job.late_penalty)
-    if result.late_days:
-        result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {result.late_days} day(s) after the deadline: "
-                               f"{result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")
+def record(job: GradeJob, hand_in: HandIn, result: LearnerResult) -> None:
+    """The late policy, then the gradebook, then the feedback page: once each."""
+    result.problems[:0] = job.notes
+    handed_in = submitted_at(pathlib.Path(job.path))
+    apply_lateness(result, handed_in, parse_deadline(job.deadline), job.late_penalty)
+    open_course(job.course, job.settings, job.deadline, job.late_penalty).record(hand_in, job.sid, result, handed_in)
+    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
 
 
 def crashed(job: GradeJob) -> LearnerResult:
@@ -114,7 +116,7 @@ def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResul
 
 
 def _pool(jobs: list[GradeJob], workers: int, done, grade) -> list[GradeJob]:
-    lost = []
+    lost: list[GradeJob] = []
     if not jobs:
         return lost
     with ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("spawn"),

@@ -1,4 +1,4 @@
-"""Grades in the form learning-management systems import, and the late-work policy.
+"""Grades in the form learning-management systems import.
 
 * ``canvas.csv``: Canvas's gradebook import. Canvas finds each student by any one of its
   first three columns (Student, the name; ID, Canvas's user id; SIS User ID), then reads
@@ -12,51 +12,16 @@
 * The roster (``--roster``) is a CSV with a ``learner`` column (the id the hand-ins are
   named by) and any of ``name``, ``canvas_id``, ``sis_user_id``, ``sis_login_id``,
   ``section``, ``email``, ``idnumber``. Learners missing from it are listed, not guessed.
-* Lateness: a hand-in's time is nbgrader's ``timestamp.txt`` in its folder if there is
-  one, else the file's own modification time; each started day after the deadline costs
-  ``penalty`` percent of the total, at most 100.
 """
 
 from __future__ import annotations
 
 import csv
-import datetime as dt
-import math
-import os
 import pathlib
-import stat
 
-from .report import SafeWriter
+from grader.outputs.tables import SafeWriter
 
 ASSIGNMENT = "minitorch"
-
-
-def submitted_at(path: pathlib.Path) -> dt.datetime:
-    """When a hand-in was handed in (UTC), read without following links."""
-    stamp = path / "timestamp.txt"
-    try:
-        if stat.S_ISDIR(os.lstat(path).st_mode) and stat.S_ISREG(os.lstat(stamp).st_mode):
-            text = stamp.read_text(encoding="utf-8", errors="replace")[:100].strip().removesuffix(" UTC")
-            when = dt.datetime.fromisoformat(text.replace(" ", "T"))
-            return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
-    except (OSError, ValueError):
-        pass
-    return dt.datetime.fromtimestamp(os.lstat(path).st_mtime, dt.timezone.utc)
-
-
-def lateness(when: dt.datetime, deadline: dt.datetime | None, penalty_per_day: float) -> tuple[int, float]:
-    """(days late, penalty in percent)."""
-    if deadline is None or when <= deadline:
-        return 0, 0.0
-    days = math.ceil((when - deadline).total_seconds() / 86400)
-    return days, min(100.0, days * penalty_per_day)
-
-
-def parse_deadline(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    when = dt.datetime.fromisoformat(text)
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
 
 
 def read_roster(path: pathlib.Path) -> dict[str, dict[str, str]]:

@@ -21,7 +21,7 @@ import warnings
 
 # Run by the grader before anything of the learner's: put the grader's folder on the path
 # for the imports below only, then take it off again so that nothing can import it later.
-BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.worker as w; "
+BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.learner.worker as w; "
         "sys.path.remove({root!r}); w.main(sys.argv[1])")
 
 
@@ -43,7 +43,8 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
 
 
 def main(config_json: str) -> None:
-    from . import confinement, probes, probes_gpt, probes_modules, wire  # noqa: F401  (probes register themselves)
+    from grader.boundary import confinement, wire
+    from grader.learner import probes, probes_gpt, probes_modules  # noqa: F401  (each registers its probes)
 
     config = json.loads(config_json)
     requests, answers = os.dup(0), os.dup(1)
@@ -65,10 +66,12 @@ def main(config_json: str) -> None:
     try:
         spec = importlib.util.spec_from_file_location("minitorch", package / "__init__.py",
                                                       submodule_search_locations=[str(package)])
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{package / '__init__.py'} cannot be imported")
         mt = importlib.util.module_from_spec(spec)
         sys.modules["minitorch"] = mt
         spec.loader.exec_module(mt)
-        if pathlib.Path(mt.__file__).resolve().parent != package.resolve():
+        if pathlib.Path(str(mt.__file__)).resolve().parent != package.resolve():
             raise ImportError(f"minitorch was imported from {mt.__file__}, not from the submission")
     except BaseException as error:  # noqa: BLE001 - the learner's import failing is an answer
         wire.send(answers, {"ready": False, "raised": describe(error, package), "confined": applied})

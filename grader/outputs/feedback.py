@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import html
 import pathlib
+from collections.abc import Sequence
 
-from .results import LearnerResult
-from .tasks import STAGES, TASKS, tasks_of
+from grader.results import LearnerResult
+from grader.tasks import STAGES, TASKS, tasks_of
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
 table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}td,th{border:1px solid #ccc;padding:.3rem .5rem;
@@ -16,7 +17,7 @@ vertical-align:top;text-align:left}.ok{color:#176b1d}.lost{color:#a12020}.part{p
 .problems{background:#fff6e0;border:1px solid #e8c66b;padding:.5rem 1rem}"""
 
 
-def page(result: LearnerResult, extra: list[str] = ()) -> str:
+def page(result: LearnerResult, extra: Sequence[str] = ()) -> str:
     e = html.escape
     score, most = result.total
     body = [f"<h1>minitorch: feedback for {e(result.learner)}</h1>", f"<p><b>Total: {score:g} / {most:g}</b></p>"]
@@ -43,7 +44,7 @@ def page(result: LearnerResult, extra: list[str] = ()) -> str:
             f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>")
 
 
-def write(result: LearnerResult, target: pathlib.Path, extra: list[str] = ()) -> pathlib.Path:
+def write(result: LearnerResult, target: pathlib.Path, extra: Sequence[str] = ()) -> pathlib.Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(page(result, extra), encoding="utf-8")
     return target

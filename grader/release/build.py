@@ -16,12 +16,14 @@ import pathlib
 import shutil
 import sys
 import tempfile
+import tomllib
 
-from .regions import stub
+from grader.release.regions import stub
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE_PACKAGE = ROOT / "solutions" / "minitorch"
 SOURCE_NOTEBOOKS = ROOT / "solutions" / "notebooks"
+MANIFEST = ROOT / "grader" / "tasks.toml"
 
 
 def source_notebooks() -> list[pathlib.Path]:
@@ -43,13 +45,35 @@ def build_package(target: pathlib.Path) -> None:
             shutil.copyfile(path, out)
 
 
+def manifest() -> dict:
+    """The task manifest as data (the release builder reads the file; it imports nothing of
+    the grader)."""
+    return tomllib.loads(MANIFEST.read_text(encoding="utf-8"))
+
+
+def points_text(task: str, points: float) -> str:
+    return (f"# Task {task} is worth {points:g} point{'s' if points != 1 else ''}. The autograder checks your package "
+            "itself, outside this\n# notebook, part by part (each op or case earns its share): nothing to run here.")
+
+
 def read_source_notebook(path: pathlib.Path):
-    """A source notebook as an nbformat notebook, without jupytext's own metadata."""
+    """A source notebook as an nbformat notebook, without jupytext's own metadata, each
+    task's graded cell given its points and its text from the manifest."""
     import jupytext
     notebook = jupytext.read(path)
     notebook.metadata.pop("jupytext", None)
+    tasks = manifest()["task"]
     for number, cell in enumerate(notebook.cells):  # stable ids keep the release reproducible
         cell.id = f"{path.stem[:2]}-{number:03d}"
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        task = grade_id.removeprefix("task").replace("_", ".")
+        if cell.metadata["nbgrader"].get("grade") if "nbgrader" in cell.metadata else False:
+            if task not in tasks:
+                raise ValueError(f"{path.name}: graded cell {grade_id!r} names no task of the manifest")
+            points = sum(tasks[task]["parts"].values())
+            points = int(points) if float(points).is_integer() else points
+            cell.metadata["nbgrader"]["points"] = points
+            cell.source = points_text(task, points)
     return notebook
 
 
@@ -107,7 +131,7 @@ def build(root: pathlib.Path = ROOT) -> None:
 def differences(built: pathlib.Path, committed: pathlib.Path) -> list[str]:
     """Files that differ between two trees (ignoring caches and checkpoints)."""
     ignore = ["__pycache__", ".ipynb_checkpoints"]
-    found = []
+    found: list[str] = []
 
     def walk(cmp: filecmp.dircmp, prefix: str) -> None:
         found.extend(f"{prefix}{name}: only in the fresh build" for name in cmp.left_only)

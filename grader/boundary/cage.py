@@ -43,7 +43,7 @@ class Cage:
         self.groups = _make_cgroups(self.scratch.name, memory_mb, processes)
         self.sessions: list[int] = []
 
-    def __enter__(self) -> "Cage":
+    def __enter__(self) -> Cage:
         return self
 
     def __exit__(self, *exc: object) -> None:

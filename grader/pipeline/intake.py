@@ -11,16 +11,18 @@ sentence in ``problems`` and, if nothing can be graded, ``broken``; nothing here
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
 import stat
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .tasks import STAGES
+from grader.tasks import STAGES
 
 SKIPPED = {".venv", "venv", "env", "__pycache__", ".ipynb_checkpoints", "build", "dist", ".git", "node_modules",
            ".pytest_cache", ".hypothesis", ".mypy_cache", "__MACOSX", "site-packages", ".tox", "grader-output"}
@@ -30,7 +32,7 @@ MAX_PACKAGE = 8 * 2**20       # all of a package's files
 MAX_FILES = 200               # files in a package
 MAX_ENTRIES = 200_000         # entries looked at in a folder or zip
 MAX_DEPTH = 16
-DATA = Path(__file__).resolve().parents[1] / "minitorch" / "data"  # the course's data, not the learner's
+DATA = Path(__file__).resolve().parents[2] / "minitorch" / "data"  # the course's data, not the learner's
 
 
 @dataclass
@@ -46,7 +48,7 @@ class HandIn:
 class _File:
     parts: tuple[str, ...]
     size: int
-    read: object  # () -> bytes | None (None: unreadable, already explained)
+    read: Callable[[], bytes | None]  # None: unreadable, already explained
 
 
 def read_hand_in(path: Path, learner: str, into: Path) -> HandIn:
@@ -83,7 +85,8 @@ def _done(hand_in: HandIn) -> HandIn:
 
 def _walk(top: Path, hand_in: HandIn):
     """Regular files below ``top``, without following links; the rest is noted."""
-    stack, seen = [(top, ())], 0
+    stack: list[tuple[Path, tuple[str, ...]]] = [(top, ())]
+    seen = 0
     while stack:
         folder, parts = stack.pop()
         try:
@@ -107,7 +110,7 @@ def _walk(top: Path, hand_in: HandIn):
                     stack.append((Path(entry.path), here))
             elif entry.is_file(follow_symlinks=False):
                 size = entry.stat(follow_symlinks=False).st_size
-                yield _File(here, size, lambda p=entry.path, h=here: _read_regular(p, h, hand_in))
+                yield _File(here, size, functools.partial(_read_regular, entry.path, here, hand_in))
             elif _graded(here):
                 hand_in.ignored.append("/".join(here) + " (not a regular file)")
 
@@ -187,13 +190,14 @@ def _collect(hand_in: HandIn, files, into: Path) -> None:
     if not roots:
         hand_in.broken = "no minitorch/ package found (a folder minitorch/ holding __init__.py)"
         return
-    copies: dict[tuple, Path] = {}
+    copies: dict[tuple, Path | None] = {}
     for stage, name in STAGES.items():
         root = next((r for r in roots if name in r), roots[0])
         if root not in copies:
             copies[root] = _copy(packages[root], into / f"package{len(copies)}" / "minitorch", root, hand_in)
-        if copies[root] is not None:
-            hand_in.packages[stage] = copies[root]
+        copy = copies[root]
+        if copy is not None:
+            hand_in.packages[stage] = copy
     if len(copies) > 1 or roots[0] != ("minitorch",):
         used = sorted({"/".join(r) for r in copies})
         hand_in.problems.append(f"graded the package in {', '.join(used)}" if len(used) > 1 else
