@@ -66,8 +66,10 @@ def venv(kind: str, *install: str) -> pathlib.Path:
     os.chmod(CACHE, 0o755)
     shutil.rmtree(where, ignore_errors=True)  # half built by a run that was stopped
     subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
-    subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "-c", str(ROOT / "requirements.lock"), *install], check=True, stdout=subprocess.DEVNULL)
+    pip = subprocess.run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                          "-c", str(ROOT / "requirements.lock"), *install], capture_output=True, text=True)
+    if pip.returncode:
+        raise RuntimeError(f"the {kind} environment could not be installed:\n{pip.stderr[-3000:]}")
     # the course's Lab and server defaults, as `make venv` installs them
     (where / "share" / "jupyter" / "lab" / "settings").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(ROOT / "etc" / "jupyterlab-overrides.json", where / "share/jupyter/lab/settings/overrides.json")
