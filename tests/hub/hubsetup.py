@@ -141,66 +141,7 @@ def as_user(hub: Hub, user: str, bin_dir: pathlib.Path, *command: str, cwd: str 
                           timeout=timeout)
 
 
-HUB_CONFIG = '''\
-import ctypes
-import os
-
-from jupyterhub.spawner import LocalProcessSpawner
-
-c = get_config()  # noqa: F821
-TEACHER, HIDDEN = {teacher!r}, {hidden!r}
-
-
-def hide(paths):
-    """A private mount namespace where each of ``paths`` is an empty read-only folder."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
-        raise OSError(ctypes.get_errno(), "unshare")
-    if libc.mount(b"none", b"/", None, 16384 | 262144, None) != 0:  # MS_REC | MS_PRIVATE
-        raise OSError(ctypes.get_errno(), "mount --make-rprivate /")
-    for path in paths:
-        if libc.mount(b"tmpfs", path.encode(), b"tmpfs", 1 | 2 | 4, b"size=4k,mode=0755") != 0:
-            raise OSError(ctypes.get_errno(), "mount tmpfs over " + path)
-
-
-class CourseSpawner(LocalProcessSpawner):
-    def make_preexec_fn(self, name):
-        become = super().make_preexec_fn(name)
-        if name == TEACHER:
-            return become
-
-        def preexec():
-            hide(HIDDEN)
-            become()
-        return preexec
-
-
-def choose_environment(spawner):
-    if spawner.user.name == TEACHER:
-        spawner.cmd = [{instructor_bin!r} + "/jupyterhub-singleuser"]
-        spawner.environment = {{"PATH": {instructor_bin!r} + ":/usr/bin:/bin"}}
-    else:
-        spawner.cmd = [{learner_bin!r} + "/jupyterhub-singleuser"]
-        spawner.environment = {{"PATH": {learner_bin!r} + ":/usr/bin:/bin", "JUPYTER_CONFIG_PATH": {learner_config!r}}}
-
-
-c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {hub_port}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{proxy_api_port}"
-c.ConfigurableHTTPProxy.command = [{proxy!r}]
-c.JupyterHub.db_url = "sqlite:///{state}/jupyterhub.sqlite"
-c.JupyterHub.cookie_secret_file = "{state}/cookie_secret"
-c.JupyterHub.pid_file = "{state}/jupyterhub.pid"
-c.JupyterHub.cleanup_servers = True
-c.JupyterHub.authenticator_class = "pam"
-c.Authenticator.allowed_users = set({users!r})
-c.JupyterHub.spawner_class = CourseSpawner
-c.Spawner.pre_spawn_hook = choose_environment
-c.Spawner.default_url = "/lab"
-c.Spawner.start_timeout = 120
-c.Spawner.http_timeout = 120
-'''
+HUB_CONFIG = (pathlib.Path(__file__).parent / "jupyterhub_config.py.in").read_text()
 
 
 class Hub:
