@@ -7,6 +7,7 @@
     python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
     python -m grader bundle [--out FILE]          the zip to hand to learners
     python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
+    python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
     python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
     python -m grader prairielearn [--out DIR]     a PrairieLearn grader: image, serverFilesCourse, questions
 """
@@ -180,7 +181,16 @@ def command_line() -> argparse.ArgumentParser:
                    "--jobs is then how many processes record results here")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
                    "given to another (default: the longest a hand-in can take under the limits)")
-    for q in (commands.choices["check"], p):
+    h = commands.add_parser("hub-course", help="make the course for a JupyterHub with nbgrader's exchange "
+                            "(docs/JUPYTERHUB.md)")
+    h.add_argument("--out", required=True, help="the course folder to make (in the instructor's home)")
+    h.add_argument("--course-id", default="minitorch", help="nbgrader's course id, shared with the learners")
+    h.add_argument("--assignment", default="minitorch", help="the one assignment holding the whole course")
+    h.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder (mode 1777)")
+    h.add_argument("--duedate", help="ISO 8601: the assignment's due date in the gradebook")
+    h.add_argument("--late-penalty", type=float, default=0.0,
+                   help="percent of the score lost per started day after the due date")
+    for q in (commands.choices["check"], p, h):
         add_flags(q)
     p = commands.add_parser("merge", help="collect the parts of a class graded in shards")
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
@@ -224,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
               f"from {len(release.source_notebooks())} notebook(s)")
         return 0
+    if args.command == "hub-course":
+        from grader.hub.course import main as hub_course
+        return hub_course(args)
     return {"check": check, "autograde": autograde, "merge": merge, "worker": worker}[args.command](args)
 
 
