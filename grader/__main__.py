@@ -8,6 +8,8 @@
     python -m grader bundle [--out FILE]          the zip to hand to learners
     python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
     python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
+    python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
+    python -m grader prairielearn [--out DIR]     a PrairieLearn grader: image, serverFilesCourse, questions
 """
 
 from __future__ import annotations
@@ -204,11 +206,21 @@ def command_line() -> argparse.ArgumentParser:
     commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
+    p = commands.add_parser("gradescope", help="write a Gradescope autograder (the zip to upload)")
+    p.add_argument("--out", default="autograder.zip")
+    p.add_argument("--visibility", default="visible", choices=["visible", "after_due_date", "after_published",
+                                                                "hidden"], help="when learners see the results")
+    p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
+    p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
+    p.add_argument("--image", default="minitorch/grader:0.1.0", help="the grading image's name on Docker Hub")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = command_line().parse_args(argv)
+    if args.command in ("gradescope", "prairielearn"):
+        from grader.platforms import build as build_platform
+        return build_platform(args)
     if args.command == "bundle":
         from grader.release.bundle import build
         print(f"wrote {build(pathlib.Path(args.out).resolve())}")
