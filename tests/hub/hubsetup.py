@@ -6,10 +6,14 @@ nbgrader's exchange, and the hub with its proxy, each made here and removed agai
 * The learners' environment is theirs alone: ``requirements-learner.lock`` plus nbgrader
   and jupyterhub (the Assignment List and the single-user server), in a virtual
   environment outside the repository, built once per lock and kept in ``/var/tmp``.
-* The instructor's server runs from the repository's ``.venv`` (nbgrader, the grader). A
-  learner's server runs in a mount namespace where the repository is an empty folder: on
-  this machine it is world-readable, and learners must never see the grader's checks or
-  ``solutions/`` (on a real hub the instructor keeps it in their own home).
+* The instructor's server and commands run from the repository's ``.venv`` (nbgrader, the
+  grader), the hub too. A learner's server runs in a mount namespace where the repository
+  is an empty folder: on this machine it is world-readable, and learners must never see
+  the grader's checks or ``solutions/`` (on a real hub the instructor keeps it in their
+  own home).
+* When this Python lives where only root may go (pyenv in /root), the hub runs in a mount
+  namespace that shows that installation, and nothing else of the folder, to every
+  account; the instructor's commands enter that namespace (``as_user``).
 """
 
 from __future__ import annotations
