@@ -4,6 +4,13 @@
 # Both create the virtual environment in .venv/ on first use.
 
 PYTHON ?= python3
+
+# One BLAS thread unless you ask for more: the course's matrices are small, and several
+# BLAS threads on a busy machine mostly wait for each other (notebook 07 trains ten times
+# slower with two threads than with one on a shared two-core machine).
+export OPENBLAS_NUM_THREADS ?= 1
+export OMP_NUM_THREADS ?= 1
+export MKL_NUM_THREADS ?= 1
 VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready

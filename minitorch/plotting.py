@@ -22,8 +22,7 @@ class _TensorNode:
 
     def __init__(self, node: Any, shape: tuple) -> None:
         self.node, self.shape = node, tuple(shape)
-        targets = getattr(node, "_targets", [])
-        self.parents = [_TensorNode(p, t[1]) for p, t in zip(getattr(node, "parents", []), targets)]
+        self.parents = [_TensorNode(parent, shape) for _, parent, shape, _ in getattr(node, "routes", [])]
         self.key = id(node)
 
     def label(self, show_grad: bool) -> str:
