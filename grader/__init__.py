@@ -1,19 +1,31 @@
 """The minitorch course's autograder and release builder (``python -m grader``).
 
-How a hand-in flows (docs/GRADER.md has more):
+A map, one folder per trust zone (docs/GRADER.md has more; docs/INSTRUCTOR.md says how to
+adapt the course):
 
-    intake.py        read a folder or .zip without trusting it; copy the package's .py files
-    checks/          the trusted checks: one module per stage, one @part per part of a task
-      -> runner.py   starts the learner's process in a cage (isolation.py) and calls it:
-         worker.py + probes*.py run inside it, confined (confinement.py); wire.py
-         carries plain data only
-    results.py       verdicts -> points (the only place scores are computed)
-    course.py        the nbgrader course; preprocessor.py grades inside nbgrader's autograde
-    grading.py       one path per learner (check, autograde, nbgrader's own autograde)
-    queueing.py      grading on Celery workers through a Redis broker (autograde --broker)
-    feedback.py, report.py, classreport.py, publish.py, lms.py    what people read
-    settings.py      the limits; tasks.py the tasks and their parts; surface.py the package
-                     names the checks use
+    tasks.toml   THE task manifest: tasks, parts, points, the package names each task's
+                 checks may use. tasks.py reads it; nothing else lists tasks or points.
+    settings.py  the limits (one CLI flag and one nbgrader traitlet each)
+    results.py   verdicts -> points: the only place scores are computed
+    __main__.py  the command line
 
-The release builder (release.py, regions.py, bundle.py) imports nothing of the grader.
+    learner/     runs INSIDE the learner's process, confined: worker.py (confines itself,
+                 imports the package, answers requests) and the probes it calls. Imports
+                 nothing but boundary/wire.py and boundary/confinement.py.
+    boundary/    the wall between grader and learner code: cage.py (scratch tmpfs, control
+                 groups, ending every process), confinement.py (Landlock, seccomp, no
+                 capabilities), wire.py (plain data only), runner.py (the grader's side:
+                 start, call, time out, restart; refuses undeclared package names).
+    checks/      the trusted checks: the part registry, one module per stage, helpers,
+                 central differences. Never run in the learner's process.
+    pipeline/    a hand-in's way: intake.py (read without trusting), stages.py (run a
+                 stage's parts), grading.py (one path per learner), lateness.py, course.py
+                 and preprocessor.py (the nbgrader course), queueing.py / queue_worker.py.
+    outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py, lms.py.
+    platforms/   Gradescope's autograder and PrairieLearn's external grader.
+    hub/         the course on a JupyterHub with nbgrader's exchange.
+    release/     the release builder: build.py, regions.py, bundle.py and the learner
+                 bundle's own files. Imports nothing of the grader outside its folder.
+
+tests/grader/test_layout.py holds these directions.
 """

@@ -6,6 +6,10 @@
     python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
     python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
     python -m grader bundle [--out FILE]          the zip to hand to learners
+    python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
+    python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
+    python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
+    python -m grader prairielearn [--out DIR]     a PrairieLearn grader: image, serverFilesCourse, questions
 """
 
 from __future__ import annotations
@@ -16,19 +20,19 @@ import pathlib
 import sys
 import time
 
-from . import release
-from .settings import Settings
-from .tasks import STAGES
+from grader.release import build as release
+from grader.settings import Settings, add_flags
+from grader.tasks import STAGES
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    return Settings(call_seconds=args.call_seconds, stage_seconds=args.stage_seconds, memory_mb=args.memory_mb)
+    return Settings.from_args(args)
 
 
 def check(args: argparse.Namespace) -> int:
-    from . import feedback
-    from .grading import grade_learner
-    from .report import table
+    from grader.outputs import feedback
+    from grader.outputs.tables import table
+    from grader.pipeline.grading import grade_learner
     path = pathlib.Path(args.path).resolve()
     if not path.exists():
         print(f"error: {path} does not exist", file=sys.stderr)
@@ -44,10 +48,11 @@ def check(args: argparse.Namespace) -> int:
 
 
 def autograde(args: argparse.Namespace) -> int:
-    from .course import Course, safe_id
-    from .grading import GradeJob, find_learners, grade_class
-    from .confinement import landlock_abi
-    from .publish import Progress, write_all, write_part
+    from grader.boundary.confinement import landlock_abi
+    from grader.outputs.publish import Progress, write_all, write_part
+    from grader.pipeline.course import Course, safe_id
+    from grader.pipeline.grading import GradeJob, find_learners, grade_class
+    from grader.pipeline.lateness import parse_deadline
     folder = pathlib.Path(args.submissions).resolve()
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
@@ -67,7 +72,7 @@ def autograde(args: argparse.Namespace) -> int:
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
     settings = _settings(args)
-    course = Course(out / "course", settings).create()
+    course = Course(out / "course", settings, parse_deadline(args.deadline), args.late_penalty).create()
     found = find_learners(folder)
     if shard:
         found = [f for i, f in enumerate(found) if i % shard[1] == shard[0] - 1]
@@ -83,10 +88,11 @@ def autograde(args: argparse.Namespace) -> int:
 
     def done(result, seconds: float) -> None:
         results.append(result)
-        print(progress.line(result.learner, *result.total, seconds), flush=True)
+        score, most = result.total
+        print(progress.line(result.learner, score, most, seconds), flush=True)
 
     if args.broker:
-        from .queueing import QueueError, grade_class_on_queue, lease_for
+        from grader.pipeline.queueing import QueueError, grade_class_on_queue, lease_for
         try:
             dropped = grade_class_on_queue(jobs, args.broker, args.lease or lease_for(settings), args.jobs, done,
                                            lambda line: print(f"  {line}", flush=True))
@@ -112,7 +118,7 @@ def autograde(args: argparse.Namespace) -> int:
 
 
 def merge(args: argparse.Namespace) -> int:
-    from .publish import merge as merge_parts
+    from grader.outputs.publish import merge as merge_parts
     try:
         report, missing = merge_parts(pathlib.Path(args.out).resolve(), [pathlib.Path(p) for p in args.parts],
                                       _roster(args))
@@ -126,8 +132,8 @@ def merge(args: argparse.Namespace) -> int:
 
 
 def worker(args: argparse.Namespace) -> int:
-    from .confinement import landlock_abi
-    from .queueing import lease_for, run_worker
+    from grader.boundary.confinement import landlock_abi
+    from grader.pipeline.queue_worker import lease_for, run_worker
     if landlock_abi() < 1:
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; run workers "
               "only where it is", file=sys.stderr)
@@ -141,7 +147,8 @@ def _no_password(url: str) -> str:
 
 
 def _roster(args: argparse.Namespace):
-    from .lms import parse_deadline, read_roster
+    from grader.outputs.lms import read_roster
+    from grader.pipeline.lateness import parse_deadline
     parse_deadline(getattr(args, "deadline", None))
     return read_roster(pathlib.Path(args.roster)) if args.roster else None
 
@@ -159,7 +166,6 @@ def command_line() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m grader", description="The minitorch course's tools.")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("release", help="rebuild minitorch/ and notebooks/ from solutions/")
-    defaults = Settings()
     p = commands.add_parser("check", help="grade your own work")
     p.add_argument("path", nargs="?", default=str(release.ROOT), help="the repo (default), a folder or a .zip")
     p.add_argument("--out", default="grader-output", help="where to write the feedback page (default: grader-output/)")
@@ -175,12 +181,17 @@ def command_line() -> argparse.ArgumentParser:
                    "--jobs is then how many processes record results here")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
                    "given to another (default: the longest a hand-in can take under the limits)")
-    for q in (commands.choices["check"], p):
-        q.add_argument("--call-seconds", type=float, default=defaults.call_seconds,
-                       help="time for one call into the learner's code")
-        q.add_argument("--stage-seconds", type=float, default=defaults.stage_seconds,
-                       help="time for all of one stage's calls into the learner's code")
-        q.add_argument("--memory-mb", type=int, default=defaults.memory_mb, help="memory of the learner's processes")
+    h = commands.add_parser("hub-course", help="make the course for a JupyterHub with nbgrader's exchange "
+                            "(docs/JUPYTERHUB.md)")
+    h.add_argument("--out", required=True, help="the course folder to make (in the instructor's home)")
+    h.add_argument("--course-id", default="minitorch", help="nbgrader's course id, shared with the learners")
+    h.add_argument("--assignment", default="minitorch", help="the one assignment holding the whole course")
+    h.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder (mode 1777)")
+    h.add_argument("--duedate", help="ISO 8601: the assignment's due date in the gradebook")
+    h.add_argument("--late-penalty", type=float, default=0.0,
+                   help="percent of the score lost per started day after the due date")
+    for q in (commands.choices["check"], p, h):
+        add_flags(q)
     p = commands.add_parser("merge", help="collect the parts of a class graded in shards")
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
     p.add_argument("parts", nargs="+", help="the part-*.json files the shards wrote (feedback/ beside each)")
@@ -192,22 +203,40 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
                    "worker; as long as the longest hand-in (default: as autograde's default)")
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
+    commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
+    p = commands.add_parser("gradescope", help="write a Gradescope autograder (the zip to upload)")
+    p.add_argument("--out", default="autograder.zip")
+    p.add_argument("--visibility", default="visible", choices=["visible", "after_due_date", "after_published",
+                                                                "hidden"], help="when learners see the results")
+    p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
+    p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
+    p.add_argument("--image", default="minitorch/grader:0.1.0", help="the grading image's name on Docker Hub")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = command_line().parse_args(argv)
+    if args.command in ("gradescope", "prairielearn"):
+        from grader.platforms import build as build_platform
+        return build_platform(args)
     if args.command == "bundle":
-        from .bundle import build
+        from grader.release.bundle import build
         print(f"wrote {build(pathlib.Path(args.out).resolve())}")
+        return 0
+    if args.command == "tasks":
+        from grader.tasks import markdown_table
+        print(markdown_table())
         return 0
     if args.command == "release":
         release.build()
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
               f"from {len(release.source_notebooks())} notebook(s)")
         return 0
+    if args.command == "hub-course":
+        from grader.hub.course import main as hub_course
+        return hub_course(args)
     return {"check": check, "autograde": autograde, "merge": merge, "worker": worker}[args.command](args)
 
 

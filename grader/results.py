@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .tasks import PARTS, POINTS, STAGES, TASKS, stage_of
+from grader.tasks import PARTS, POINTS, STAGES, TASKS, stage_of
 
 
 @dataclass
@@ -73,7 +73,7 @@ class LearnerResult:
                 "penalty": self.penalty, "verdicts": [asdict(v) for r in self.tasks.values() for v in r.verdicts]}
 
     @classmethod
-    def from_json(cls, data: dict) -> "LearnerResult":
+    def from_json(cls, data: dict) -> LearnerResult:
         result = cls(data["learner"], problems=list(data.get("problems", [])), late_days=int(data.get("late_days", 0)),
                      penalty=float(data.get("penalty", 0.0)))
         result.add([Verdict(**v) for v in data["verdicts"]])

@@ -1,77 +1,66 @@
-"""The course's tasks and how their points are shared: the one list that the grader, the
-course, the reports and the tests use.
+"""The course's tasks, read from the one manifest, ``tasks.toml`` beside this file.
 
-Each task's points are split into *parts* (one rule, one case, one property), each
-checked on its own, so that a one-op slip costs that op's share, not the whole task.
+Everything that needs a task list, a part's points or the course total takes it from here
+(the grader) or from ``tasks.toml`` itself (the release builder, which imports nothing of
+the grader, and the tests' markers). Each task's points are split into *parts* (one rule,
+one case, one property), each checked on its own, so that a one-op slip costs that op's
+share, not the whole task.
+
+The manifest also declares the graded surface: the names of the learner's package that
+each task's checks call (``CALLS``) or swap for given versions while checking it
+(``SWAPS``; ``GIVEN`` names the helper that takes each swapped name's place). A check may
+use only its task's names (``declared``); ``boundary.runner`` refuses any other.
 """
 
-TASKS: dict[str, str] = {
-    "1.1": "central_difference",
-    "1.2": "local derivatives of the scalar ops",
-    "1.3": "topological order",
-    "1.4": "backpropagation with accumulation",
-    "2.1": "broadcast_shapes",
-    "2.2": "unbroadcast",
-    "2.3": "backward of the binary elementwise ops",
-    "3.1": "backward of the unary ops",
-    "3.2": "sum and mean",
-    "3.3": "max and min",
-    "4.1": "reshape, transpose, broadcast_to, squeeze, unsqueeze",
-    "4.2": "__getitem__",
-    "4.3": "cat and stack",
-    "5.1": "matmul",
-    "5.2": "GELU",
-    "5.3": "logsumexp, log_softmax, softmax",
-    "5.4": "cross-entropy",
-    "6.1": "Module, Linear, MLP",
-    "6.2": "SGD",
-    "6.3": "Adam",
-    "6.4": "the training loop",
-    "7.1": "layer_norm's fused backward",
-    "7.2": "causal multi-head self-attention",
-    "7.3": "the Block and GPT modules",
-    "7.4": "the training step and sampling",
-}
+from __future__ import annotations
 
-# task -> {part: points}. A part earns all of its points, half of them (the maths is right
-# but float32 inputs get float64 gradients), or none.
-PARTS: dict[str, dict[str, float]] = {
-    "1.1": {"values": 1, "two-sided difference": 1},
-    "1.2": {"add, sub, neg": 0.5, "mul": 0.5, "div": 0.5, "pow": 0.5, "exp, log": 0.5, "sin, cos": 0.5,
-            "tanh, sigmoid": 0.5, "relu": 0.5},
-    "1.3": {"a valid order": 2, "deep graphs": 1},
-    "1.4": {"sums contributions": 2, "accumulates across calls": 1, "tensor graphs": 1},
-    "2.1": {"matches NumPy": 1, "raises on a clash": 1},
-    "2.2": {"missing leading axes": 1, "stretched size-1 axes": 1, "both at once": 1, "float32, no side effects": 1},
-    "2.3": {"Sub": 1, "Mul": 1, "Div": 1, "Pow": 1, "Maximum": 1, "Minimum": 1},
-    "3.1": {"Exp": 0.5, "Log": 0.5, "Sqrt": 0.5, "Abs": 0.5, "Sin": 0.5, "Cos": 0.5, "Tanh": 0.5,
-            "Sigmoid": 0.5, "Relu": 0.5},
-    "3.2": {"Sum": 2, "Mean": 2},
-    "3.3": {"without ties": 1.5, "ties": 1.5},
-    "4.1": {"Reshape": 1, "Transpose": 1, "BroadcastTo": 1, "Squeeze": 0.5, "Unsqueeze": 0.5},
-    "4.2": {"ints, slices, None, Ellipsis": 2, "repeated integer indices": 1, "boolean masks": 1},
-    "4.3": {"Cat": 1.5, "Stack": 1.5},
-    "5.1": {"2-D": 1, "1-D operands": 1, "batched": 2, "non-contiguous operands": 1},
-    "5.2": {"exact": 1.5, "tanh": 1.5},
-    "5.3": {"stable_logsumexp": 1, "LogSumExp": 1, "LogSoftmax": 1, "Softmax": 1},
-    "5.4": {"class indices": 2, "probabilities": 2},
-    "6.1": {"parameters": 1.5, "Linear": 1.5, "MLP": 1},
-    "6.2": {"plain": 1, "momentum": 1, "weight decay": 1},
-    "6.3": {"bias correction": 2, "weight decay": 1},
-    "6.4": {"order of calls": 2, "batches and the mean": 1},
-    "7.1": {"gradient for x": 2, "gradients for weight and bias": 1},
-    "7.2": {"one head": 1, "several heads": 1, "causal": 1},
-    "7.3": {"Block": 1.5, "GPT": 1.5},
-    "7.4": {"training step": 1, "greedy sampling": 1, "temperature": 1},
-}
+import pathlib
+import tomllib
+from typing import Any
 
-POINTS: dict[str, float] = {t: sum(parts.values()) for t, parts in PARTS.items()}
+MANIFEST = pathlib.Path(__file__).resolve().parent / "tasks.toml"
 
-# Which notebook (and nbgrader assignment) introduces each stage's tasks.
-STAGES: dict[str, str] = {
-    "1": "01_chain_rule", "2": "02_broadcasting", "3": "03_reductions",
-    "4": "04_indexing", "5": "05_matmul_softmax", "6": "06_training", "7": "07_gpt",
-}
+
+class ManifestError(ValueError):
+    """The manifest is not well formed; the message names the task and the field."""
+
+
+def load(path: pathlib.Path = MANIFEST) -> dict[str, Any]:
+    """The manifest as plain data, checked: every task in a declared stage, every part's
+    points a positive multiple of 0.5, every swapped name with its given helper."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ManifestError(f"{path}: {error}") from None
+    stages, tasks, given = data.get("stage", {}), data.get("task", {}), data.get("given", {})
+    for task, spec in tasks.items():
+        where = f"{path.name}: task {task!r}"
+        if task.split(".")[0] not in stages or task.count(".") != 1:
+            raise ManifestError(f"{where}: its id must be STAGE.N with a [stage.STAGE] declared")
+        if not spec.get("title") or not spec.get("parts"):
+            raise ManifestError(f"{where}: needs a title and at least one part")
+        for part, points in spec["parts"].items():
+            if not isinstance(points, (int, float)) or points <= 0 or (points * 2) % 1:
+                raise ManifestError(f"{where}, part {part!r}: points must be a positive multiple of 0.5, "
+                                    f"not {points!r}")
+        for name in spec.get("swaps", []):
+            if name not in given:
+                raise ManifestError(f"{where}: swaps {name!r}, which has no helper in [given]")
+    return data
+
+
+_DATA = load()
+
+STAGES: dict[str, str] = {stage: spec["notebook"] for stage, spec in _DATA["stage"].items()}
+STAGE_TITLES: dict[str, str] = {stage: spec["title"] for stage, spec in _DATA["stage"].items()}
+TASKS: dict[str, str] = {task: spec["title"] for task, spec in _DATA["task"].items()}
+PARTS: dict[str, dict[str, float]] = {task: dict(spec["parts"]) for task, spec in _DATA["task"].items()}
+POINTS: dict[str, float] = {task: sum(parts.values()) for task, parts in PARTS.items()}
+TOTAL: float = sum(POINTS.values())
+CALLS: dict[str, list[str]] = {task: list(spec.get("calls", [])) for task, spec in _DATA["task"].items()}
+SWAPS: dict[str, list[str]] = {task: list(spec.get("swaps", [])) for task, spec in _DATA["task"].items()}
+GIVEN: dict[str, str] = dict(_DATA.get("given", {}))
+ALWAYS: list[str] = list(_DATA.get("always", []))
 
 
 def stage_of(task: str) -> str:
@@ -85,3 +74,26 @@ def tasks_of(stage: str) -> list[str]:
 def marker(task: str) -> str:
     """The pytest marker and nbgrader grade id of a task: "2.3" -> "task2_3"."""
     return "task" + task.replace(".", "_")
+
+
+def declared(task: str) -> set[str]:
+    """The package names the checks of ``task`` may use: its calls and swaps, and what
+    every check may use (``ALWAYS``). A name covers what is inside it: declaring
+    ``nn.Linear`` allows ``nn.Linear.forward``."""
+    return {*CALLS.get(task, []), *SWAPS.get(task, []), *ALWAYS}
+
+
+def is_declared(name: str, task: str) -> bool:
+    allowed = declared(task)
+    parts = name.split(".")
+    return any(".".join(parts[:i]) in allowed for i in range(1, len(parts) + 1))
+
+
+def markdown_table() -> str:
+    """The docs' task table (docs/CURRICULUM.md holds it; a test keeps the two equal)."""
+    rows = ["| task | stage (notebook) | what | parts (points) | points |", "| --- | --- | --- | --- | --- |"]
+    for task, title in TASKS.items():
+        parts = ", ".join(f"{name} ({points:g})" for name, points in PARTS[task].items())
+        rows.append(f"| {task} | {stage_of(task)} ({STAGES[stage_of(task)]}) | {title} | {parts} | {POINTS[task]:g} |")
+    rows.append(f"| | | **total** | | **{TOTAL:g}** |")
+    return "\n".join(rows)

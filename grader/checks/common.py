@@ -5,12 +5,13 @@ explained, and how one learner's rule is run (in the learner's process, through
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..runner import Raised
-from .numeric import numeric_vjp, numeric_vjp_relative
+from grader.boundary.runner import Raised
+from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
 
 
 class CheckFailure(AssertionError):
@@ -199,7 +200,7 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
     (as a transposed array is): a rule must read it by index, never by memory order."""
     arrays = [np.asarray(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
     expected_out = np.asarray(reference(*arrays))
-    upstream = np.asarray(rng.standard_normal(expected_out.shape), order=upstream_order)
+    upstream = np.asarray(rng.standard_normal(expected_out.shape), order=upstream_order)  # type: ignore[call-overload]
     sent = [np.ascontiguousarray(np.swapaxes(a, -1, -2)) if i in views else a for i, a in enumerate(arrays)]
     changed: list = []
     out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import part
-from .common import CheckFailure, call_learner, explain
+from grader.checks import part
+from grader.checks.common import CheckFailure, call_learner, explain
 
 MISTAKES = {  # a reference option, and what the mistake is, for the learner
     "none_as_zero": "a parameter whose grad is None was still updated (its state moved on): skip it at that step",

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 
-from ..runner import Raised
-from . import part
-from .common import CheckFailure, call_learner, explain, learner_raised
+from grader.boundary.runner import Raised
+from grader.checks import part
+from grader.checks.common import CheckFailure, call_learner, explain, learner_raised
 
 
 @part("1.1", "values")

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runner import Raised
-from . import part
-from .common import (CheckFailure, check_float32, check_large, check_rule, explain, learner_raised, run_rule,
-                     shapes_pairs)
-from .numeric import unbroadcast_by_loops
+from grader.boundary.runner import Raised
+from grader.checks import part
+from grader.checks.common import (
+    CheckFailure,
+    check_float32,
+    check_large,
+    check_rule,
+    explain,
+    learner_raised,
+    run_rule,
+    shapes_pairs,
+)
+from grader.checks.numeric import unbroadcast_by_loops
 
 
 def _broadcast_shapes(w, *shapes):

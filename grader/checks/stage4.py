@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import part
-from .common import check_float32, check_rule, explain, index_spec, run_rule
+from grader.checks import part
+from grader.checks.common import check_float32, check_rule, explain, index_spec, run_rule
 
 
 @part("4.1", "Reshape")

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from ..runner import Raised
-from . import part
-from .common import CheckFailure, check_float32, check_large, check_rule, explain, learner_raised, run_rule
-from .numeric import numeric_vjp
+from grader.boundary.runner import Raised
+from grader.checks import part
+from grader.checks.common import CheckFailure, check_float32, check_large, check_rule, explain, learner_raised, run_rule
+from grader.checks.numeric import numeric_vjp
 
 SWAP = {"ops_linalg.unbroadcast": "unbroadcast"}
 

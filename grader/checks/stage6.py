@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import optimizers  # noqa: F401  (Tasks 6.2 and 6.3 register their parts there)
-from . import part
-from .common import CheckFailure, call_learner, explain, order_problem
+from grader.checks import optimizers  # noqa: F401  (Tasks 6.2 and 6.3 register their parts there)
+from grader.checks import part
+from grader.checks.common import CheckFailure, call_learner, explain, order_problem
 
 
 @part("6.1", "parameters")

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from . import part
-from .common import CheckFailure, call_learner, check_float32, check_rule, explain, order_problem
-from .stage5 import gelu_exact
+from grader.checks import part
+from grader.checks.common import CheckFailure, call_learner, check_float32, check_rule, explain, order_problem
+from grader.checks.stage5 import gelu_exact
 
 
 def layer_norm(x, w, b, eps=1e-5):

@@ -1,4 +1,4 @@
-"""Small data sets that need no download: two generated ones, one real one, and a list of names.
+"""Small data sets that need no download: a generated one, a real one, and a list of names.
 
 Each returns ``(x, y)``: ``x`` float64 of shape (N, features), ``y`` int64 class indices.
 """
@@ -21,16 +21,6 @@ def make_spirals(n: int = 300, classes: int = 2, noise: float = 0.2, seed: int =
     angle = 3.5 * radius * np.pi + 2 * np.pi * y / classes + rng.normal(0, noise, n)
     x = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
     return x, y.astype(np.int64)
-
-
-def make_moons(n: int = 300, noise: float = 0.1, seed: int = 0):
-    """Two interleaving half circles in the plane, ``n`` points in all."""
-    rng = np.random.default_rng(seed)
-    y = np.arange(n) % 2
-    t = rng.uniform(0, np.pi, n)
-    x = np.where(y[:, None] == 0, np.stack([np.cos(t), np.sin(t)], 1),
-                 np.stack([1 - np.cos(t), 0.5 - np.sin(t)], 1))
-    return x + rng.normal(0, noise, x.shape), y.astype(np.int64)
 
 
 def load_digits():

@@ -37,8 +37,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
-from minitorch.visible import check_backward, fail, same  # the checks' messages
 from minitorch import plotting
+from minitorch.visible import check_backward, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Why derivatives: gradient descent

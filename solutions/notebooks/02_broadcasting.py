@@ -32,8 +32,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
-from minitorch.visible import check_backward, fail, same  # the checks' messages
 from minitorch import plotting
+from minitorch.visible import check_backward, fail, same  # the checks' messages
 
 # %% [markdown]
 # The engine walks the same kind of graph as in notebook 1; its boxes now stand for whole

@@ -27,9 +27,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
-from minitorch.visible import check_backward, fail, same  # the checks' messages
 from minitorch import plotting
 from minitorch.function import Context
+from minitorch.visible import check_backward, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Your task 4.1: reshape, transpose, broadcast_to, squeeze, unsqueeze in `minitorch/ops_shape.py`

@@ -29,9 +29,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
-from minitorch.visible import check_backward, fail, same  # the checks' messages
 from minitorch import plotting
 from minitorch.function import Context
+from minitorch.visible import check_backward, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Matmul's gradients

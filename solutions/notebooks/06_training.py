@@ -30,11 +30,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
-from minitorch.visible import check_backward, fail, same  # the checks' messages
 from minitorch import datasets, nn, optim, plotting, training
+from minitorch.visible import check_backward, fail, same  # the checks' messages
 
 # %% [markdown]
-# ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn.py`
+# ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
 #
 # * `parameters()` walks the module's attributes and returns every `Parameter`, looking
 #   inside sub-modules and inside lists, tuples and dicts of them (`_walk` helps), each
@@ -260,7 +260,7 @@ def train_spirals(make_optimizer, epochs=60):
     mt.manual_seed(1)
     model = nn.MLP([2, 64, 64, 3])
     history = training.fit(model, mt.cross_entropy, make_optimizer(model.parameters()), x_train, y_train,
-                           epochs=epochs, batch_size=32, validation=(x_val, y_val))
+                           epochs=epochs, batch_size=32, validation=(x_val, y_val), progress=True)
     return model, history
 
 
@@ -302,7 +302,8 @@ def boundary_snapshots(epochs=(1, 5, 20, 60)):
     fig, axes = plt.subplots(1, len(epochs), figsize=(3 * len(epochs), 3.2), layout="constrained")
     done = 0
     for ax, epoch in zip(axes, epochs):
-        training.fit(model, mt.cross_entropy, adam, x_train, y_train, epochs=epoch - done, batch_size=32, seed=epoch)
+        training.fit(model, mt.cross_entropy, adam, x_train, y_train, epochs=epoch - done, batch_size=32, seed=epoch,
+                     progress=True)
         done = epoch
 
         def predict(points):
@@ -338,7 +339,7 @@ def train_digits(epochs=25):
     mt.manual_seed(2)
     model = nn.MLP([64, 64, 10])
     history = training.fit(model, mt.cross_entropy, optim.Adam(model.parameters(), lr=3e-3), d_train, t_train,
-                           epochs=epochs, batch_size=64, validation=(d_val, t_val))
+                           epochs=epochs, batch_size=64, validation=(d_val, t_val), progress=True)
     return model, history
 
 

@@ -17,7 +17,7 @@ import urllib.request
 
 import pytest
 
-from grader import bundle
+from grader.release import bundle
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
@@ -30,7 +30,7 @@ if not os.path.exists(CHROMIUM):
     if os.environ.get("CI"):
         raise RuntimeError(f"{CHROMIUM} is missing: .ci/run should have installed Debian's chromium")
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-from playwright import sync_api as playwright  # noqa: E402
+from playwright import sync_api as playwright
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
@@ -241,7 +241,8 @@ def test_make_lab_shows_the_course_folder_and_every_stub_indents_on_enter(lab, p
     package starts the next line at the stub's own indentation (Lab's Python mode once
     lost its place after an annotated *args and put the line at column 0)."""
     options = make_lab_options((ROOT / "Makefile").read_text())
-    assert options == make_lab_options(bundle.MAKEFILE), "the course's and the bundle's `make lab` differ"
+    assert options == make_lab_options((bundle.LEARNER_FILES / "Makefile").read_text()), \
+        "the course's and the bundle's `make lab` differ"
     url = lab(ROOT / "minitorch", *options)
     page.goto(f"{url}/?token={TOKEN}")  # the server sends the browser to the default_url, as `make lab` does
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)

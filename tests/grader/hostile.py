@@ -65,7 +65,7 @@ def on_import(code: str):
 
 def stubbed_with(code: str):
     """The blank release with ``code`` run on import: whatever it fakes earns nothing."""
-    return folder([("__init__.py", "from . import methods as _methods", code + "\nfrom . import methods as _methods")],
+    return folder([("__init__.py", "from . import datasets", code + "\nfrom . import datasets")],
                   source=ROOT / "minitorch")
 
 
@@ -147,7 +147,7 @@ CHEATS = {
     "patches-numpy": "import numpy as _n\n_n.allclose = lambda *a, **k: True\n_n.array_equal = lambda *a, **k: True\n_n.testing.assert_allclose = lambda *a, **k: None",
     "settrace": "import sys as _y\n_y.settrace(lambda *a: None)",
     "environment": "import os as _o\n_o.environ['MINITORCH_UNDER_TEST'] = '/'\n_o.environ['PYTHONPATH'] = '/work'",
-    "patches-probes": "import sys as _y\n_p = _y.modules.get('grader.probes')\nif _p: _p.PROBES['rule'] = lambda mt, **k: {'out': None, 'grads': [], 'upstream': k.get('upstream'), 'inputs': k.get('arrays')}",
+    "patches-probes": "import sys as _y\n_p = _y.modules.get('grader.learner.probes')\nif _p: _p.PROBES['rule'] = lambda mt, **k: {'out': None, 'grads': [], 'upstream': k.get('upstream'), 'inputs': k.get('arrays')}",
     "reads-gradebook": TRY + "import glob as _g\n_try(lambda: print([open(p, 'rb').read(100) for p in _g.glob('/tmp/**/gradebook.db', recursive=True)]))",
     "hides-errors": "import builtins as _b\n_b.NotImplementedError = type('Quiet', (Exception,), {})",
 }
@@ -173,7 +173,7 @@ def learners():
         ("junk-folders", with_files(folder(), junk), "reference", ".venv/"),
         ("broken-notebooks", with_files(folder(), bad_notebooks), "reference", ""),
         ("no-package", with_files(folder(), lambda t: shutil.rmtree(t / "minitorch")), "zero", "no minitorch/"),
-        ("import-error", folder([("__init__.py", "from . import methods", "from . import nonexistent_module")]),
+        ("import-error", folder([("__init__.py", "from . import datasets", "from . import nonexistent_module")]),
          "zero", "could not be imported"),
         ("exits-on-import", on_import("import os as _o\n_o._exit(3)"), "zero", "died"),
         ("hangs-in-one-rule", folder([("ops_unary.py", "        return grad * out * (1 - out)",

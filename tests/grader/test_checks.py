@@ -3,12 +3,12 @@ each buggy variant loses points in its own task only, with the right explanation
 solutions written differently keep full marks."""
 
 import pytest
-from conftest import ROOT, write_package
 import variants
 import variants_edges
 import variants_stage7
+from conftest import ROOT, write_package
 
-from grader.checks import run_stage
+from grader.pipeline.stages import run_stage
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import PARTS, POINTS, STAGES, TASKS

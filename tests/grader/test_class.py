@@ -15,8 +15,8 @@ import sys
 import pytest
 from hostile import PLANTED, SCRIPT_ERROR, learners
 
-from grader.course import safe_id
-from grader.confinement import landlock_abi
+from grader.boundary.confinement import landlock_abi
+from grader.pipeline.course import safe_id
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FLAGS = ["--jobs", "2", "--call-seconds", "5", "--stage-seconds", "20"]

@@ -5,7 +5,7 @@ import zipfile
 
 from conftest import write_package
 
-from grader.intake import read_hand_in
+from grader.pipeline.intake import read_hand_in
 from grader.tasks import STAGES
 
 

@@ -12,9 +12,9 @@ import time
 import numpy as np
 import pytest
 
-from grader.confinement import landlock_abi
-from grader.isolation import Cage, clear_abandoned
-from grader.runner import LearnerProcess, Lost, Raised, Unimportable
+from grader.boundary.cage import Cage, clear_abandoned
+from grader.boundary.confinement import landlock_abi
+from grader.boundary.runner import LearnerProcess, Lost, Raised, Unimportable
 from grader.settings import Settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -109,8 +109,8 @@ def package(tmp_path):
     return folder
 
 
-def call(package, function, *args, settings=Settings()):
-    with LearnerProcess(package, settings) as w:
+def call(package, function, *args, settings=None):
+    with LearnerProcess(package, settings or Settings()) as w:
         return w.call("call", function=function, args=list(args))
 
 
@@ -171,7 +171,7 @@ def test_nothing_a_learner_starts_outlives_its_process(package):
 KILLED_GRADER = """
 import json, os, signal, sys, time
 sys.path.insert(0, sys.argv[1])
-from grader.runner import LearnerProcess
+from grader.boundary.runner import LearnerProcess
 from grader.settings import Settings
 process = LearnerProcess(sys.argv[2], Settings())
 process.call("call", function="leave_a_process_running", args=[])
@@ -282,7 +282,7 @@ def test_learner_exceptions_carry_the_learners_line(package):
 
 
 def test_the_wire_carries_no_objects():
-    from grader import wire
+    from grader.boundary import wire
     assert wire.decode(wire.encode({"a": (1, [2.5, None]), "x": np.arange(3.0)}))["a"] == (1, [2.5, None])
     with pytest.raises(wire.Garbled):
         wire.decode(b"\x00" * 40)
@@ -297,7 +297,7 @@ def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
     import io
     import struct
 
-    from grader import wire
+    from grader.boundary import wire
     header = io.BytesIO()  # an .npy header promising 8 TiB, followed by 8 bytes
     np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (2**40,)})
     bomb = header.getvalue() + b"\x00" * 8
@@ -313,7 +313,7 @@ def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
 
 
 def test_an_answer_a_check_cannot_handle_costs_that_part_only():
-    from grader.checks import _run_part
+    from grader.pipeline.stages import _run_part
 
     def check(w, rng):
         return np.asarray(["not", "numbers"]) + 1.0  # a check meeting an answer it did not foresee
@@ -323,18 +323,18 @@ def test_an_answer_a_check_cannot_handle_costs_that_part_only():
 
 
 def test_a_package_whose_import_hangs_costs_its_time_once_not_in_every_stage(tmp_path):
-    from grader.checks import new_hand_in, run_stage
-    new_hand_in()
+    from grader.pipeline.stages import HandInMemory, run_stage
+    memory = HandInMemory()
     hanging = tmp_path / "hangs" / "minitorch"
     hanging.mkdir(parents=True)
     (hanging / "__init__.py").write_text("import time\ntime.sleep(600)\n")
     quick = Settings(call_seconds=1.5, stage_seconds=10, restarts=1)
-    first = run_stage(hanging, "1", quick)
+    first = run_stage(hanging, "1", quick, memory)
     assert "importing the package" in first[0].message and all(v.earned == 0 for v in first)
     start = time.monotonic()
-    later = run_stage(hanging, "2", quick)
+    later = run_stage(hanging, "2", quick, memory)
     assert time.monotonic() - start < 1 and all("earlier stage" in v.message and v.earned == 0 for v in later)
     (hanging / "__init__.py").write_text("import time\ntime.sleep(600)  # changed: judged again\n")
-    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick))
-    new_hand_in()  # the next hand-in, even with the same files, is judged afresh
-    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick))
+    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick, memory))
+    # the next hand-in (a memory of its own), even with the same files, is judged afresh
+    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick, HandInMemory()))

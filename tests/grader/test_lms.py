@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from grader.lms import lateness, parse_deadline, submitted_at
+from grader.pipeline.lateness import lateness, parse_deadline, submitted_at
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def test_lateness_counts_started_days_and_caps_at_100():
@@ -71,7 +71,7 @@ def test_autograde_writes_canvas_and_moodle_imports_and_applies_the_policy(tmp_p
 
 
 def test_the_course_maps_each_learner_to_one_safe_id_however_often_it_is_graded(tmp_path):
-    from grader.course import Course, safe_id
+    from grader.pipeline.course import Course, safe_id
     from grader.settings import Settings
     course = Course(tmp_path, Settings())
     ids = {name: safe_id(name) for name in ("ana", "bo b", "<x>")}
@@ -82,7 +82,7 @@ def test_the_course_maps_each_learner_to_one_safe_id_however_often_it_is_graded(
 
 
 def test_no_learner_id_is_another_learners_safe_id():
-    from grader.course import safe_id
+    from grader.pipeline.course import safe_id
     changed = safe_id("weird id!")
     ids = ["ana", "weird id!", changed, changed.upper(), "x" * 60, "x" * 61, "-", "_"]
     assert len({safe_id(i) for i in ids}) == len(ids)
@@ -90,8 +90,8 @@ def test_no_learner_id_is_another_learners_safe_id():
 
 
 def test_exported_cells_never_start_a_spreadsheet_formula(tmp_path):
-    from grader.classreport import write_mistakes_csv
-    from grader.report import spreadsheet_safe
+    from grader.outputs.classreport import write_mistakes_csv
+    from grader.outputs.tables import spreadsheet_safe
     assert [spreadsheet_safe(c) for c in ("=1+1", "@SUM(A1)", "+x", "-x", "\tx", "-1.5", "ana", 3)] == \
         ["'=1+1", "'@SUM(A1)", "'+x", "'-x", "'\tx", "-1.5", "ana", 3]
     rows = [{"task": "1.1", "part": "p", "pitfall": "x", "learners": ['=HYPERLINK("http://evil","x")', "ana"]}]

@@ -18,6 +18,10 @@ import pytest
 from conftest import ROOT, write_package
 from hostile import CHEATS, HOSTILE_IMPORTS, on_import, stubbed_with
 
+from grader.tasks import TOTAL
+
+FULL = f"{TOTAL:g}"
+
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
 LEASE = "12"
@@ -59,7 +63,7 @@ def local_grades(hand_ins, tmp_path_factory) -> str:
     assert done.returncode == 0, done.stderr[-2000:]
     grades = (out / "grades.csv").read_text()
     assert [row[:2] for row in csv.reader(grades.splitlines())][2:] == [
-        ["ana", "88.5"], ["bo", "0"], ["cy", "88"], ["slow", "88.5"], ["stray", "88.5"], ["writes-checks", "0"]]
+        ["ana", FULL], ["bo", "0"], ["cy", f"{TOTAL - 0.5:g}"], ["slow", FULL], ["stray", FULL], ["writes-checks", "0"]]
     return grades
 
 
@@ -149,7 +153,7 @@ def graded_once(out: pathlib.Path, local_grades: str) -> None:
     with Gradebook(f"sqlite:///{out / 'course' / 'gradebook.db'}") as gradebook:
         totals = {s.id: sum(gradebook.find_submission(a.name, s.id).score for a in gradebook.assignments)
                   for s in gradebook.students}
-    assert totals == {"ana": 88.5, "bo": 0, "cy": 88, "slow": 88.5, "stray": 88.5, "writes-checks": 0}
+    assert totals == {"ana": TOTAL, "bo": 0, "cy": TOTAL - 0.5, "slow": TOTAL, "stray": TOTAL, "writes-checks": 0}
     assert (ROOT / "grader" / "checks" / "__init__.py").read_bytes() == CHECKS, "a learner wrote to the checks"
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert "minitorch-stray-marker" not in ps.replace("ps -eo args", ""), "a learner's process outlived its grading"
@@ -174,9 +178,9 @@ def test_a_worker_killed_mid_learner_leaves_it_to_the_other(hand_ins, local_grad
     text = finish(process, log)
     graded_once(out, local_grades)
     survivor = workers["w2" if victim == "w1" else "w1"][1].read_text()
-    assert "graded slow: 88.5 / 88.5" in survivor and "delivery 2" in survivor
+    assert f"graded slow: {FULL} / {FULL}" in survivor and "delivery 2" in survivor
     assert "graded slow" not in workers[victim][1].read_text()
-    assert text.count("slow: 88.5") == 1
+    assert text.count(f"slow: {FULL}") == 1
     wait_for(lambda: not learner_processes(), 30, "a learner's process outlived the worker killed under it")
 
 

@@ -10,9 +10,10 @@ import zipfile
 import pytest
 from conftest import ROOT, write_package
 
-from grader.grading import GradeJob
-from grader.intake import read_hand_in
-from grader.queueing import _grade_hand_in, lease_for, pack, unpack
+from grader.pipeline.grading import GradeJob
+from grader.pipeline.intake import read_hand_in
+from grader.pipeline.queue_worker import grade_hand_in, lease_for, unpack
+from grader.pipeline.queueing import pack
 from grader.settings import Settings
 from grader.tasks import STAGES
 
@@ -29,7 +30,7 @@ def test_a_message_carries_the_package_the_intake_read(tmp_path):
     write_package(tmp_path / "ana" / "minitorch")
     (tmp_path / "ana" / ".venv").mkdir()
     (tmp_path / "ana" / ".venv" / "big.py").write_text("x = 1\n")
-    message = pack(job_for(tmp_path / "ana"), "run1")
+    _, message = pack(job_for(tmp_path / "ana"), "run1", tmp_path / "read")
     assert message["id"] == "run1/ana" and message["broken"] is None
     assert message["settings"]["stage_seconds"] == 30
     assert sorted(message["stages"]) == sorted(STAGES) and len(message["packages"]) == 1
@@ -41,7 +42,7 @@ def test_a_message_carries_the_package_the_intake_read(tmp_path):
 
 def test_a_broken_hand_in_travels_as_its_reason(tmp_path):
     (tmp_path / "bo.zip").write_bytes(b"not a zip")
-    message = pack(job_for(tmp_path / "bo.zip", "bo"), "run1")
+    _, message = pack(job_for(tmp_path / "bo.zip", "bo"), "run1", tmp_path / "read")
     assert message["packages"] == [] and message["stages"] == {}
     assert "not a readable .zip" in message["broken"]
 
@@ -59,9 +60,9 @@ def test_a_message_with_a_path_outside_its_package_is_refused(tmp_path):
 
 def test_a_worker_with_another_grader_refuses_to_grade(tmp_path):
     write_package(tmp_path / "ana" / "minitorch")
-    message = pack(job_for(tmp_path / "ana"), "run1") | {"grader": "0123456789abcdef"}
+    message = pack(job_for(tmp_path / "ana"), "run1", tmp_path / "read")[1] | {"grader": "0123456789abcdef"}
     task = types.SimpleNamespace(request=types.SimpleNamespace(hostname="w9@elsewhere"))
-    reply = _grade_hand_in(task, message)
+    reply = grade_hand_in(task, message)
     assert set(reply) == {"refused"} and "w9@elsewhere" in reply["refused"]
 
 

@@ -1,21 +1,22 @@
-"""The graded surface (grader/surface.py) holds: every name the checks use exists in the
-reference and in the learner's release, the checks use no other, and every swap reaches
-the code that uses the swapped name."""
+"""The graded surface (declared in the manifest, grader/tasks.toml) holds: every name the
+checks use exists in the reference and in the learner's release, a check that uses a name
+its task does not declare is refused loudly, and every swap reaches the code that uses the
+swapped name."""
 
 import importlib.util
 import pathlib
-import re
 import sys
 
 import numpy as np
 import pytest
 
-from grader import surface
-from grader import probes_gpt  # noqa: F401  (registers stage 7's given helpers)
-from grader.probes import GIVEN, given, resolve
+from grader import tasks as surface
+from grader.boundary.runner import Undeclared, check_declared
+from grader.learner import probes_gpt  # noqa: F401  (registers stage 7's given helpers)
+from grader.learner.probes import GIVEN, given, resolve
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-NAMES = sorted({n for names in surface.CALLS.values() for n in names} | set(surface.ALWAYS) | set(surface.SWAPS))
+NAMES = sorted({n for names in surface.CALLS.values() for n in names} | set(surface.ALWAYS) | set(surface.GIVEN))
 
 
 def load(folder: pathlib.Path, name: str):
@@ -38,13 +39,32 @@ def test_every_name_exists(package):
     assert missing == []
 
 
-def test_the_checks_use_only_declared_names():
-    declared = set(NAMES)
-    used = set()
-    for path in (ROOT / "grader" / "checks").glob("stage*.py"):
-        text = path.read_text()
-        used |= set(re.findall(r'"((?:ops_\w+|losses|nn|optim|training|autodiff|function)\.\w+)"', text))
-    assert used - declared == set()
+def test_a_check_may_use_only_the_names_its_task_declares():
+    check_declared("2.3", "rule", {"function": "ops_binary.Mul", "swaps": {"ops_binary.unbroadcast": "unbroadcast"}})
+    check_declared("6.2", "optimizer", {"name": "SGD"})
+    with pytest.raises(Undeclared, match="task 2.2 uses ops_binary.Mul"):
+        check_declared("2.2", "rule", {"function": "ops_binary.Mul"})
+    with pytest.raises(Undeclared, match="optim.Adam"):
+        check_declared("6.2", "optimizer", {"name": "Adam"})
+    with pytest.raises(Undeclared, match="ops_softmax.stable_logsumexp"):  # a swap is a use too
+        check_declared("5.1", "rule", {"function": "ops_linalg.MatMul",
+                                       "swaps": {"ops_softmax.stable_logsumexp": "stable_logsumexp"}})
+    with pytest.raises(Undeclared, match="nn.GPT"):  # names a probe uses by itself
+        check_declared("7.2", "gpt", {})
+
+
+def test_an_undeclared_name_stops_the_grading_instead_of_costing_a_learner(tmp_path):
+    from grader.boundary.runner import LearnerProcess
+    from grader.pipeline.stages import _run_part
+    from grader.settings import Settings
+
+    def sloppy_check(w, rng):  # a check of 1.1 reaching into 2.3's op
+        w.call("rule", function="ops_binary.Mul", arrays=[], upstream=None, params={})
+
+    with LearnerProcess(ROOT / "solutions" / "minitorch", Settings()) as w:
+        w.task = "1.1"
+        with pytest.raises(Undeclared):
+            _run_part(sloppy_check, w, "1.1/values")
 
 
 def test_every_swap_takes_effect():
@@ -71,8 +91,8 @@ def test_every_swap_takes_effect():
         out = function.forward(ctx, *arrays, **params)
         function.backward(ctx, np.ones_like(out))
 
-    assert set(calls) == set(surface.SWAPS)
-    for name, helper in surface.SWAPS.items():
+    assert set(calls) == set(surface.GIVEN)
+    for name, helper in surface.GIVEN.items():
         assert helper in GIVEN
         GIVEN["_boom"] = boom
         try:
@@ -85,11 +105,23 @@ def test_every_swap_takes_effect():
 def test_the_course_config_replaces_nbgraders_execute_and_fails_loudly_if_it_cannot(monkeypatch, tmp_path):
     from nbgrader.converters import Autograde
 
-    from grader.course import config
-    from grader.preprocessor import GradeFromChecks
+    from grader.pipeline.course import config
+    from grader.pipeline.preprocessor import GradeFromChecks
     steps = config(tmp_path, {}).Autograde.autograde_preprocessors
     assert GradeFromChecks in steps and "Execute" not in [p.__name__ for p in steps]
     trait = Autograde.class_traits()["autograde_preprocessors"]
     monkeypatch.setattr(trait, "default", lambda: [p for p in steps if p is not GradeFromChecks])
     with pytest.raises(RuntimeError, match="nbgrader 0.9.6"):
         config(tmp_path, {})
+
+
+def test_the_learners_process_knows_every_probe():
+    from grader.boundary.runner import LearnerProcess
+    from grader.learner.probes import PROBES
+    from grader.settings import Settings
+    with LearnerProcess(ROOT / "solutions" / "minitorch", Settings()) as w:
+        for name in PROBES:
+            try:
+                w.call(name)
+            except Exception as error:  # noqa: BLE001 - wrong arguments are fine: an unknown probe is not
+                assert "KeyError" not in str(error), f"the learner's process has no probe {name!r}"

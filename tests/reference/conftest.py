@@ -8,7 +8,7 @@ sys.path.insert(0, str(SOLUTIONS))
 for name in [m for m in sys.modules if m == "minitorch" or m.startswith("minitorch.")]:
     del sys.modules[name]
 
-import minitorch  # noqa: E402
+import minitorch
 
 assert pathlib.Path(minitorch.__file__).resolve().parent == SOLUTIONS / "minitorch", (
     f"expected the reference package in {SOLUTIONS}, imported {minitorch.__file__}")

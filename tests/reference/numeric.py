@@ -6,11 +6,11 @@ minitorch.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from grader.checks.numeric import numeric_vjp  # noqa: E402  (independent of minitorch)
+from grader.checks.numeric import numeric_vjp
 
 
 def check_against_numpy(mt, op: Callable, reference: Callable[..., np.ndarray],

@@ -5,7 +5,8 @@ Skipped when PyTorch is not installed. Everything runs in float64.
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minitorch as mt
 

@@ -13,7 +13,7 @@ import minitorch as mt
 from minitorch import plotting
 
 matplotlib.use("agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,8 @@ import math
 import sys
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import minitorch as mt
 

@@ -2,12 +2,13 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
+from numeric import away_from, check_against_numpy
 
 import minitorch as mt
 from grader.checks.numeric import unbroadcast_by_loops
-from numeric import away_from, check_against_numpy
 
 pairs = mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3)
 

@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
+from numeric import away_from, check_against_numpy
 
 import minitorch as mt
-from numeric import away_from, check_against_numpy
 
 shapes = array_shapes(min_dims=0, max_dims=4, min_side=1, max_side=4)
 seeds = st.integers(0, 2**32 - 1)

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from numeric import numeric_vjp
 
 import minitorch as mt
 from minitorch import language, nn, optim
-from numeric import numeric_vjp
 
 
 def np_layer_norm(x, w, b, eps=1e-5):

@@ -13,9 +13,9 @@ import urllib.request
 import zipfile
 
 import pytest
-
-from grader import bundle
 from test_release import solution_lines
+
+from grader.release import bundle
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
@@ -159,7 +159,7 @@ def wait_for(path: pathlib.Path, pattern: str, seconds: float) -> re.Match:
 def test_the_readmes_quote_what_jupyter_prints_when_the_port_is_taken(tmp_path):
     """The troubleshooting line is Jupyter's own words: a taken port is left for the next."""
     import socket
-    quoted = re.search(r"`(The port 8888 is already in use[^`]*)`", bundle.README).group(1)
+    quoted = re.search(r"`(The port 8888 is already in use[^`]*)`", (bundle.LEARNER_FILES / "README.md").read_text()).group(1)
     assert quoted in (ROOT / "README.md").read_text().replace("\n", " ")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

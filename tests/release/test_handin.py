@@ -27,7 +27,7 @@ def test_a_folder_gets_handin_zip_with_the_package_and_the_notebooks(tmp_path):
     with zipfile.ZipFile(tmp_path / "handin.zip") as z:
         names = set(z.namelist())
     expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb")}
-    expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "minitorch").glob("*.py")}
+    expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "minitorch").rglob("*.py")}
     assert expected <= names and all(n.startswith(("minitorch/", "notebooks/")) for n in names)
     assert not any("__pycache__" in n or ".ipynb_checkpoints" in n for n in names)
 

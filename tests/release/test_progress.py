@@ -85,9 +85,9 @@ def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
 
 # ---- the visible checks' power: every planted bug of the grader's tests shows -------------
 sys.path.insert(0, str(ROOT / "tests" / "grader"))
-import variants  # noqa: E402
-import variants_edges  # noqa: E402
-import variants_stage7  # noqa: E402
+import variants
+import variants_edges
+import variants_stage7
 
 BUGGY = variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY
 ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES

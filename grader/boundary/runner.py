@@ -1,0 +1,223 @@
+"""The trusted side of a learner's process: start it in a ``Cage``, send it probe
+requests (``probes.py``), and turn what comes back into values or exceptions.
+
+``LearnerProcess.call`` returns the probe's observations, or raises ``Raised`` (the
+learner's code raised; carries its type, message and line), ``Unimportable`` (the package
+did not import) or ``Lost`` (the process died, hung past its time, sent garbage, or the
+stage's time is used up). After a ``Lost`` the next call starts a fresh process, a few
+times per stage at most (``Settings.restarts``); nothing of a dead process is reused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+from typing import Any
+
+from grader.boundary import wire
+from grader.boundary.cage import Cage
+from grader.learner.worker import BOOT
+from grader.settings import Settings
+from grader.tasks import is_declared
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+class _LearnerException(Exception):
+
+    def __init__(self, record: dict) -> None:
+        self.type = str(record.get("type", "Exception"))
+        self.message = str(record.get("message", ""))
+        self.where = str(record.get("where", ""))
+        super().__init__(f"{self.type}: {self.message}")
+
+
+class Raised(_LearnerException):
+    """The learner's code raised an exception."""
+
+
+class Unimportable(_LearnerException):
+    """The learner's package could not be imported."""
+
+
+class Undeclared(RuntimeError):
+    """A check used a package name that its task does not declare in the manifest: a bug
+    of the grader (or of an instructor's new check), never charged to a learner."""
+
+
+class Lost(Exception):
+    """The learner's process is gone (died, hung, garbled) or the stage's time is up."""
+
+
+# What the learner's process may see of the grader's environment: nothing else (an
+# instructor's shell may hold tokens and passwords, which a package could print into its
+# feedback). The thread counts keep NumPy to one core, as the grading machine expects.
+PASSED_ON = ("PATH", "LANG", "LC_ALL", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def learner_environment(scratch: pathlib.Path) -> dict[str, str]:
+    env = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
+    env.update(HOME=str(scratch), TMPDIR=str(scratch))
+    return env
+
+
+class LearnerProcess:
+    def __init__(self, package: pathlib.Path, settings: Settings) -> None:
+        self.package, self.settings = pathlib.Path(package).resolve(), settings
+        self.deadline = time.monotonic() + settings.stage_seconds
+        self.starts, self.confined = 0, None
+        self.cage: Cage | None = None
+        self.process: subprocess.Popen | None = None
+        self.import_error: dict | None = None
+        self.task: str | None = None   # the task being checked: its calls must be declared
+
+    def __enter__(self) -> LearnerProcess:
+        return self
+
+    def new_stage(self) -> None:
+        """Start the next stage's budget (time, restarts) on this process. The process
+        itself is kept while it is alive: one confined process per hand-in, not per stage,
+        when its stages grade the same package files."""
+        self.deadline = time.monotonic() + self.settings.stage_seconds
+        self.starts = 1 if self.process is not None else 0
+        self.task = None
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _start(self) -> None:
+        if self.starts > self.settings.restarts:
+            raise Lost(f"not run: the package's process had to be restarted {self.settings.restarts} times "
+                       "in this stage already")
+        self.starts += 1
+        s = self.settings
+        self.cage = Cage(s.memory_mb, s.processes, s.disk_mb, s.learner_user)
+        config = json.dumps({"package": str(self.package), "scratch": str(self.cage.scratch), "user": s.learner_user})
+        self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                       cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))
+        hello = self._answer("importing the package")
+        self.confined = hello.get("confined")
+        if s.confine and self.confined is not None and not self.confined.get("landlock") and _landlock_expected():
+            self._end()
+            raise Lost("the learner's process could not be confined, so it was not run")
+        if not hello.get("ready"):
+            self._end()
+            raise Unimportable(hello.get("raised") or {})
+
+    def _answer(self, doing: str) -> dict:
+        budget = min(self.settings.call_seconds, self.deadline - time.monotonic())
+        if budget <= 0:
+            self._end()
+            raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
+        try:
+            answer = wire.receive(self._pipes()[1], time.monotonic() + budget)
+        except TimeoutError:
+            self._end()
+            raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
+        except (EOFError, OSError):
+            code = _exit_code(self.process)
+            self._end()
+            raise Lost(f"the process running the package died while {doing}"
+                       + (f" (exit code {code})" if code not in (None, 0) else "")
+                       + ": os._exit, a crash, or memory exhausted") from None
+        except wire.Garbled as error:
+            self._end()
+            raise Lost(f"the process running the package sent something unreadable while {doing} ({error})") \
+                from None
+        if not isinstance(answer, dict):
+            self._end()
+            raise Lost(f"the process running the package answered nonsense while {doing}")
+        return answer
+
+    def call(self, probe: str, doing: str = "", **args: Any) -> Any:
+        """Run ``probe`` in the learner's process; ``doing`` names it in messages."""
+        if self.task is not None:
+            check_declared(self.task, probe, args)
+        if self.import_error is not None:
+            raise Unimportable(self.import_error)
+        if self.process is None:
+            try:
+                self._start()
+            except Unimportable as error:
+                self.import_error = {"type": error.type, "message": error.message, "where": error.where}
+                raise
+        doing = doing or f"running {probe}"
+        try:
+            wire.send(self._pipes()[0], {"probe": probe, "args": args})
+        except OSError:
+            self._end()
+            raise Lost(f"the process running the package was gone before {doing}") from None
+        answer = self._answer(doing)
+        if "raised" in answer:
+            raise Raised(answer["raised"] if isinstance(answer["raised"], dict) else {})
+        return answer.get("ok")
+
+    def _pipes(self) -> tuple[int, int]:
+        """The requests' and the answers' file descriptors of the running process."""
+        if self.process is None or self.process.stdin is None or self.process.stdout is None:
+            raise OSError("the learner's process is not running")
+        return self.process.stdin.fileno(), self.process.stdout.fileno()
+
+    def _end(self) -> None:
+        if self.process is not None:
+            self.process.kill()  # at once, even if the cage below could not sweep
+            for stream in (self.process.stdin, self.process.stdout):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+        if self.cage is not None:
+            self.cage.close()
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+        self.process, self.cage = None, None
+
+    def close(self) -> None:
+        self._end()
+
+
+def _landlock_expected() -> bool:
+    from grader.boundary.confinement import landlock_abi
+    return landlock_abi() > 0
+
+
+def names_used(probe: str, args: dict[str, Any]) -> list[str]:
+    """The package names a probe call reaches: the probe's own (filled from its arguments)
+    and those its ``swaps`` replace."""
+    from grader.learner import probes, probes_gpt, probes_modules  # noqa: F401  (each registers its probes)
+    USES = probes.USES
+    if probe not in USES:
+        raise Undeclared(f"no probe named {probe!r}")
+    names = []
+    for template in USES[probe]:
+        try:
+            names.append(template.format(**{k: v for k, v in args.items() if isinstance(v, str)}))
+        except (KeyError, IndexError):
+            raise Undeclared(f"probe {probe!r} uses {template!r}, but was called without that argument") from None
+    return names + [str(name) for name in (args.get("swaps") or {})]
+
+
+def check_declared(task: str, probe: str, args: dict[str, Any]) -> None:
+    undeclared = [name for name in names_used(probe, args) if not is_declared(name, task)]
+    if undeclared:
+        raise Undeclared(f"a check of task {task} uses {', '.join(undeclared)} (through probe {probe!r}), which "
+                         f"the manifest (grader/tasks.toml) does not declare for task {task}: add it to its calls or swaps")
+
+
+def _exit_code(process: subprocess.Popen | None) -> int | None:
+    """The exit code of a process whose pipe just closed (it may take a moment to exit)."""
+    if process is None:
+        return None
+    try:
+        return process.wait(timeout=0.5)
+    except subprocess.TimeoutExpired:
+        return None

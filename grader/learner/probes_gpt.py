@@ -1,0 +1,215 @@
+"""Probes of stage 7: the learner's attention, blocks, GPT, training step and sampling,
+with weights the grader chose. Like ``probes.py``: observations only."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from grader.learner.probes import GIVEN, given, plain, probe
+
+
+def _linear_init(self, in_features, out_features, bias=True, dtype=None):
+    from minitorch.nn import Parameter  # the learner's package, as the worker imported it
+    self.weight = Parameter(np.zeros((out_features, in_features)))
+    self.bias = Parameter(np.zeros(out_features)) if bias else None
+
+
+def _linear_forward(self, x):
+    out = x @ self.weight.T
+    return out if self.bias is None else out + self.bias
+
+
+def _load(mt, module, weights: dict) -> None:
+    """Set the parameters named in ``weights`` ("attn.query.weight": array, ...)."""
+    for name, value in weights.items():
+        owner = module
+        *path, last = name.split(".")
+        for part in path:
+            owner = owner[int(part)] if isinstance(owner, list) else getattr(owner, part)
+        getattr(owner, last).data = np.array(value)
+
+
+@probe(uses=("nn.CausalSelfAttention", "nn.Linear.__init__", "nn.Linear.forward"))
+def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> dict:
+    """The outputs for each of ``xs``, and ``last_attention`` after the last of them."""
+    with given(mt, EARLIER):
+        attn = mt.nn.CausalSelfAttention(dim, heads)
+        _load(mt, attn, weights)
+        outs = [plain(np.asarray(attn(mt.Tensor(x)).data)) for x in xs]
+    kept = getattr(attn, "last_attention", None)
+    kept = getattr(kept, "data", kept)  # a Tensor kept instead of its array is fine too
+    try:
+        kept = None if kept is None else np.asarray(kept, dtype=np.float64)
+    except (TypeError, ValueError):
+        kept = None
+    return {"outs": outs, "last_attention": kept}
+
+
+def _apply_linear(a: np.ndarray, layer) -> np.ndarray:
+    """A learner's Linear layer applied in NumPy, with the weights the grader loaded."""
+    return a @ np.asarray(layer.weight.data).T + np.asarray(layer.bias.data)
+
+
+def _given_attention(self, x):
+    """A trusted causal attention (NumPy, forward only) in place of the learner's, so that
+    a bug of Task 7.2 is not charged again to the Block and GPT of Task 7.3."""
+    data = np.asarray(x.data)
+    B, T, D = data.shape
+    H, d = self.heads, D // self.heads
+    q, k, v = (_apply_linear(data, layer).reshape(B, T, H, d).transpose(0, 2, 1, 3) for layer in (self.query, self.key, self.value))
+    scores = np.where(np.tril(np.ones((T, T), bool)), q @ k.transpose(0, 1, 3, 2) / np.sqrt(d), -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    return type(x)(_apply_linear((weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D), self.proj))
+
+
+def _given_block(self, x):
+    """A trusted Block (NumPy, forward only) in place of the learner's while their GPT is
+    checked, so that a slip in Block.forward costs the Block part of Task 7.3, not both."""
+    data = np.asarray(x.data)
+
+    def norm(a, ln):
+        centred = a - a.mean(-1, keepdims=True)
+        scale = np.sqrt((centred ** 2).mean(-1, keepdims=True) + getattr(ln, "eps", 1e-5))
+        return centred / scale * np.asarray(ln.weight.data) + np.asarray(ln.bias.data)
+
+    h = data + np.asarray(_given_attention(self.attn, type(x)(norm(data, self.ln1))).data)
+    u = _apply_linear(norm(h, self.ln2), self.up)
+    gelu = 0.5 * u * (1 + np.frompyfunc(math.erf, 1, 1)(u / math.sqrt(2)).astype(np.float64))
+    return type(x)(h + _apply_linear(gelu, self.down))
+
+
+GIVEN.update(linear_init=_linear_init, linear_forward=_linear_forward, attention=_given_attention, block=_given_block)
+# Linear (Task 6.1) and the stable logsumexp under softmax (Task 5.3) while stage 7's modules
+# are built and run, attention (Task 7.2) while Block (Task 7.3) is, and the whole Block
+# while GPT is: each earlier bug is charged once.
+EARLIER = {"nn.Linear.__init__": "linear_init", "nn.Linear.forward": "linear_forward",
+           "ops_softmax.stable_logsumexp": "stable_logsumexp"}
+WITH_ATTENTION = {**EARLIER, "nn.CausalSelfAttention.forward": "attention"}
+WITH_BLOCK = {**WITH_ATTENTION, "nn.Block.forward": "block"}
+
+
+@probe(uses=("nn.Block", "nn.Linear.__init__", "nn.Linear.forward", "nn.CausalSelfAttention.forward"))
+def block(mt, dim: int, heads: int, weights: dict, x: np.ndarray) -> dict:
+    with given(mt, WITH_ATTENTION):
+        b = mt.nn.Block(dim, heads)
+        _load(mt, b, weights)
+        return {"out": plain(np.asarray(b(mt.Tensor(x)).data)), "count": len(list(b.parameters()))}
+
+
+@probe(uses=("nn.GPT", "nn.Linear.__init__", "nn.Linear.forward", "nn.CausalSelfAttention.forward", "nn.Block.forward"))
+def gpt(mt, sizes: dict, weights: dict, idx: list) -> dict:
+    with given(mt, WITH_BLOCK):
+        model = mt.nn.GPT(**sizes)
+        _load(mt, model, weights)
+        return {"out": [plain(np.asarray(model(i).data)) for i in idx], "count": len(list(model.parameters())),
+                "numbers": int(sum(np.asarray(p.data).size for p in model.parameters()))}
+
+
+class _FixedLogits:
+    """A stand-in model: the same logits at every position; records the widths it saw."""
+
+    def __init__(self, mt, logits: np.ndarray, block_size: int) -> None:
+        self.mt, self.logits, self.block_size = mt, logits, block_size
+        self.widths: list[int] = []
+
+    def __call__(self, idx):
+        idx = np.asarray(getattr(idx, "data", idx))
+        self.widths.append(int(idx.shape[1]))
+        per_row = self.logits if self.logits.ndim == 1 else self.logits[:, None, :]  # (V,) or one row each (B, V)
+        return self.mt.Tensor(np.broadcast_to(per_row, (*idx.shape, self.logits.shape[-1])).copy())
+
+
+@probe(uses=("nn.GPT.generate",))
+def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, seed: int, block_size: int,
+           global_seed: int = 0) -> dict:
+    """``GPT.generate`` on a stand-in model; NumPy's global generator is seeded with
+    ``global_seed`` first, so that a draw that ignores ``rng`` shows as a changed result."""
+    stand_in = _FixedLogits(mt, logits, block_size)
+    start = np.zeros((rows, 2), dtype=np.int64)
+    np.random.seed(global_seed)
+    out = mt.nn.GPT.generate(stand_in, start, steps, temperature=temperature, rng=np.random.default_rng(seed))
+    return {"out": plain(np.asarray(out)), "widths": stand_in.widths}
+
+
+@probe(uses=("language.train", "nn.Module", "nn.Parameter"))
+def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
+    """The learner's ``language.train`` with stand-ins for the model, the loss and the
+    optimizer: no rule of an earlier task runs, so only the loop itself is checked. The
+    loop may clear the gradients through the optimizer, the model or its parameters, and
+    compute the loss with ``loss_on`` or ``cross_entropy`` itself; each is recorded."""
+    calls, inputs, targets = [], [], []
+
+    class Loss:
+        data = np.float64(1.0)
+
+        def backward(self, *args):
+            calls.append("backward")
+
+        def item(self):
+            return 1.0
+
+        def __float__(self):
+            return 1.0
+
+    class Logits:  # what the model returns: a shape, and reshape
+        def __init__(self, shape):
+            self.shape = tuple(shape)
+            self.ndim = len(self.shape)
+
+        def reshape(self, *shape):
+            return Logits(shape[0] if len(shape) == 1 and isinstance(shape[0], tuple) else shape)
+
+    class Parameter:
+        @property
+        def grad(self):
+            return None
+
+        @grad.setter
+        def grad(self, value):
+            calls.append("zero_grad")
+
+    class Model:
+        def __call__(self, x):
+            calls.append("forward")
+            inputs.append(list(np.shape(getattr(x, "data", x))))
+            return Logits(np.shape(getattr(x, "data", x)) + (5,))
+
+        forward = __call__
+
+        def parameters(self):
+            return [Parameter()]
+
+        def zero_grad(self):
+            calls.append("zero_grad")
+
+    def loss_on(model, x, y):
+        model(x)
+        targets.append(int(np.size(getattr(y, "data", y))))
+        return Loss()
+
+    def cross_entropy(logits, target, *args, **kwargs):
+        targets.append(int(np.size(getattr(target, "data", target))))
+        return Loss()
+
+    class Optimizer:
+        def zero_grad(self):
+            calls.append("zero_grad")
+
+        def step(self):
+            calls.append("step")
+
+    swapped = [(mt.language, "loss_on", loss_on), (mt.language, "cross_entropy", cross_entropy),
+               (mt.losses, "cross_entropy", cross_entropy), (mt, "cross_entropy", cross_entropy)]
+    saved = [(module, name, getattr(module, name)) for module, name, _ in swapped if hasattr(module, name)]
+    try:
+        for module, name, stand_in in swapped:
+            setattr(module, name, stand_in)
+        losses = mt.language.train(Model(), Optimizer(), np.arange(200) % 5, steps, block_size, batch_size,
+                                   np.random.default_rng(0))
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
+    return {"calls": calls, "inputs": inputs, "targets": targets, "losses": plain([float(v) for v in losses])}

@@ -1,0 +1,197 @@
+"""Probes of the learner's modules, optimizers and training loop (stage 6 on).
+
+Like ``probes.py``: run inside the learner's process, return observations, decide nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from grader.learner.probes import given, plain, probe
+
+
+@probe(uses=("nn.Module", "nn.Parameter"))
+def parameters(mt: Any) -> list:
+    """Which parameters ``Module.parameters()`` finds in a nest of modules, lists and dicts."""
+    Module, Parameter = mt.nn.Module, mt.nn.Parameter
+
+    class Inner(Module):  # type: ignore[misc, valid-type]
+        def __init__(self):
+            super().__init__()
+            self.w = Parameter(np.ones(2))
+
+    class Outer(Module):  # type: ignore[misc, valid-type]
+        def __init__(self):
+            super().__init__()
+            self.a = Parameter(np.ones(1))
+            self.inner = Inner()
+            self.blocks = [Inner(), {"deep": Inner()}]
+            self.shared = self.inner
+            self.plain = mt.Tensor(np.ones(3), requires_grad=True)
+
+    model = Outer()
+    names = {id(model.a): "a", id(model.inner.w): "inner.w", id(model.blocks[0].w): "blocks[0].w",
+             id(model.blocks[1]["deep"].w): "blocks[1]['deep'].w", id(model.plain): "plain (a Tensor)"}
+    return [names.get(id(p), type(p).__name__) for p in model.parameters()]
+
+
+def _data(t: Any) -> Any:
+    return plain(None if t is None else np.asarray(getattr(t, "data", t)))
+
+
+@probe(uses=("manual_seed", "nn.Linear", "nn.Parameter"))
+def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | None,
+           dtype: str | None = None) -> dict:
+    """A Linear layer's parameters and, unless ``x`` is None, its output for ``x``; with
+    ``dtype``, a layer made in that dtype."""
+    mt.manual_seed(0) if hasattr(mt, "manual_seed") else None
+    options = {} if dtype is None else {"dtype": np.dtype(dtype)}
+    layer = mt.nn.Linear(in_features, out_features, bias=bias, **options)
+    out = None if x is None else layer(mt.Tensor(x))
+    return {"weight": _data(layer.weight), "bias": _data(getattr(layer, "bias", None)),
+            "parameters": isinstance(layer.weight, mt.nn.Parameter)
+            and (layer.bias is None or isinstance(layer.bias, mt.nn.Parameter)),
+            "count": len(list(layer.parameters())), "out": _data(out)}
+
+
+@probe(uses=("manual_seed", "nn.Linear"))
+def linear_seeded(mt, seeds: list) -> list:
+    """For each seed: ``manual_seed(seed)``, then a new Linear(5, 3)'s weight and bias."""
+    made = []
+    for seed in seeds:
+        mt.manual_seed(seed)
+        layer = mt.nn.Linear(5, 3)
+        made.append([_data(layer.weight), _data(getattr(layer, "bias", None))])
+    return made
+
+
+@probe(uses=("nn.MLP", "nn.Linear.__init__", "nn.Linear.forward"))
+def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
+    """The learner's MLP built from a given Linear (so that a Linear slip is charged to the
+    Linear part alone) with the ``weights`` given, layer by layer: its wiring is checked."""
+    with given(mt, {"nn.Linear.__init__": "linear_init", "nn.Linear.forward": "linear_forward"}):
+        model = mt.nn.MLP(sizes, activation=activation)
+        layers = list(getattr(model, "layers", []))
+        for layer, (weight, bias) in zip(layers, weights):
+            layer.weight.data, layer.bias.data = np.array(weight), np.array(bias)
+        out = model(mt.Tensor(x))
+    return {"layers": len(layers), "count": len(list(model.parameters())), "out": _data(out)}
+
+
+@probe(uses=("nn.Parameter", "optim.{name}"))
+def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list | None = None) -> dict:
+    """Several parameters, each with its own gradients (None: no gradient that step), and
+    one that never gets a gradient; ``lrs`` sets ``opt.lr`` before each step (a schedule).
+    The parameters after every step."""
+    params = [mt.nn.Parameter(np.array(s)) for s in starts]
+    idle = mt.nn.Parameter(np.ones(2))
+    opt = getattr(mt.optim, name)([*params, idle], **kwargs)
+    history = []
+    for t, grads in enumerate(steps):
+        if lrs:
+            opt.lr = lrs[t]
+        opt.zero_grad()
+        for p, g in zip(params, grads):
+            p.grad = None if g is None else np.array(g)
+        opt.step()
+        history.append([np.array(_data(p), copy=True) if _data(p) is not None else None for p in params])
+    return {"history": history, "params": history[-1] if history else [], "idle": _data(idle)}
+
+
+@probe(uses=("nn.Parameter", "optim.{name}"))
+def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list | None = None) -> dict:
+    """The same schedule twice: with the weight decay λ of ``kwargs``, and without it on
+    gradients g + λ·p (p as it is before each step), what L2 weight decay means. Equal
+    results say the decay term is right, whatever the rest of the update does."""
+    decay = kwargs["weight_decay"]
+    runs = {}
+    for run, options in (("decay", kwargs), ("folded", {**kwargs, "weight_decay": 0.0})):
+        params = [mt.nn.Parameter(np.array(s)) for s in starts]
+        opt = getattr(mt.optim, name)(params, **options)
+        for t, grads in enumerate(steps):
+            if lrs:
+                opt.lr = lrs[t]
+            opt.zero_grad()
+            for p, g in zip(params, grads):
+                fold = decay * np.array(_data(p)) if run == "folded" else 0.0
+                p.grad = None if g is None else np.array(g) + fold
+            opt.step()
+        runs[run] = [_data(p) for p in params]
+    return runs
+
+
+class _Recorder:
+    """A model, a loss and an optimizer that record the calls they get."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+        self.batches: list[int] = []
+        recorder = self
+
+        class Model:
+            def __call__(self, x):
+                recorder.calls.append("forward")
+                recorder.batches.append(len(np.asarray(getattr(x, "data", x))))
+                return x
+
+            forward = __call__
+
+            def zero_grad(self):
+                recorder.calls.append("zero_grad")
+
+            def parameters(self):
+                return []
+
+        class Loss:
+            def __init__(self, value):
+                self.data = np.float64(value)
+
+            def backward(self, *args):
+                recorder.calls.append("backward")
+
+            def item(self):
+                return float(self.data)
+
+            def __float__(self):
+                return float(self.data)
+
+            # Arithmetic keeps a loss a loss, as a Tensor's does: a total built from losses
+            # instead of loss.item() comes back as one, and is named for what it is.
+            def __add__(self, other):
+                return Loss(float(self.data) + float(other))
+
+            __radd__ = __add__
+
+            def __mul__(self, other):
+                return Loss(float(self.data) * float(other))
+
+            __rmul__ = __mul__
+
+            def __truediv__(self, other):
+                return Loss(float(self.data) / float(other))
+
+        self.model, self.loss_class = Model(), Loss
+
+    def loss(self, out, y):
+        self.calls.append("loss")
+        return self.loss_class(np.mean(np.asarray(getattr(y, "data", y), dtype=np.float64)))
+
+    def zero_grad(self):
+        self.calls.append("zero_grad")
+
+    def step(self):
+        self.calls.append("step")
+
+
+@probe(uses=("training.train_epoch",))
+def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> dict:
+    rec = _Recorder()
+    mean = mt.training.train_epoch(rec.model, rec.loss, rec, x, y, batch_size, np.random.default_rng(seed))
+    returned = "loss" if isinstance(mean, rec.loss_class) else type(mean).__name__
+    try:
+        mean = float(np.asarray(getattr(mean, "data", mean)))
+    except (TypeError, ValueError):
+        mean = None
+    return {"calls": rec.calls, "batches": rec.batches, "mean": mean, "returned": returned}

@@ -1,0 +1,90 @@
+"""The learner's process: started by ``runner.py`` inside a ``Cage``, it confines itself,
+imports the learner's package, and answers probe requests until its input closes.
+
+    python -I -B -c BOOT CONFIG_JSON
+
+The requests and answers travel on the file descriptors that were its stdin and stdout;
+those are moved aside first, and the learner's code gets /dev/null for its own stdin,
+stdout and stderr (nothing it prints reaches anyone). An answer is ``{"ok": value}`` or
+``{"raised": {"type", "message", "where"}}`` where ``where`` is the learner's line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pathlib
+import sys
+import traceback
+import warnings
+
+# Run by the grader before anything of the learner's: put the grader's folder on the path
+# for the imports below only, then take it off again so that nothing can import it later.
+BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.learner.worker as w; "
+        "sys.path.remove({root!r}); w.main(sys.argv[1])")
+
+
+def describe(error: BaseException, package: pathlib.Path) -> dict:
+    """The exception in words, and the last line of the learner's package it passed (and,
+    when that line is in another file, such as a shape check the package gives, the line
+    that called into that file: usually the learner's own)."""
+    lines = []
+    for frame in traceback.extract_tb(error.__traceback__):
+        path = pathlib.Path(frame.filename)
+        if path.is_relative_to(package):
+            line = f"minitorch/{path.relative_to(package)}, line {frame.lineno}, in {frame.name}"
+            lines.append((path, line + (f": {frame.line.strip()}" if frame.line else "")))
+    where = lines[-1][1] if lines else ""
+    caller = next((line for path, line in reversed(lines) if path != lines[-1][0]), None) if lines else None
+    if caller:
+        where += f" (called from {caller})"
+    return {"type": type(error).__name__, "message": str(error)[:1500], "where": where[:500]}
+
+
+def main(config_json: str) -> None:
+    from grader.boundary import confinement, wire
+    from grader.learner import probes, probes_gpt, probes_modules  # noqa: F401  (each registers its probes)
+
+    config = json.loads(config_json)
+    requests, answers = os.dup(0), os.dup(1)
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)
+    warnings.simplefilter("ignore")
+    import numpy  # noqa: F401  (before confinement: the learner's imports need it anyway)
+
+    package, scratch = pathlib.Path(config["package"]), config["scratch"]
+    os.chdir(scratch)
+    os.environ.update(HOME=scratch, TMPDIR=scratch, MPLCONFIGDIR=scratch, MPLBACKEND="agg")
+    try:
+        applied = confinement.confine_self(confinement.python_readable() + [str(package)], [scratch],
+                                           config.get("user"))
+    except OSError as error:  # never run a learner's code unconfined when confinement was asked for
+        wire.send(answers, {"ready": False, "raised": {"type": "ConfinementError", "message": str(error),
+                                                          "where": ""}})
+        return
+    try:
+        spec = importlib.util.spec_from_file_location("minitorch", package / "__init__.py",
+                                                      submodule_search_locations=[str(package)])
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{package / '__init__.py'} cannot be imported")
+        mt = importlib.util.module_from_spec(spec)
+        sys.modules["minitorch"] = mt
+        spec.loader.exec_module(mt)
+        if pathlib.Path(str(mt.__file__)).resolve().parent != package.resolve():
+            raise ImportError(f"minitorch was imported from {mt.__file__}, not from the submission")
+    except BaseException as error:  # noqa: BLE001 - the learner's import failing is an answer
+        wire.send(answers, {"ready": False, "raised": describe(error, package), "confined": applied})
+        return
+    wire.send(answers, {"ready": True, "confined": applied})
+    while True:
+        try:
+            request = wire.receive(requests)
+        except (EOFError, OSError, wire.Garbled):
+            return
+        try:
+            frame = wire.encode({"ok": probes.PROBES[request["probe"]](mt, **request["args"])})
+        except BaseException as error:  # noqa: BLE001 - whatever the learner's code raised
+            frame = wire.encode({"raised": describe(error, package)})
+        wire.send_frame(answers, frame)

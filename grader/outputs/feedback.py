@@ -1,0 +1,50 @@
+"""The learner's feedback page: every task, every part, its points and the reason for each
+point lost. Everything that came from a learner (ids, messages quoting their exceptions,
+file names) is escaped; the page holds no hidden check's source."""
+
+from __future__ import annotations
+
+import html
+import pathlib
+from collections.abc import Sequence
+
+from grader.results import LearnerResult
+from grader.tasks import STAGES, TASKS, tasks_of
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+table{border-collapse:collapse;width:100%;margin-bottom:1.5rem}td,th{border:1px solid #ccc;padding:.3rem .5rem;
+vertical-align:top;text-align:left}.ok{color:#176b1d}.lost{color:#a12020}.part{padding-left:1.5rem}
+.problems{background:#fff6e0;border:1px solid #e8c66b;padding:.5rem 1rem}"""
+
+
+def page(result: LearnerResult, extra: Sequence[str] = ()) -> str:
+    e = html.escape
+    score, most = result.total
+    body = [f"<h1>minitorch: feedback for {e(result.learner)}</h1>", f"<p><b>Total: {score:g} / {most:g}</b></p>"]
+    notes = [*result.problems, *extra]
+    if notes:
+        body.append("<div class='problems'><ul>" + "".join(f"<li>{e(p)}</li>" for p in notes) + "</ul></div>")
+    for stage, name in STAGES.items():
+        got, of = result.stage_score(stage)
+        body.append(f"<h2>Stage {stage} ({e(name)}): {got:g} / {of:g}</h2><table>"
+                    "<tr><th>task / part</th><th>points</th><th>why points were lost</th></tr>")
+        for task in tasks_of(stage):
+            r = result.tasks.get(task)
+            if r is None:
+                continue
+            mark = "ok" if r.score == r.max_score else "lost"
+            body.append(f"<tr><td class='{mark}'><b>Task {task}</b>: {e(TASKS[task])}</td>"
+                        f"<td class='{mark}'>{r.score:g} / {r.max_score:g}</td><td></td></tr>")
+            for v in r.verdicts:
+                mark = "ok" if v.passed else "lost"
+                body.append(f"<tr><td class='part {mark}'>{e(v.part)}</td><td class='{mark}'>{v.earned:g} / "
+                            f"{v.points:g}</td><td>{e(v.message)}</td></tr>")
+        body.append("</table>")
+    return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>minitorch feedback</title>"
+            f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>")
+
+
+def write(result: LearnerResult, target: pathlib.Path, extra: Sequence[str] = ()) -> pathlib.Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(page(result, extra), encoding="utf-8")
+    return target

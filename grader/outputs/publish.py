@@ -1,0 +1,71 @@
+"""Everything a class's grading writes for people, from its results, in one place:
+grades.csv, scores.png, mistakes.csv, mistakes.png, report.html and, with a roster, the
+LMS imports. ``autograde`` calls it after grading; ``merge`` after collecting the parts of
+a class graded in shards (``--shard I/N``) on several machines."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+import time
+
+from grader.outputs import classreport
+from grader.outputs.lms import write_exports
+from grader.outputs.tables import plot_distribution, write_csv
+from grader.results import LearnerResult
+
+
+def write_all(results: list[LearnerResult], out: pathlib.Path, sids: dict[str, str],
+              roster: dict | None) -> tuple[pathlib.Path, list[str]]:
+    write_csv(results, out / "grades.csv")
+    plot_distribution(results, out / "scores.png")
+    rows = classreport.mistakes(results)
+    classreport.write_mistakes_csv(rows, out / "mistakes.csv")
+    classreport.plot_mistakes(rows, out / "mistakes.png")
+    report = classreport.write_report(results, rows, out, lambda learner: f"feedback/{sids[learner]}.html")
+    missing = []
+    if roster is not None and results:
+        missing = write_exports({r.learner: r.final for r in results}, results[0].total[1], roster, out)
+    return report, missing
+
+
+def write_part(results: list[LearnerResult], sids: dict[str, str], out: pathlib.Path, shard: str) -> pathlib.Path:
+    """One shard's results, for ``merge``."""
+    target = out / f"part-{shard.replace('/', '-of-')}.json"
+    target.write_text(json.dumps({"shard": shard, "sids": sids, "results": [r.to_json() for r in results]}))
+    return target
+
+
+def merge(out: pathlib.Path, parts: list[pathlib.Path], roster: dict | None) -> tuple[pathlib.Path, list[str]]:
+    """Collect shard outputs (each a part-*.json beside its feedback/) into ``out``."""
+    results, sids = [], {}
+    (out / "feedback").mkdir(parents=True, exist_ok=True)
+    for part in parts:
+        data = json.loads(part.read_text())
+        sids.update(data["sids"])
+        results += [LearnerResult.from_json(r) for r in data["results"]]
+        for sid in data["sids"].values():
+            page = part.parent / "feedback" / f"{sid}.html"
+            if page.is_file():
+                shutil.copyfile(page, out / "feedback" / page.name)
+    learners = [r.learner for r in results]
+    if len(set(learners)) != len(learners):
+        raise ValueError("a learner appears in more than one part: were the same shards graded twice?")
+    return write_all(results, out, sids, roster)
+
+
+class Progress:
+    """A text progress bar for class grading: count, rate and time left, one line per learner."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done, self.start = total, 0, time.perf_counter()
+
+    def line(self, learner: str, score: float, most: float, seconds: float) -> str:
+        self.done += 1
+        elapsed = time.perf_counter() - self.start
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        left = (self.total - self.done) / rate if rate else 0.0
+        bar = "#" * round(20 * self.done / max(self.total, 1))
+        return (f"  [{bar:<20}] {self.done}/{self.total}  {rate * 60:.0f} learners/min  ~{left:.0f} s left  "
+                f"{learner}: {score:g} / {most:g} ({seconds:.1f} s)")

@@ -1,0 +1,62 @@
+"""The late policy, applied once, before a learner's grade is recorded.
+
+A hand-in's time is nbgrader's ``timestamp.txt`` in its folder if there is one, else the
+file's own modification time; each started day after the deadline costs
+``percent_per_day`` percent of the learner's total, at most 100. ``apply`` sets it on a
+``LearnerResult`` (grades.csv's ``final``); ``preprocessor.CourseLatePolicy`` is the same
+rule as nbgrader's late-submission plugin, so that the gradebook (its score less its late penalty)
+holds the same final grade, and ``nbgrader autograde`` run by hand in the course applies it
+too (the course gives each assignment the deadline as its due date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import pathlib
+import stat
+
+from grader.results import LearnerResult
+
+
+def submitted_at(path: pathlib.Path) -> dt.datetime:
+    """When a hand-in was handed in (UTC), read without following links."""
+    stamp = path / "timestamp.txt"
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode) and stat.S_ISREG(os.lstat(stamp).st_mode):
+            text = stamp.read_text(encoding="utf-8", errors="replace")[:100].strip().removesuffix(" UTC")
+            when = dt.datetime.fromisoformat(text.replace(" ", "T"))
+            return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+    except (OSError, ValueError):
+        pass
+    return dt.datetime.fromtimestamp(os.lstat(path).st_mtime, dt.UTC)
+
+
+def lateness(when: dt.datetime, deadline: dt.datetime | None, penalty_per_day: float) -> tuple[int, float]:
+    """(days late, penalty in percent)."""
+    if deadline is None or when <= deadline:
+        return 0, 0.0
+    return days_and_percent((when - deadline).total_seconds(), penalty_per_day)
+
+
+def days_and_percent(seconds_late: float, penalty_per_day: float) -> tuple[int, float]:
+    """Each started day late costs ``penalty_per_day`` percent, at most 100."""
+    days = math.ceil(seconds_late / 86400) if seconds_late > 0 else 0
+    return days, min(100.0, days * penalty_per_day)
+
+
+def parse_deadline(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    when = dt.datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+
+def apply(result: LearnerResult, when: dt.datetime, deadline: dt.datetime | None, percent_per_day: float) -> None:
+    """Set ``result``'s days late and penalty, and say so among its problems."""
+    result.late_days, result.penalty = lateness(when, deadline, percent_per_day)
+    if result.late_days:
+        result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {result.late_days} day(s) after the deadline: "
+                               f"{result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")

@@ -1,0 +1,90 @@
+"""``GradeFromChecks``: the nbgrader preprocessor that takes the place of ``Execute``.
+
+When ``python -m grader autograde`` records a learner, it has already graded them (every
+stage, once: ``grading.grade_stages``) and hands each stage's verdicts in through the
+``recorded`` traitlet; when an instructor runs ``nbgrader autograde`` in the course by
+hand, nothing is recorded and it runs the trusted checks (``stages.run_stage``) against
+the ``minitorch/`` package beside the notebook, under the limits its traitlets set (one
+per ``Settings`` field). Either way it writes each task's result into its graded cell the
+way nbgrader scores cells: nothing but text when every part passed, an ``execute_result``
+holding the points earned when some did, an error when none did; and it keeps the verdicts
+in ``verdicts.json`` in ``autograded/`` (where no learner code ever writes) as a record.
+The notebook itself is never executed. ``CourseLatePolicy`` is the course's late rule as
+nbgrader's late-submission plugin. Written against nbgrader 0.9.6.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+from nbformat import NotebookNode
+from nbgrader.plugins import LateSubmissionPlugin
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool, Dict, Float, Int
+
+from grader.pipeline.lateness import days_and_percent as lateness_of
+from grader.results import LearnerResult, TaskResult, Verdict, failed_everywhere
+from grader.settings import Settings
+from grader.tasks import STAGES, TASKS, marker
+
+_TRAIT = {float: Float, int: Int, bool: Bool, "float": Float, "int": Int, "bool": Bool}
+
+
+class GradeFromChecks(NbGraderPreprocessor):
+    recorded = Dict(help="{student id: verdicts of this assignment} already graded by the grader; "
+                         "a learner not in it is graded by running the checks").tag(config=True)
+
+    # One traitlet per Settings field: GradeFromChecks.call_seconds, ... (as the CLI's flags).
+    locals().update({f.name: _TRAIT[f.type](f.default, help=f.metadata["help"]).tag(config=True)
+                     for f in Settings.fields()})
+
+    def settings(self) -> Settings:
+        return Settings(**{f.name: getattr(self, f.name) for f in Settings.fields()})
+
+    def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
+        from grader.pipeline.stages import run_stage
+        folder = pathlib.Path(resources["metadata"]["path"]).resolve()
+        assignment, student = resources["nbgrader"]["assignment"], resources["nbgrader"]["student"]
+        stage = next(s for s, name in STAGES.items() if name == assignment)
+        package = folder / "minitorch"
+        if student in self.recorded:
+            verdicts = [Verdict(**v) for v in self.recorded[student]]
+        elif (package / "__init__.py").is_file():
+            verdicts = run_stage(package, stage, self.settings())
+        else:
+            verdicts = failed_everywhere("no minitorch/ package was graded for this stage", "no package", [stage])
+        result = LearnerResult(student)
+        result.add(verdicts)
+        (folder / "verdicts.json").write_text(json.dumps(result.to_json(), indent=1))
+        for cell in nb.cells:
+            task = {marker(t): t for t in TASKS}.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+            if task in result.tasks:
+                cell.outputs = outputs(result.tasks[task])
+        return nb, resources
+
+
+def outputs(task_result: TaskResult) -> list:
+    lines = [f"Task {task_result.task}: {task_result.score:g} / {task_result.max_score:g}"]
+    lines += [f"  {'ok' if v.passed else '--'} {v.part} ({v.earned:g} / {v.points:g})"
+              + ("" if v.passed else f": {v.message}") for v in task_result.verdicts]
+    text = NotebookNode(output_type="stream", name="stdout", text="\n".join(lines) + "\n")
+    if task_result.score == task_result.max_score:
+        return [text]
+    if task_result.score == 0:
+        return [text, NotebookNode(output_type="error", ename="NoPoints", evalue=task_result.message[:2000],
+                                   traceback=[])]
+    return [text, NotebookNode(output_type="execute_result", execution_count=None, metadata={},
+                               data={"text/plain": repr(float(task_result.score))})]
+
+
+class CourseLatePolicy(LateSubmissionPlugin):
+    """nbgrader's late-submission plugin with the course's rule: each started day late costs
+    ``percent_per_day`` percent of the notebook's score (set from ``--late-penalty``)."""
+
+    percent_per_day = Float(0.0, help="percent of the score taken off per started day late").tag(config=True)
+
+    def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float:
+        days, percent = lateness_of(total_seconds_late, self.percent_per_day)
+        return score * percent / 100

@@ -1,0 +1,114 @@
+"""Running a stage's checks against one package: every part, each judged on its own.
+
+``run_stage`` starts the learner's process (``boundary.runner.LearnerProcess``), runs every
+part of the stage's tasks, and returns a ``Verdict`` per part. ``HandInMemory`` is what the
+stages of one hand-in learn about it as they go: a package whose import hung or killed its
+process in one stage is not run again in later stages with the same files (each time it
+would cost the stage's whole time budget). It is a value the caller holds for one hand-in,
+never a module global.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+import sys
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from grader.boundary.runner import LearnerProcess, Lost, Raised, Undeclared, Unimportable
+from grader.checks import load_all
+from grader.checks.common import CheckFailure, learner_raised
+from grader.results import Verdict, failed_everywhere
+from grader.settings import Settings
+from grader.tasks import PARTS, stage_of
+
+
+@dataclass
+class HandInMemory:
+    """What earlier stages of this hand-in found (package digest -> why its import failed),
+    and the learner's process they used, kept for the next stage when it grades the same
+    files (starting a confined process costs more than most stages' checks)."""
+    hung: dict[str, str] = field(default_factory=dict)
+    process: LearnerProcess | None = None
+    digest: str = ""
+
+    def process_for(self, package: pathlib.Path, digest: str, settings: Settings) -> LearnerProcess:
+        if self.process is not None and (self.digest != digest or self.process.settings != settings):
+            self.close()
+        if self.process is None:
+            self.process, self.digest = LearnerProcess(package, settings), digest
+        else:
+            self.process.new_stage()
+        return self.process
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.close()
+        self.process, self.digest = None, ""
+
+
+def run_stage(package: pathlib.Path, stage: str, settings: Settings,
+              memory: HandInMemory | None = None) -> list[Verdict]:
+    """Every part of ``stage`` against the package at ``package`` (a ``minitorch/`` folder)."""
+    registry = load_all()
+    own = memory is None  # a caller without a memory gets a process for this stage only
+    memory = memory if memory is not None else HandInMemory()
+    digest = _digest(pathlib.Path(package))
+    if digest in memory.hung:
+        return failed_everywhere(f"{memory.hung[digest]} (in an earlier stage: this stage was not run again)",
+                                 "crash or timeout", [stage])
+    verdicts = []
+    w = memory.process_for(pathlib.Path(package), digest, settings)
+    try:
+        for task, parts in PARTS.items():
+            if stage_of(task) != stage:
+                continue
+            w.task = task
+            for name, points in parts.items():
+                message, pitfall, keep = _run_part(registry[(task, name)], w, f"{task}/{name}")
+                verdicts.append(Verdict(task, name, points, points * keep, message, pitfall))
+    finally:
+        if own:
+            memory.close()
+    if verdicts and all(v.pitfall == "crash or timeout" for v in verdicts) \
+            and "importing the package" in verdicts[0].message:
+        memory.hung[digest] = verdicts[0].message
+    return verdicts
+
+
+def _digest(package: pathlib.Path) -> str:
+    """The package's files, names and contents, as one hash."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in package.rglob("*") if p.is_file() and not p.is_symlink()):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _run_part(fn: Callable, w: LearnerProcess, seed_name: str) -> tuple[str, str, float]:
+    rng = np.random.default_rng(zlib.crc32(seed_name.encode()))
+    try:
+        with np.errstate(all="ignore"):
+            fn(w, rng)
+        return "", "", 1.0
+    except CheckFailure as failure:
+        return str(failure), failure.pitfall, failure.keep
+    except Unimportable as error:
+        where = f" ({error.where})" if error.where else ""
+        return (f"the package could not be imported: {error.type}: {error.message}{where}", "import error", 0.0)
+    except Raised as error:
+        raised = learner_raised(error, "the learner's code")
+        return str(raised), raised.pitfall, 0.0
+    except Lost as error:
+        return str(error), "crash or timeout", 0.0
+    except Undeclared:
+        raise  # the grader's own mistake: stop loudly, never charge a learner for it
+    except Exception as error:  # noqa: BLE001 - an answer this check could not handle costs that part only
+        print(f"grader: part {seed_name} could not judge its answer: {type(error).__name__}: {error}"[:500],
+              file=sys.stderr)
+        return (f"this part could not judge what the package returned ({type(error).__name__}); check that it "
+                "returns arrays of the shapes asked for", "unjudgeable answer", 0.0)

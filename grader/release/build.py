@@ -1,0 +1,169 @@
+"""Build what a learner gets from the single source in ``solutions/``.
+
+* ``minitorch/``: the reference package with every solution region replaced by a
+  ``NotImplementedError`` naming its task (``regions.stub``); other files copied.
+* ``notebooks/NN_name.ipynb``: each source notebook ``solutions/notebooks/NN_name.py``
+  (jupytext percent format) converted, then passed through nbgrader's
+  ``generate_assignment``, which removes the hidden tests, clears the outputs and locks
+  the test cells. Each notebook is its own nbgrader assignment, named like the file.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+import tomllib
+
+from grader.release.regions import stub
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SOURCE_PACKAGE = ROOT / "solutions" / "minitorch"
+SOURCE_NOTEBOOKS = ROOT / "solutions" / "notebooks"
+MANIFEST = ROOT / "grader" / "tasks.toml"
+
+
+def source_notebooks() -> list[pathlib.Path]:
+    return sorted(SOURCE_NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+
+
+def build_package(target: pathlib.Path) -> None:
+    """Write the learner's package (stubs in place) to ``target``, replacing it."""
+    if target.exists():
+        shutil.rmtree(target)
+    for path in sorted(SOURCE_PACKAGE.rglob("*")):
+        if "__pycache__" in path.parts or path.is_dir():
+            continue
+        out = target / path.relative_to(SOURCE_PACKAGE)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".py":
+            out.write_text(stub(path.read_text(), str(path.relative_to(ROOT))))
+        else:
+            shutil.copyfile(path, out)
+
+
+def manifest() -> dict:
+    """The task manifest as data (the release builder reads the file; it imports nothing of
+    the grader)."""
+    return tomllib.loads(MANIFEST.read_text(encoding="utf-8"))
+
+
+def points_text(task: str, points: float) -> str:
+    """What a notebook says about a task's points (the one place that words it)."""
+    return (f"**Task {task}** is worth {points:g} point{'s' if points != 1 else ''}. The autograder checks your "
+            "package part by part, outside this notebook: each op or case earns its share.")
+
+
+def add_points_cells(notebook, tasks: dict, name: str) -> None:
+    """After each task's visible check: a read-only markdown cell stating the task's points
+    (from the manifest; its metadata carries them for ``minitorch.progress``), then the
+    task's graded cell for nbgrader, empty and folded (nbgrader records the grader's verdict
+    in its output; a learner has nothing to read or run there)."""
+    import nbformat
+    cells = []
+    for cell in notebook.cells:
+        cells.append(cell)
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            raise ValueError(f"{name}: graded cell {grade_id!r}: the release builder writes each task's points "
+                             "after its visible check; a source notebook holds no graded cell")
+        if grade_id.endswith("_visible"):
+            task = grade_id.removeprefix("task").removesuffix("_visible").replace("_", ".")
+            if task not in tasks:
+                raise ValueError(f"{name}: visible check {grade_id!r} names no task of the manifest")
+            points = sum(tasks[task]["parts"].values())
+            points = int(points) if float(points).is_integer() else points
+            graded_id = grade_id.removesuffix("_visible")
+            text = nbformat.v4.new_markdown_cell(points_text(task, points))
+            text.metadata["nbgrader"] = {"grade": False, "grade_id": f"{graded_id}_points", "locked": True,
+                                         "schema_version": 3, "solution": False, "task": False}
+            text.metadata["minitorch"] = {"task": task, "points": points}
+            graded = nbformat.v4.new_code_cell("")
+            graded.metadata["jupyter"] = {"source_hidden": True}
+            graded.metadata["nbgrader"] = {"grade": True, "grade_id": graded_id, "locked": True, "points": points,
+                                           "schema_version": 3, "solution": False, "task": False}
+            cells += [text, graded]
+    notebook.cells = cells
+
+
+def read_source_notebook(path: pathlib.Path):
+    """A source notebook as an nbformat notebook, without jupytext's own metadata, with a
+    cell stating each task's points (from the manifest) after its visible check."""
+    import jupytext
+    notebook = jupytext.read(path)
+    notebook.metadata.pop("jupytext", None)
+    add_points_cells(notebook, manifest()["task"], path.name)
+    for number, cell in enumerate(notebook.cells):  # stable ids keep the release reproducible
+        cell.id = f"{path.stem[:2]}-{number:03d}"
+    return notebook
+
+
+def nbgrader_config(root: pathlib.Path):
+    from traitlets.config import Config
+    config = Config()
+    config.CourseDirectory.root = str(root)
+    config.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    config.GenerateAssignment.create_assignment = True
+    return config
+
+
+def with_environment_bin_on_path() -> None:
+    """nbgrader runs the ``alembic`` command to create a gradebook: it must be on PATH."""
+    bin_dir = str(pathlib.Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+def generate_course(course: pathlib.Path, api) -> None:
+    """Put every source notebook in ``course/source/`` and let nbgrader generate its
+    assignment (filling the gradebook and ``course/release/``)."""
+    import nbformat
+
+    with_environment_bin_on_path()
+    for path in source_notebooks():
+        folder = course / "source" / path.stem
+        folder.mkdir(parents=True, exist_ok=True)
+        nbformat.write(read_source_notebook(path), folder / f"{path.stem}.ipynb")
+    for path in source_notebooks():
+        result = api.generate_assignment(path.stem)
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader could not generate {path.stem}:\n{result.get('error')}\n{result.get('log')}")
+
+
+def build_notebooks(target: pathlib.Path) -> None:
+    """Write the release notebooks to ``target``, replacing them."""
+    from nbgrader.apps import NbGraderAPI
+
+    with tempfile.TemporaryDirectory() as scratch:
+        course = pathlib.Path(scratch) / "course"
+        generate_course(course, NbGraderAPI(config=nbgrader_config(course)))
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for path in source_notebooks():
+            shutil.copyfile(course / "release" / path.stem / f"{path.stem}.ipynb", target / f"{path.stem}.ipynb")
+
+
+def build(root: pathlib.Path = ROOT) -> None:
+    build_package(root / "minitorch")
+    build_notebooks(root / "notebooks")
+
+
+def differences(built: pathlib.Path, committed: pathlib.Path) -> list[str]:
+    """Files that differ between two trees (ignoring caches and checkpoints)."""
+    ignore = ["__pycache__", ".ipynb_checkpoints"]
+    found: list[str] = []
+
+    def walk(cmp: filecmp.dircmp, prefix: str) -> None:
+        found.extend(f"{prefix}{name}: only in the fresh build" for name in cmp.left_only)
+        found.extend(f"{prefix}{name}: only in the committed copy" for name in cmp.right_only)
+        _, mismatch, errors = filecmp.cmpfiles(cmp.left, cmp.right, cmp.common_files, shallow=False)
+        found.extend(f"{prefix}{name}: differs" for name in mismatch + errors)
+        for name, sub in cmp.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+
+    walk(filecmp.dircmp(built, committed, ignore=ignore), f"{committed.name}/")
+    return found

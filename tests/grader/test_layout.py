@@ -1,0 +1,115 @@
+"""The grader's folders are its trust zones, and imports go one way between them: what runs
+inside the learner's process imports neither the checks nor the pipeline, the release
+builder imports nothing of the grader outside its folder, no module imports itself back
+through others, and no module is longer than the project's limit."""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GRADER = ROOT / "grader"
+LIMIT = 250
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: pathlib.Path, top_level_only: bool = False) -> set[str]:
+    """The grader modules ``path`` imports (``from grader.x import y`` counts ``grader.x``
+    and, when it is a module, ``grader.x.y``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("grader")}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("grader"):
+            found.add(node.module)
+            found |= {f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in MODULES}
+    return {name for name in found if name in MODULES}
+
+
+MODULES = {module_name(p): p for p in GRADER.rglob("*.py")}
+
+
+def zone(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (GRADER / parts[1]).is_dir()) else "top"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if zone(n) == "learner"))
+def test_the_learners_process_imports_no_checks_and_no_pipeline(name):
+    allowed = {"learner", "boundary"}
+    reached = imports(MODULES[name])
+    assert {zone(n) for n in reached} <= allowed | {"top"} and not reached & {"grader.tasks", "grader.results"}
+    assert {n for n in reached if zone(n) == "boundary"} <= {"grader.boundary", "grader.boundary.wire",
+                                                             "grader.boundary.confinement"}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if zone(n) == "release"))
+def test_the_release_builder_imports_nothing_of_the_grader(name):
+    assert {zone(n) for n in imports(MODULES[name])} <= {"release"}
+
+
+def test_the_checks_never_import_the_pipeline_or_the_outputs():
+    for name in (n for n in MODULES if zone(n) == "checks"):
+        assert {zone(n) for n in imports(MODULES[name])} <= {"checks", "boundary", "learner", "top"}, name
+
+
+def test_no_import_cycles():
+    graph = {name: imports(path, top_level_only=True) - {name} for name, path in MODULES.items()}
+    # importing a.b.c runs a/__init__ and a/b/__init__ first
+    for name in graph:
+        parts = name.split(".")
+        graph[name] |= {".".join(parts[:i]) for i in range(1, len(parts))} & set(MODULES)
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(path[path.index(nxt):] + [nxt]))
+            if nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+
+
+def test_the_package_map_names_every_folder():
+    text = (GRADER / "__init__.py").read_text()
+    folders = sorted(p.name for p in GRADER.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    assert folders and all(f"{name}/" in text for name in folders), folders
+
+
+@pytest.mark.parametrize("folder", ["grader", "solutions/minitorch"])
+def test_no_module_is_longer_than_the_limit(folder):
+    long = {str(p.relative_to(ROOT)): n for p in (ROOT / folder).rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > LIMIT
+            }
+    assert long == {}
+
+
+def test_the_docs_task_table_is_the_manifests():
+    from grader.tasks import markdown_table
+    assert markdown_table() in (ROOT / "docs" / "CURRICULUM.md").read_text()
+
+
+def test_every_setting_is_one_flag_and_one_traitlet():
+    from grader.__main__ import command_line
+    from grader.pipeline.preprocessor import GradeFromChecks
+    from grader.settings import Settings
+    fields = {f.name for f in Settings.fields()}
+    traits = set(GradeFromChecks.class_traits(config=True)) - {"enabled", "recorded"}
+    assert traits == fields
+    for verb in ("check", "autograde"):
+        args = command_line().parse_args([verb, *(["x"] if verb == "autograde" else []), "--call-seconds", "3",
+                                          "--no-confine", "--restarts", "1"])
+        settings = Settings.from_args(args)
+        assert (settings.call_seconds, settings.confine, settings.restarts) == (3.0, False, 1)
