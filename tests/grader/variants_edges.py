@@ -78,16 +78,16 @@ _LINEAR = ("        bound = 1.0 / math.sqrt(in_features)\n"
 
 BUGGY += [
     # ---- modules' starting values
-    ("linear bias starts at zero", ("nn.py", _LINEAR, _LINEAR.replace(
+    ("linear bias starts at zero", ("nn/modules.py", _LINEAR, _LINEAR.replace(
         "Parameter(_rng.uniform(-bound, bound, (out_features,)), dtype=dtype)",
         "Parameter(np.zeros(out_features), dtype=dtype)")), "6.1", "bias"),
-    ("linear bias spread from out_features", ("nn.py", _LINEAR, _LINEAR.replace(
+    ("linear bias spread from out_features", ("nn/modules.py", _LINEAR, _LINEAR.replace(
         "_rng.uniform(-bound, bound, (out_features,))",
         "_rng.uniform(-1 / math.sqrt(out_features), 1 / math.sqrt(out_features), (out_features,))")), "6.1",
      "not out_features"),
-    ("linear draws from np.random, so manual_seed does nothing", ("nn.py", _LINEAR, _LINEAR.replace(
+    ("linear draws from np.random, so manual_seed does nothing", ("nn/modules.py", _LINEAR, _LINEAR.replace(
         "_rng.uniform", "np.random.uniform")), "6.1", "manual_seed"),
-    ("linear makes its own generator with a fixed seed", ("nn.py", _LINEAR, _LINEAR.replace(
+    ("linear makes its own generator with a fixed seed", ("nn/modules.py", _LINEAR, _LINEAR.replace(
         "        bound = 1.0 / math.sqrt(in_features)\n",
         "        bound = 1.0 / math.sqrt(in_features)\n        _rng = np.random.default_rng(0)\n")), "6.1",
      "manual_seed(8) gave the same start"),
@@ -127,7 +127,7 @@ BUGGY += [
 ]
 
 ALTERNATIVES += [
-    ("linear drawn as a scaled random() from the seeded generator", [("nn.py", _LINEAR,
+    ("linear drawn as a scaled random() from the seeded generator", [("nn/modules.py", _LINEAR,
         "        bound = in_features ** -0.5\n"
         "        self.weight = Parameter((2 * _rng.random((out_features, in_features)) - 1) * bound, dtype=dtype)\n"
         "        self.bias = None\n        if bias:\n"

@@ -260,7 +260,7 @@ def test_each_helper_a_solution_uses_is_named_in_its_notebook():
 
     from grader.regions import find_regions
     missing = []
-    for path in sorted((ROOT / "solutions" / "minitorch").glob("*.py")):
+    for path in sorted((ROOT / "solutions" / "minitorch").rglob("*.py")):
         text = path.read_text()
         tree = ast.parse(text)
         defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
