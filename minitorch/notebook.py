@@ -48,9 +48,11 @@ def check_file(path: pathlib.Path) -> str | None:
         code = compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as error:  # IndentationError and TabError too
         return _message(path, error.lineno, error, error.text or "")
-    name = PACKAGE.name if path.name == "__init__.py" else f"{PACKAGE.name}.{path.stem}"
+    parts = (PACKAGE.name, *path.relative_to(PACKAGE).with_suffix("").parts)
+    name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
     module = types.ModuleType(name)
-    module.__file__, module.__package__ = str(path), PACKAGE.name
+    module.__file__ = str(path)
+    module.__package__ = name if parts[-1] == "__init__" else ".".join(parts[:-1])
     try:
         exec(code, module.__dict__)  # a trial run in a scratch module: the package itself is untouched
     except Exception as error:
@@ -71,7 +73,8 @@ class Watcher:
             self.seen[path] = (path.stat().st_mtime, None)  # the package imported: every file loaded
 
     def _files(self) -> list[pathlib.Path]:
-        return sorted(PACKAGE.glob("*.py"))
+        return sorted(p for p in PACKAGE.rglob("*.py")
+                      if not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(PACKAGE).parts))
 
     def find(self) -> str | None:
         for path in self._files():

@@ -21,8 +21,7 @@ class _TensorNode:
 
     def __init__(self, node: Any, shape: tuple, names: dict) -> None:
         self.node, self.shape, self.names = node, tuple(shape), names
-        targets = getattr(node, "_targets", [])
-        self.parents = [_TensorNode(p, t[1], names) for p, t in zip(getattr(node, "parents", []), targets)]
+        self.parents = [_TensorNode(parent, shape, names) for _, parent, shape, _ in getattr(node, "routes", [])]
         self.key = id(node)
 
     def label(self, show_grad: bool) -> str:
