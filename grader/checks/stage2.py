@@ -6,17 +6,9 @@ import numpy as np
 
 from grader.boundary.runner import Raised
 from grader.checks import part
-from grader.checks.common import (
-    CheckFailure,
-    check_float32,
-    check_large,
-    check_rule,
-    explain,
-    learner_raised,
-    run_rule,
-    shapes_pairs,
-)
+from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
 from grader.checks.numeric import unbroadcast_by_loops
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 
 def _broadcast_shapes(w, *shapes):

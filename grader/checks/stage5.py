@@ -8,8 +8,9 @@ import numpy as np
 
 from grader.boundary.runner import Raised
 from grader.checks import part
-from grader.checks.common import CheckFailure, check_float32, check_large, check_rule, explain, learner_raised, run_rule
+from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.numeric import numeric_vjp
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 SWAP = {"ops_linalg.unbroadcast": "unbroadcast"}
 
@@ -105,8 +106,8 @@ LSE_SWAP = {"ops_softmax.stable_logsumexp": "stable_logsumexp"}
 def logsumexp_is_stable(w, rng):
     x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1001.0], [0.5, -0.25, 2.0], [0.0, 1500.0, -1500.0]])
     try:
-        got = w.call("call", doing="running stable_logsumexp on rows near ±1000 and spread to ±1500", function="ops_softmax.stable_logsumexp",
-                     args=[x, (1,)])
+        got = w.call("call", doing="running stable_logsumexp on rows near ±1000 and spread to ±1500",
+                     function="ops_softmax.stable_logsumexp", args=[x, (1,)])
     except Raised as error:
         raise learner_raised(error, "stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500") from None
     if isinstance(got, np.ndarray) and got.dtype.kind == "f" and not np.all(np.isfinite(got)):
@@ -115,8 +116,8 @@ def logsumexp_is_stable(w, rng):
                            "subtract each reduced group's own maximum (x.max(axis=axes, keepdims=True), not the mean "
                            "and not the maximum of the whole array) before exponentiating", "unstable softmax")
     m = x.max(axis=1, keepdims=True)
-    explain("stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500", got, m + np.log(np.exp(x - m).sum(1, keepdims=True)),
-            rtol=1e-12)
+    explain("stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500", got,
+            m + np.log(np.exp(x - m).sum(1, keepdims=True)), rtol=1e-12)
 
 
 @part("5.3", "LogSumExp")
