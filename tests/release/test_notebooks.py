@@ -169,8 +169,9 @@ def claims_07(printed: str, steps: int = int(GPT_TEST_STEPS)) -> None:
     assert len(made) == 2 and all(count > 250 for count, *_ in made), made
     (_, known_cold, new_cold, repeats_cold), (_, known_warm, new_warm, repeats_warm) = made
     assert known_cold > known_warm + 10 and new_warm > 1.3 * new_cold and repeats_cold > repeats_warm, made
-    if steps >= 2000:
-        assert 2.0 < validation < 2.2 and 50 <= known_cold <= 72 and 12 <= known_warm <= 28, (validation, made)
+    if steps >= 2000:  # the text's numbers: 61% and 19 repeats at 0.5; 16% at 1.0; 251 new names against 117
+        assert 2.0 < validation < 2.2 and 55 <= known_cold <= 67 and 12 <= known_warm <= 20, (validation, made)
+        assert 10 <= repeats_cold <= 30 and 1.7 < new_warm / new_cold < 2.6, made
         assert new_warm > 1.7 * new_cold, made
     assert numbers(r"the largest weight above the diagonal, over all heads: ([\d.e+-]+)", printed) == [0.0]
 
