@@ -258,7 +258,7 @@ def test_each_helper_a_solution_uses_is_named_in_its_notebook():
     import ast
     import textwrap
 
-    from grader.regions import find_regions
+    from grader.release.regions import find_regions
     missing = []
     for path in sorted((ROOT / "solutions" / "minitorch").rglob("*.py")):
         text = path.read_text()
