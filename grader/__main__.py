@@ -47,9 +47,10 @@ def check(args: argparse.Namespace) -> int:
 def autograde(args: argparse.Namespace) -> int:
     from grader.boundary.confinement import landlock_abi
     from grader.outputs.publish import Progress, write_all, write_part
-    from grader.pipeline.course import Course, safe_id
-    from grader.pipeline.grading import GradeJob, find_learners, grade_class
+    from grader.pipeline.course import Course
+    from grader.pipeline.grading import GradeJob, crashed, grade_class
     from grader.pipeline.lateness import parse_deadline
+    from grader.pipeline.submissions import find_learners
     folder = pathlib.Path(args.submissions).resolve()
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
@@ -70,15 +71,18 @@ def autograde(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     settings = _settings(args)
     course = Course(out / "course", settings, parse_deadline(args.deadline), args.late_penalty).create()
-    found = find_learners(folder)
+    found, refused = find_learners(folder)
+    entries = len(found) + len(refused)
     if shard:
         found = [f for i, f in enumerate(found) if i % shard[1] == shard[0] - 1]
-    jobs = [GradeJob(learner, safe_id(learner), str(path), str(course.root), str(out), settings, notes,
-                     args.deadline, args.late_penalty) for learner, path, notes in found]
+    jobs = [GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes,
+                     args.deadline, args.late_penalty) for f in found]
     course.record_learners({job.learner: job.sid for job in jobs})
     for job in jobs:
         for note in job.notes:
             print(f"warning: {job.learner}: {note}", file=sys.stderr)
+    for r in refused:
+        print(f"warning: refused {r.name!r}: {r.reason}", file=sys.stderr)
     where = f"the queue at {_no_password(args.broker)}" if args.broker else f"{args.jobs} job(s)"
     print(f"Grading {len(jobs)} hand-in(s) from {folder} with {where} ...", flush=True)
     start, results, progress = time.perf_counter(), [], Progress(len(jobs))
@@ -100,18 +104,32 @@ def autograde(args: argparse.Namespace) -> int:
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
     else:
         grade_class(jobs, args.jobs, done)
+    graded = {r.learner for r in results}
+    results += [crashed(job) for job in jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     sids = {job.learner: job.sid for job in jobs}
+    refusals = [(r.name, r.reason) for r in refused]
+    print(_summary(entries, folder, len(results), refusals, args.shard))
     if shard:
-        part = write_part(results, sids, out, args.shard)
+        part = write_part(results, sids, out, args.shard, refusals)
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {args.shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...`")
         return 0
-    report, missing = write_all(results, out, sids, roster)
+    report, missing = write_all(results, out, sids, roster, refusals)
     for learner in missing:
         print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
           f"feedback in {out / 'feedback'}/; open {report}")
     return 0
+
+
+def _summary(entries: int, folder: pathlib.Path, graded: int, refused: list[tuple[str, str]],
+             shard: str | None) -> str:
+    """Hand-ins in = rows out + refusals named."""
+    here = f" (shard {shard} grades its share)" if shard else ""
+    lines = [f"{entries} entr{'y' if entries == 1 else 'ies'} in {folder}{here}: {graded} graded (a row each in "
+             f"grades.csv), {len(refused)} refused (named in grades.csv)"]
+    lines += [f"  refused {name!r}: {why}" for name, why in refused]
+    return "\n".join(lines)
 
 
 def merge(args: argparse.Namespace) -> int:
