@@ -78,6 +78,14 @@ class LearnerProcess:
     def __enter__(self) -> LearnerProcess:
         return self
 
+    def new_stage(self) -> None:
+        """Start the next stage's budget (time, restarts) on this process. The process
+        itself is kept while it is alive: one confined process per hand-in, not per stage,
+        when its stages grade the same package files."""
+        self.deadline = time.monotonic() + self.settings.stage_seconds
+        self.starts = 1 if self.process is not None else 0
+        self.task = None
+
     def __exit__(self, *exc: Any) -> None:
         self.close()
 

@@ -7,7 +7,7 @@ from the manifest). A learner's package is put beside that notebook in
 instead of executing the notebook, it runs ``GradeFromChecks`` (``preprocessor.py``), which
 writes each task's result into its cell; nbgrader's SaveAutoGrades writes the gradebook
 from them, once, and its AssignLatePenalties takes off the late penalty with the course's
-rule (``lateness.CourseLatePolicy``; each assignment's due date is the deadline). So the
+rule (``preprocessor.CourseLatePolicy``; each assignment's due date is the deadline). So the
 gradebook's score less its late penalty is grades.csv's ``final``, and ``nbgrader
 autograde`` run by hand in the course grades the same way, through the same code.
 
@@ -76,8 +76,7 @@ def config(root: str | pathlib.Path, settings: dict, late_penalty: float = 0.0) 
     from nbgrader.converters import Autograde
     from traitlets.config import Config
 
-    from grader.pipeline.lateness import CourseLatePolicy
-    from grader.pipeline.preprocessor import GradeFromChecks
+    from grader.pipeline.preprocessor import CourseLatePolicy, GradeFromChecks
     root = pathlib.Path(root)
     c = Config()
     c.CourseDirectory.root = str(root)

@@ -59,12 +59,15 @@ def grade_stages(hand_in: HandIn, settings: Settings,
     from grader.pipeline.stages import HandInMemory, run_stage
     memory = HandInMemory()
     result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
-    for stage in STAGES:
-        progress(stage)
-        if stage in hand_in.packages:
-            result.add(run_stage(hand_in.packages[stage], stage, settings, memory))
-        else:
-            result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
+    try:
+        for stage in STAGES:
+            progress(stage)
+            if stage in hand_in.packages:
+                result.add(run_stage(hand_in.packages[stage], stage, settings, memory))
+            else:
+                result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
+    finally:
+        memory.close()
     return result
 
 

@@ -3,8 +3,8 @@
 A hand-in's time is nbgrader's ``timestamp.txt`` in its folder if there is one, else the
 file's own modification time; each started day after the deadline costs
 ``percent_per_day`` percent of the learner's total, at most 100. ``apply`` sets it on a
-``LearnerResult`` (grades.csv's ``final``); ``CourseLatePolicy`` is the same rule as
-nbgrader's late-submission plugin, so that the gradebook (its score less its late penalty)
+``LearnerResult`` (grades.csv's ``final``); ``preprocessor.CourseLatePolicy`` is the same
+rule as nbgrader's late-submission plugin, so that the gradebook (its score less its late penalty)
 holds the same final grade, and ``nbgrader autograde`` run by hand in the course applies it
 too (the course gives each assignment the deadline as its due date).
 """
@@ -16,9 +16,6 @@ import math
 import os
 import pathlib
 import stat
-
-from nbgrader.plugins import LateSubmissionPlugin
-from traitlets import Float
 
 from grader.results import LearnerResult
 
@@ -40,7 +37,12 @@ def lateness(when: dt.datetime, deadline: dt.datetime | None, penalty_per_day: f
     """(days late, penalty in percent)."""
     if deadline is None or when <= deadline:
         return 0, 0.0
-    days = math.ceil((when - deadline).total_seconds() / 86400)
+    return days_and_percent((when - deadline).total_seconds(), penalty_per_day)
+
+
+def days_and_percent(seconds_late: float, penalty_per_day: float) -> tuple[int, float]:
+    """Each started day late costs ``penalty_per_day`` percent, at most 100."""
+    days = math.ceil(seconds_late / 86400) if seconds_late > 0 else 0
     return days, min(100.0, days * penalty_per_day)
 
 
@@ -58,14 +60,3 @@ def apply(result: LearnerResult, when: dt.datetime, deadline: dt.datetime | None
     if result.late_days:
         result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {result.late_days} day(s) after the deadline: "
                                f"{result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")
-
-
-class CourseLatePolicy(LateSubmissionPlugin):
-    """nbgrader's late-submission plugin with the course's rule: each started day late costs
-    ``percent_per_day`` percent of the notebook's score (set from ``--late-penalty``)."""
-
-    percent_per_day = Float(0.0, help="percent of the score taken off per started day late").tag(config=True)
-
-    def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float:
-        days = math.ceil(total_seconds_late / 86400)
-        return score * min(100.0, days * self.percent_per_day) / 100

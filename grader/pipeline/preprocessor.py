@@ -9,7 +9,8 @@ per ``Settings`` field). Either way it writes each task's result into its graded
 way nbgrader scores cells: nothing but text when every part passed, an ``execute_result``
 holding the points earned when some did, an error when none did; and it keeps the verdicts
 in ``verdicts.json`` in ``autograded/`` (where no learner code ever writes) as a record.
-The notebook itself is never executed. Written against nbgrader 0.9.6.
+The notebook itself is never executed. ``CourseLatePolicy`` is the course's late rule as
+nbgrader's late-submission plugin. Written against nbgrader 0.9.6.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ import pathlib
 from typing import Any
 
 from nbformat import NotebookNode
+from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Dict, Float, Int
 
+from grader.pipeline.lateness import days_and_percent as lateness_of
 from grader.results import LearnerResult, TaskResult, Verdict, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import STAGES, TASKS, marker
@@ -74,3 +77,14 @@ def outputs(task_result: TaskResult) -> list:
                                    traceback=[])]
     return [text, NotebookNode(output_type="execute_result", execution_count=None, metadata={},
                                data={"text/plain": repr(float(task_result.score))})]
+
+
+class CourseLatePolicy(LateSubmissionPlugin):
+    """nbgrader's late-submission plugin with the course's rule: each started day late costs
+    ``percent_per_day`` percent of the notebook's score (set from ``--late-penalty``)."""
+
+    percent_per_day = Float(0.0, help="percent of the score taken off per started day late").tag(config=True)
+
+    def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float:
+        days, percent = lateness_of(total_seconds_late, self.percent_per_day)
+        return score * percent / 100

@@ -29,21 +29,41 @@ from grader.tasks import PARTS, stage_of
 
 @dataclass
 class HandInMemory:
-    """What earlier stages of this hand-in found: package digest -> why its import failed."""
+    """What earlier stages of this hand-in found (package digest -> why its import failed),
+    and the learner's process they used, kept for the next stage when it grades the same
+    files (starting a confined process costs more than most stages' checks)."""
     hung: dict[str, str] = field(default_factory=dict)
+    process: LearnerProcess | None = None
+    digest: str = ""
+
+    def process_for(self, package: pathlib.Path, digest: str, settings: Settings) -> LearnerProcess:
+        if self.process is not None and (self.digest != digest or self.process.settings != settings):
+            self.close()
+        if self.process is None:
+            self.process, self.digest = LearnerProcess(package, settings), digest
+        else:
+            self.process.new_stage()
+        return self.process
+
+    def close(self) -> None:
+        if self.process is not None:
+            self.process.close()
+        self.process, self.digest = None, ""
 
 
 def run_stage(package: pathlib.Path, stage: str, settings: Settings,
               memory: HandInMemory | None = None) -> list[Verdict]:
     """Every part of ``stage`` against the package at ``package`` (a ``minitorch/`` folder)."""
     registry = load_all()
+    own = memory is None  # a caller without a memory gets a process for this stage only
     memory = memory if memory is not None else HandInMemory()
     digest = _digest(pathlib.Path(package))
     if digest in memory.hung:
         return failed_everywhere(f"{memory.hung[digest]} (in an earlier stage: this stage was not run again)",
                                  "crash or timeout", [stage])
     verdicts = []
-    with LearnerProcess(package, settings) as w:
+    w = memory.process_for(pathlib.Path(package), digest, settings)
+    try:
         for task, parts in PARTS.items():
             if stage_of(task) != stage:
                 continue
@@ -51,6 +71,9 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
             for name, points in parts.items():
                 message, pitfall, keep = _run_part(registry[(task, name)], w, f"{task}/{name}")
                 verdicts.append(Verdict(task, name, points, points * keep, message, pitfall))
+    finally:
+        if own:
+            memory.close()
     if verdicts and all(v.pitfall == "crash or timeout" for v in verdicts) \
             and "importing the package" in verdicts[0].message:
         memory.hung[digest] = verdicts[0].message

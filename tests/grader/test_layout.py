@@ -99,3 +99,17 @@ def test_no_module_is_longer_than_the_limit(folder):
 def test_the_docs_task_table_is_the_manifests():
     from grader.tasks import markdown_table
     assert markdown_table() in (ROOT / "docs" / "CURRICULUM.md").read_text()
+
+
+def test_every_setting_is_one_flag_and_one_traitlet():
+    from grader.__main__ import command_line
+    from grader.pipeline.preprocessor import GradeFromChecks
+    from grader.settings import Settings
+    fields = {f.name for f in Settings.fields()}
+    traits = set(GradeFromChecks.class_traits(config=True)) - {"enabled", "recorded"}
+    assert traits == fields
+    for verb in ("check", "autograde"):
+        args = command_line().parse_args([verb, *(["x"] if verb == "autograde" else []), "--call-seconds", "3",
+                                          "--no-confine", "--restarts", "1"])
+        settings = Settings.from_args(args)
+        assert (settings.call_seconds, settings.confine, settings.restarts) == (3.0, False, 1)
