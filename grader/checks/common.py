@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from grader.boundary.runner import Raised
+from grader.boundary.wire import oversized
 from grader.checks.numeric import numeric_vjp
 
 
@@ -51,6 +52,9 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     expected = np.asarray(expected)
     if got is None:
         raise CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}", "returned None")
+    if (too_large := oversized(got)) is not None:
+        raise CheckFailure(f"{what}: got {too_large}, expected an array of shape {expected.shape}; so large a value "
+                           "is not sent back (only this value is lost)", "oversized answer")
     if isinstance(got, dict) and "unsupported" in got:
         raise CheckFailure(f"{what}: got a {got['unsupported']}, expected a NumPy array (backward rules work "
                            "on plain ndarrays: use .data of a Tensor)", "wrong type")
@@ -223,9 +227,9 @@ def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Cal
         if differentiable is not None and i not in differentiable:
             continue
         if not isinstance(g, np.ndarray):
-            raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is "
-                               f"{'None' if g is None else type(g).__name__}, not a float32 array of shape {a.shape}",
-                               "no float32 gradient")
+            got = oversized(g) or ("None" if g is None else type(g).__name__)
+            raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {got}, not a "
+                               f"float32 array of shape {a.shape}", "no float32 gradient")
         if g.dtype != np.float32 or g.shape != a.shape:
             raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {g.dtype} of "
                                f"shape {g.shape}, not float32 of shape {a.shape} (dtype drift: a float64 constant "

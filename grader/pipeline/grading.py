@@ -55,7 +55,8 @@ def grade_stages(hand_in: HandIn, settings: Settings,
                  progress: Callable[[str], None] = lambda stage: None) -> LearnerResult:
     """Every stage's checks against a hand-in already read (``check``, ``autograde``, a
     queue worker). What one stage learns of the hand-in (an import that hangs) is kept for
-    the later ones in a ``HandInMemory`` that lives as long as this call."""
+    the later ones in a ``HandInMemory`` that lives as long as this call; what it noted
+    for the learner joins the hand-in's problems."""
     from grader.pipeline.stages import HandInMemory, run_stage
     memory = HandInMemory()
     result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
@@ -68,6 +69,7 @@ def grade_stages(hand_in: HandIn, settings: Settings,
                 result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
     finally:
         memory.close()
+    result.problems += memory.notes
     return result
 
 

@@ -18,6 +18,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from grader.pipeline.course import safe_id
+from grader.pipeline.unpack import printable
 
 
 @dataclass(frozen=True)
@@ -32,22 +33,6 @@ class Found:
 class Refused:
     name: str                     # the entry's name, as a person can read it
     reason: str
-
-
-def printable(name: str) -> str:
-    """``name`` with undecodable bytes (``os.fsdecode``'s surrogates) as ``\\xNN`` and
-    control or format characters as ``\\uNNNN`` (``\\n``, ``\\t``, ``\\r`` by name)."""
-    out = []
-    for ch in name:
-        if "\udc80" <= ch <= "\udcff":
-            out.append(f"\\x{ord(ch) - 0xdc00:02x}")
-        elif ch in "\n\t\r":
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch])
-        elif unicodedata.category(ch).startswith("C"):
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _key(name: str) -> str:
@@ -85,12 +70,12 @@ def find_learners(folder: pathlib.Path) -> tuple[list[Found], list[Refused]]:
         for i in members:
             candidate = ascii(entries[i][1])[1:-1] if alike else entries[i][1]
             shown[i] = _claim(candidate, taken)
-        listed = ", ".join(repr(shown[i]) for i in members)
-        for i in members:
-            same = "the same learner id" if len({entries[j][0] for j in members}) == 1 else \
-                "learner ids that differ only in case or Unicode normalisation"
-            notes[i] = (f"{COUNTS.get(len(members), len(members))} hand-ins have {same} ({listed}): each was graded under its own name; "
-                        "the instructor decides which one counts",)
+        listed = ", ".join(f"'{shown[i]}'" for i in members)
+        same = "the same learner id" if len({entries[i][0] for i in members}) == 1 else \
+            "learner ids that differ only in case or Unicode normalisation"
+        note = (f"{COUNTS.get(len(members), len(members))} hand-ins have {same} ({listed}): each was graded under "
+                "its own name; the instructor decides which one counts")
+        notes.update((i, (note,)) for i in members)
     sids = assign_sids([shown[i] for i in range(len(entries))])
     found = [Found(shown[i], sids[shown[i]], path, notes.get(i, ())) for i, (_, _, path) in enumerate(entries)]
     return found, refused
