@@ -77,8 +77,8 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
             try:
                 w.start(import_seconds=seconds)
             except Lost as error:
-                return failed_everywhere(f"{error} (it failed so in an earlier stage too, so this stage gave the "
-                                         f"import one short try of {seconds:g} s)", "crash or timeout", [stage])
+                return failed_everywhere(f"{error} (as in an earlier stage: this stage gave the import one short "
+                                         f"try of {seconds:g} s, not its whole budget)", "crash or timeout", [stage])
             except Unimportable:
                 pass  # each part says so
         for task, parts in PARTS.items():
@@ -113,7 +113,8 @@ def _look_at_unused_files(w: LearnerProcess, digest: str, memory: HandInMemory) 
     for item in found if isinstance(found, list) else []:
         if isinstance(item, list) and len(item) == 3:
             file, line, why = (str(x)[:200] for x in item)
-            note = f"{file} has {why} at line {line} and was not used (never imported), so it cost nothing"
+            at = f" at line {line}" if line != "0" else ""
+            note = f"{file} has {why}{at} and was not used (never imported), so it cost nothing"
             if note not in memory.notes:
                 memory.notes.append(note)
 

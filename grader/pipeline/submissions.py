@@ -48,7 +48,7 @@ def find_learners(folder: pathlib.Path) -> tuple[list[Found], list[Refused]]:
     """Each entry of ``folder`` as a hand-in (a .zip named by its learner's id, or a folder;
     anything else is graded too and gets zero with its reason) or a refusal (hidden
     entries: ``.DS_Store``, macOS's ``._name`` copies, a name of dots)."""
-    entries: list[tuple[str, str, pathlib.Path]] = []   # (learner id, full name, path)
+    entries: list[tuple[str, str, pathlib.Path]] = []   # (learner id, full name, path), as people read them
     refused = []
     for entry in sorted(os.scandir(folder), key=lambda e: os.fsencode(e.name)):
         name = printable(entry.name)
@@ -67,8 +67,8 @@ def find_learners(folder: pathlib.Path) -> tuple[list[Found], list[Refused]]:
     for members in (m for m in groups.values() if len(m) > 1):
         names = [entries[i][1] for i in members]
         alike = len({_nfc(n) for n in names}) < len(names)
-        for i in members:
-            candidate = ascii(entries[i][1])[1:-1] if alike else entries[i][1]
+        for i in members:  # names alike even in full are shown with every character not ASCII escaped
+            candidate = ascii(entries[i][2].name)[1:-1] if alike else entries[i][1]
             shown[i] = _claim(candidate, taken)
         listed = ", ".join(f"'{shown[i]}'" for i in members)
         same = "the same learner id" if len({entries[i][0] for i in members}) == 1 else \

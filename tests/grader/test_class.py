@@ -21,7 +21,8 @@ from grader.tasks import PARTS, POINTS, tasks_of
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FLAGS = ["--jobs", "2", "--call-seconds", "5", "--stage-seconds", "20"]
 ROSTER = {"honest-a": "Honest A", "(maximum)": "Max Imum", "-leading-dash": "Dash"}
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(landlock_abi() < 1, reason="grading a hostile class needs Landlock")]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800),  # two gradings of the class, on a busy machine too
+              pytest.mark.skipif(landlock_abi() < 1, reason="grading a hostile class needs Landlock")]
 
 
 def fingerprint(folder: pathlib.Path) -> dict:

@@ -93,6 +93,20 @@ def shout():
     sys.stderr.write("noise")
     return 42
 
+def bomb():
+    import time
+    while True:
+        try:
+            if os.fork() == 0:
+                while True:
+                    time.sleep(1)
+        except OSError:
+            pass
+
+def huge_beside_small():
+    import numpy as np
+    return [np.ones(3), np.ones(2**27), "fine"]  # 1 GiB beside two small values
+
 def fill_disk():
     with open("big", "wb") as f:
         for _ in range(1000):
@@ -345,3 +359,38 @@ def test_an_import_that_hung_gets_one_short_try_in_each_later_stage(tmp_path):
     # the next hand-in (a memory of its own), even with the same files, is judged afresh
     assert all("short try" not in v.message for v in run_stage(tmp_path / "first" / "minitorch", "2", quick,
                                                                 HandInMemory()))
+
+
+@pytest.mark.parametrize("groups", [True, False], ids=["control groups", "sessions only"])
+def test_a_process_bomb_in_a_call_is_stopped_at_once_and_charged_to_that_call(package, groups, monkeypatch):
+    import grader.boundary.cage as cage
+    if groups and (os.geteuid() != 0 or not pathlib.Path("/sys/fs/cgroup/pids").is_dir()):
+        pytest.skip("needs root and the cgroup v1 pids controller")
+    if not groups:
+        monkeypatch.setattr(cage, "_make_cgroups", lambda *args: {})
+    with LearnerProcess(package, Settings(call_seconds=20)) as w:
+        start = time.monotonic()
+        with pytest.raises(Lost, match="process bomb"):
+            w.call("call", function="bomb", args=[])
+        assert time.monotonic() - start < 5  # not the call's 20 s
+        assert w.call("call", function="shout", args=[]) == 42  # a fresh process for the next call
+
+
+def test_an_oversized_value_is_replaced_by_a_marker_and_costs_only_itself(package):
+    from grader.checks.common import CheckFailure, explain
+    with LearnerProcess(package, Settings()) as w:
+        small, huge, text = w.call("call", function="huge_beside_small", args=[])
+        assert np.array_equal(small, np.ones(3)) and text == "fine"
+        assert huge == {"oversized": {"shape": [2**27], "dtype": "float64", "bytes": 2**30}}
+        assert w.call("call", function="shout", args=[]) == 42  # the same process lives on
+    with pytest.raises(CheckFailure, match="1,024 MiB") as failure:
+        explain("the gradient for input 1", huge, np.ones(4))
+    assert failure.value.pitfall == "oversized answer"
+
+
+def test_a_file_that_was_never_imported_and_does_not_compile_is_named(package):
+    (package / "scratch.py").write_text("x = 1\n\ndef broken(:\n")
+    (package / "fine.py").write_text("y = 2\n")
+    with LearnerProcess(package, Settings()) as w:
+        found = w.call("unused_files", package=str(package))
+    assert found == [["minitorch/scratch.py", 3, "a syntax error (invalid syntax)"]]
