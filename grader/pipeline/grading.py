@@ -69,7 +69,7 @@ def grade_stages(hand_in: HandIn, settings: Settings,
                 result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
     finally:
         memory.close()
-    result.problems += memory.notes
+    result.problems += memory.notes()
     return result
 
 

@@ -44,8 +44,7 @@ class HandInMemory:
     hung: dict[str, str] = field(default_factory=dict)
     process: LearnerProcess | None = None
     digest: str = ""
-    notes: list[str] = field(default_factory=list)        # for the learner, once each
-    looked: set[str] = field(default_factory=set)         # digests whose unused files were compiled
+    unused: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # digest -> broken files never imported
 
     def process_for(self, package: pathlib.Path, digest: str, settings: Settings) -> LearnerProcess:
         if self.process is not None and (self.digest != digest or self.process.settings != settings):
@@ -55,6 +54,12 @@ class HandInMemory:
         else:
             self.process.new_stage(package)
         return self.process
+
+    def notes(self) -> list[str]:
+        """For the learner: each file that does not compile and that no stage imported."""
+        found = sorted(set().union(*self.unused.values()))
+        return [f"{file} has {why}{f' at line {line}' if line != '0' else ''} and was not used (never imported), "
+                "so it cost nothing" for file, line, why in found]
 
     def close(self) -> None:
         if self.process is not None:
@@ -99,24 +104,19 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
 
 
 def _look_at_unused_files(w: LearnerProcess, digest: str, memory: HandInMemory) -> None:
-    """Name the package's files that were never imported and do not compile: they cost
-    nothing, but the learner should know (once per package, while its process runs)."""
-    if digest in memory.looked or w.process is None:
+    """The package's files that this stage's process has not imported and that do not
+    compile: they cost nothing, but the learner should know. A file counts only if no
+    stage imported it (a package may import a module only when a later stage uses it)."""
+    if w.process is None:
         return
-    memory.looked.add(digest)
     w.task = None
     try:
-        found = w.call("unused_files", doing="looking for files that were never imported",
-                       package=str(w.package))
+        found = w.call("unused_files", doing="looking for files that were never imported", package=str(w.package))
     except (Lost, Raised, Unimportable):
         return
-    for item in found if isinstance(found, list) else []:
-        if isinstance(item, list) and len(item) == 3:
-            file, line, why = (str(x)[:200] for x in item)
-            at = f" at line {line}" if line != "0" else ""
-            note = f"{file} has {why}{at} and was not used (never imported), so it cost nothing"
-            if note not in memory.notes:
-                memory.notes.append(note)
+    seen = {tuple(str(x)[:200] for x in item) for item in (found if isinstance(found, list) else [])
+            if isinstance(item, list) and len(item) == 3}
+    memory.unused[digest] = memory.unused[digest] & seen if digest in memory.unused else seen
 
 
 def _digest(package: pathlib.Path) -> str:

@@ -390,7 +390,12 @@ def test_an_oversized_value_is_replaced_by_a_marker_and_costs_only_itself(packag
 
 def test_a_file_that_was_never_imported_and_does_not_compile_is_named(package):
     (package / "scratch.py").write_text("x = 1\n\ndef broken(:\n")
+    (package / "tried.py").write_text("def broken(:\n")  # imported, and its error charged: not to be named
     (package / "fine.py").write_text("y = 2\n")
+    with (package / "__init__.py").open("a") as init:
+        init.write("\ndef use_tried():\n    from . import tried\n")
     with LearnerProcess(package, Settings()) as w:
+        with pytest.raises(Raised, match="SyntaxError"):
+            w.call("call", function="use_tried", args=[])
         found = w.call("unused_files", package=str(package))
     assert found == [["minitorch/scratch.py", 3, "a syntax error (invalid syntax)"]]
