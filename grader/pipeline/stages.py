@@ -38,9 +38,11 @@ def retry_seconds(settings: Settings) -> float:
 
 @dataclass
 class HandInMemory:
-    """What earlier stages of this hand-in found (package digest -> why its import failed),
-    and the learner's process they used, kept for the next stage when it grades the same
-    files (starting a confined process costs more than most stages' checks)."""
+    """What earlier stages of this hand-in found: whose import hung or killed its process
+    (package digest -> why; a later stage gives it one short try), the files no stage
+    imported that do not compile, and the learner's process they used, kept for the next
+    stage when it grades the same files (starting a confined process costs more than most
+    stages' checks)."""
     hung: dict[str, str] = field(default_factory=dict)
     process: LearnerProcess | None = None
     digest: str = ""
