@@ -7,6 +7,9 @@
     python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
     python -m grader bundle [--out FILE]          the zip to hand to learners
     python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
+    python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
+    python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
+    python -m grader prairielearn [--out DIR]     a PrairieLearn grader: image, serverFilesCourse, questions
 """
 
 from __future__ import annotations
@@ -196,7 +199,16 @@ def command_line() -> argparse.ArgumentParser:
                    "--jobs is then how many processes record results here")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
                    "given to another (default: the longest a hand-in can take under the limits)")
-    for q in (commands.choices["check"], p):
+    h = commands.add_parser("hub-course", help="make the course for a JupyterHub with nbgrader's exchange "
+                            "(docs/JUPYTERHUB.md)")
+    h.add_argument("--out", required=True, help="the course folder to make (in the instructor's home)")
+    h.add_argument("--course-id", default="minitorch", help="nbgrader's course id, shared with the learners")
+    h.add_argument("--assignment", default="minitorch", help="the one assignment holding the whole course")
+    h.add_argument("--exchange", default="/srv/nbgrader/exchange", help="nbgrader's exchange folder (mode 1777)")
+    h.add_argument("--duedate", help="ISO 8601: the assignment's due date in the gradebook")
+    h.add_argument("--late-penalty", type=float, default=0.0,
+                   help="percent of the score lost per started day after the due date")
+    for q in (commands.choices["check"], p, h):
         add_flags(q)
     p = commands.add_parser("merge", help="collect the parts of a class graded in shards")
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
@@ -212,11 +224,21 @@ def command_line() -> argparse.ArgumentParser:
     commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
+    p = commands.add_parser("gradescope", help="write a Gradescope autograder (the zip to upload)")
+    p.add_argument("--out", default="autograder.zip")
+    p.add_argument("--visibility", default="visible", choices=["visible", "after_due_date", "after_published",
+                                                                "hidden"], help="when learners see the results")
+    p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
+    p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
+    p.add_argument("--image", default="minitorch/grader:0.1.0", help="the grading image's name on Docker Hub")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = command_line().parse_args(argv)
+    if args.command in ("gradescope", "prairielearn"):
+        from grader.platforms import build as build_platform
+        return build_platform(args)
     if args.command == "bundle":
         from grader.release.bundle import build
         print(f"wrote {build(pathlib.Path(args.out).resolve())}")
@@ -230,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
               f"from {len(release.source_notebooks())} notebook(s)")
         return 0
+    if args.command == "hub-course":
+        from grader.hub.course import main as hub_course
+        return hub_course(args)
     return {"check": check, "autograde": autograde, "merge": merge, "worker": worker}[args.command](args)
 
 

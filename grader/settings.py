@@ -27,16 +27,21 @@ class Settings:
     disk_mb: int = _limit(32, "what the learner's code may write (its scratch folder), in MiB")
     restarts: int = _limit(3, "new learner processes per stage after one died or hung")
     confine: bool = _limit(True, "refuse to run learner code unconfined where Landlock exists")
+    # Not a limit (no flag, no traitlet): as root, the learner's code runs as this user id, so
+    # file permissions keep it from the grader's files even without Landlock (grader/platforms/).
+    learner_user: int | None = None
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
     def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The limits by name (what a course's config and a queue's message carry)."""
+        return {f.name: getattr(self, f.name) for f in self.fields()}
 
     @classmethod
     def fields(cls) -> list[dataclasses.Field]:
-        return list(dataclasses.fields(cls))
+        """The limits: each one flag and one traitlet."""
+        return [f for f in dataclasses.fields(cls) if "help" in f.metadata]
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Settings:

@@ -23,6 +23,8 @@ import signal
 import tempfile
 import time
 
+from grader.boundary.users import end_processes_of
+
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
 CGROUP_ROOT = pathlib.Path("/sys/fs/cgroup")
@@ -33,13 +35,18 @@ OPTIONAL = ("cpu",)  # the cage works without it
 
 class Cage:
     """Where one learner's code runs: ``popen`` starts a process inside it, ``sweep``
-    ends everything running inside it, ``close`` removes it."""
+    ends everything running inside it, ``close`` removes it. With ``user`` (grader/platforms/)
+    the learner's process becomes that user, and ``sweep`` ends every process of that user."""
 
-    def __init__(self, memory_mb: int, processes: int, disk_mb: int) -> None:
-        self.memory_mb, self.processes, self.disk_mb = memory_mb, processes, disk_mb
+    user: int | None = None
+
+    def __init__(self, memory_mb: int, processes: int, disk_mb: int, user: int | None = None) -> None:
+        self.memory_mb, self.processes, self.disk_mb, self.user = memory_mb, processes, disk_mb, user
         clear_abandoned()
         self.scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"{PREFIX}{_owner()}-"))
         self.mounted = _mount_tmpfs(self.scratch, disk_mb)
+        if user is not None:
+            os.chown(self.scratch, user, user)
         self.groups = _make_cgroups(self.scratch.name, memory_mb, processes)
         self.sessions: list[int] = []
 
@@ -66,6 +73,10 @@ class Cage:
         if "memory" not in self.groups:
             memory = self.memory_mb * 2**20
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if self.user is not None:  # its processes, counted once it is that user; the first to go out of memory
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
+            with contextlib.suppress(OSError), open("/proc/self/oom_score_adj", "w") as adjust:
+                adjust.write("1000")
 
     def members(self) -> set[int]:
         found: set[int] = set()
@@ -107,6 +118,8 @@ class Cage:
                 with contextlib.suppress(OSError):
                     (freezer / "freezer.state").write_text("THAWED")
             time.sleep(0.01)
+        if self.user is not None:
+            end_processes_of(self.user)
         _reap_orphans(set(self.sessions))
 
     def close(self) -> None:

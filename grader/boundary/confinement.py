@@ -113,17 +113,23 @@ def _drop_capabilities() -> None:
     _libc.capset(ctypes.c_char_p(header), ctypes.c_char_p(bytes(24)))
 
 
-def confine_self(readable: list[str], writable: list[str]) -> dict[str, object]:
+def confine_self(readable: list[str], writable: list[str], user: int | None = None) -> dict[str, object]:
     """Confine this process and its future children for good. Returns what was applied
-    (nothing on a system other than Linux)."""
+    (nothing on a system other than Linux). With ``user`` (a process started as root), it
+    first becomes that user and group for good: the file permissions of a platform's
+    container then keep it from the grader's files even where Landlock is missing."""
     if not sys.platform.startswith("linux"):
         return {"landlock": 0, "seccomp": False}
     if _libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
         raise OSError(ctypes.get_errno(), "no_new_privs")
+    if user is not None:
+        os.setgroups([])
+        os.setresgid(user, user, user)
+        os.setresuid(user, user, user)
     files = {"/dev/null": _FILE_RIGHTS, "/dev/urandom": _FS["read_file"], "/etc/ld.so.cache": _FS["read_file"]}
     abi = _landlock(readable, writable, files)
     _drop_capabilities()
-    return {"landlock": abi, "seccomp": _seccomp()}
+    return {"landlock": abi, "seccomp": _seccomp(), "user": user}
 
 
 def python_readable() -> list[str]:

@@ -117,8 +117,8 @@ class LearnerProcess:
                        "in this stage already")
         self.starts += 1
         s = self.settings
-        self.cage = Cage(s.memory_mb, s.processes, s.disk_mb)
-        config = json.dumps({"package": str(self.package), "scratch": str(self.cage.scratch)})
+        self.cage = Cage(s.memory_mb, s.processes, s.disk_mb, s.learner_user)
+        config = json.dumps({"package": str(self.package), "scratch": str(self.cage.scratch), "user": s.learner_user})
         self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))

@@ -94,7 +94,8 @@ def main(config_json: str) -> None:
     os.chdir(scratch)
     os.environ.update(HOME=scratch, TMPDIR=scratch, MPLCONFIGDIR=scratch, MPLBACKEND="agg")
     try:
-        applied = confinement.confine_self(confinement.python_readable() + [str(package)], [scratch])
+        applied = confinement.confine_self(confinement.python_readable() + [str(package)], [scratch],
+                                           config.get("user"))
     except OSError as error:  # never run a learner's code unconfined when confinement was asked for
         wire.send(answers, {"ready": False, "raised": {"type": "ConfinementError", "message": str(error),
                                                           "where": ""}})

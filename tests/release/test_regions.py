@@ -4,7 +4,6 @@ and a package with them stubbed out imports and names its tasks."""
 import pathlib
 import subprocess
 import sys
-import tomllib
 
 import pytest
 
@@ -25,9 +24,8 @@ def test_every_task_has_a_region_and_every_region_a_known_task():
     assert tasks == set(TASKS)
 
 
-def test_every_task_has_a_pytest_marker():
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    declared = {line.split(":")[0] for line in config["tool"]["pytest"]["ini_options"]["markers"]}
+def test_every_task_has_a_pytest_marker(pytestconfig):
+    declared = {line.split(":")[0] for line in pytestconfig.getini("markers")}
     assert {marker(t) for t in TASKS} <= declared
 
 

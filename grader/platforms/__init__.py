@@ -1,0 +1,28 @@
+"""The grader on the platforms classes grade on (docs/PLATFORMS.md).
+
+    gradescope.py     the autograder zip (setup.sh, run_autograder) and its results.json
+    prairielearn.py   the grading image, serverFilesCourse/ and one question per stage
+    container.py      grading one hand-in inside either container, behind the boundary
+    shipping.py       what both carry: the grader, the course's data, the grading pins
+
+Both grade with ``read_hand_in`` and ``grade_stages``, the path of ``python -m grader
+check``, so parts, points and reasons are check's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+
+
+def build(args: argparse.Namespace) -> int:
+    """``python -m grader gradescope`` / ``prairielearn``: write what the platform takes."""
+    out = pathlib.Path(args.out).resolve()
+    if args.command == "gradescope":
+        from grader.platforms.gradescope import build as build_zip
+        print(f"wrote {build_zip(out, args.visibility)}: upload it on the assignment's Configure Autograder page")
+    else:
+        from grader.platforms.prairielearn import build as build_folder
+        build_folder(out, args.image)
+        print(f"wrote {out}: see {out / 'minitorch-grader-image' / 'README.md'}")
+    return 0

@@ -1,0 +1,253 @@
+"""A term of the course on a real JupyterHub, end to end (docs/JUPYTERHUB.md).
+
+JupyterHub with its proxy, PAM logins of real Unix accounts (one instructor, two learners,
+made here as root and removed again), LocalProcessSpawner starting Lab as each of them,
+nbgrader's exchange and Lab extensions, Chromium. The instructor makes the course with
+`python -m grader hub-course` and runs nbgrader's own commands as their account; each
+learner fetches the course from the Assignment List, fills stage 3 in Lab's editor (Alice
+all of it, Bob with one op wrong), runs a check cell and submits; the gradebook then holds
+exactly what `grader check` says of each submitted package, the formgrader lists both,
+and each learner reads their own feedback and cannot reach the other's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+from hubsetup import PASSWORD, ROOT, Hub, as_user, learner_venv, make_accounts, processes_mentioning, remove_accounts, user_pids
+
+TEACHER, ALICE, BOB = "mthub-teacher", "mthub-alice", "mthub-bob"
+COURSE, ASSIGNMENT = "minitorch", "minitorch"
+STAGE_FILES = ("ops_unary.py", "ops_reduce.py")      # stage 3's stubs live in these two files
+BUG = ("Task 3.1: Sin.backward", "return grad * np.sin(x)")  # Bob's one-op slip
+PROXY = shutil.which("configurable-http-proxy")
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+
+missing = [what for what, ok in (("root", os.geteuid() == 0), ("/usr/bin/chromium", os.path.exists("/usr/bin/chromium")),
+                                 ("configurable-http-proxy (npm)", PROXY), ("useradd", shutil.which("useradd")),
+                                 ("nsenter", shutil.which("nsenter"))) if not ok]
+if missing:
+    if os.environ.get("CI"):
+        raise RuntimeError(f"the hub test needs {', '.join(missing)}: .ci/run should have installed it")
+    pytest.skip(f"the hub test needs {', '.join(missing)}", allow_module_level=True)
+import browse
+from playwright import sync_api as playwright
+
+
+def stage_code(name: str, bug: bool) -> dict[str, str]:
+    """Stub label -> the code a learner types for it (the reference's, or Bob's slip)."""
+    from grader.release.regions import find_regions
+    text = (ROOT / "solutions" / "minitorch" / name).read_text()
+    lines, code = text.splitlines(), {}
+    for region in find_regions(text):
+        body = lines[region.begin + 1:region.end]
+        code[region.label] = "\n".join([body[0].lstrip(), *body[1:]])
+    if bug and BUG[0] in code:
+        code[BUG[0]] = BUG[1]
+    return code
+
+
+def learner_works_and_submits(browser, url: str, user: str, bug: bool):
+    page = browse.login(browser, url, user, PASSWORD)
+    browse.fetch_assignment(page)
+    browse.shoot(page, f"{user}_1_assignment_list_fetched")
+    browse.open_file(page, ASSIGNMENT, "03_reductions.ipynb")
+    browse.wait_idle(page)
+    browse.run_cell(page, "%autoreload 2", "", 60_000)  # the notebook's first cell: imports, autoreload
+    assert "NotImplementedError: Task 3.1: Exp.backward" in browse.run_cell(page, "# Check Task 3.1", "NotImplementedError")
+    for name in STAGE_FILES:  # a package file from the file browser, filled in Lab's editor
+        browse.open_file(page, ASSIGNMENT, "minitorch", name)
+        for label, code in stage_code(name, bug).items():
+            browse.fill_stub(page, label, code)
+        browse.save(page)
+        browse.shoot(page, f"{user}_2_editor_{name[:-3]}")
+    page.get_by_role("tab", name="03_reductions.ipynb").click()
+    if bug:  # the same kernel sees the edit (autoreload): the check now names the slip
+        out = browse.run_cell(page, "# Check Task 3.1", "AssertionError")
+        assert "Sin.backward: got" in out, out
+    else:
+        browse.run_cell(page, "# Check Task 3.1", "Task 3.1 passes the visible checks")
+    browse.shoot(page, f"{user}_3_check_cell")
+    browse.submit(page)
+    browse.shoot(page, f"{user}_4_submitted")
+    return page
+
+
+def read_feedback(page, user: str) -> str:
+    page.get_by_role("tab", name="Assignments").click()
+    browse.assignment_list(page)
+    page.locator("#submitted_assignments_list button", has_text="Fetch Feedback").click()
+    link = page.locator("#submitted_assignments_list a", has_text="view feedback").first
+    link.wait_for(timeout=60_000)
+    browse.shoot(page, f"{user}_5_feedback_fetched")
+    link.click()  # the file browser opens the fetched feedback's folder
+    item = page.locator(".jp-FileBrowser .jp-DirListing-item", has_text="03_reductions.html").first
+    item.wait_for(timeout=30_000)
+    item.dblclick()
+    frame = page.frame_locator(".jp-HTMLViewer:visible iframe").first
+    frame.locator("body").wait_for(timeout=30_000)
+    text = frame.locator("body").inner_text()
+    frame.locator("pre", has_text=re.compile(r"^Task 3\.1: ")).first.scroll_into_view_if_needed()
+    browse.shoot(page, f"{user}_6_feedback_opened")
+    return text
+
+
+def cannot_reach_the_other(page, url: str, user: str, other: str, exchange: pathlib.Path) -> None:
+    """From the hub and from the learner's own kernel: no way to the other's work or
+    feedback, the exchange's feedback folder cannot be listed, the grader is not there."""
+    feedback = f"{ASSIGNMENT}/feedback"
+    answer = page.request.get(f"{url}/user/{other}/api/contents/{feedback}")  # with this learner's cookies
+    assert answer.status == 403 and "03_reductions" not in answer.text(), (answer.status, answer.url)
+    browse.open_file(page, ASSIGNMENT, "03_reductions.ipynb")
+    browse.wait_idle(page)
+    page.locator(".jp-NotebookPanel:visible .jp-CodeCell").last.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    probe = {"theirs": f"/home/{other}/{feedback}", "exchange": str(exchange / COURSE / "feedback"),
+             "checks": str(ROOT / "grader" / "checks"), "solutions": str(ROOT / "solutions")}
+    page.keyboard.insert_text(f"import os\nfor what, path in {probe!r}.items():\n    try:\n        os.listdir(path)\n"
+                              "        print(what, 'READABLE')\n    except OSError as e:\n"
+                              "        print(what, type(e).__name__)\nprint('probe done')")
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function("() => document.body.innerText.includes('probe done')", timeout=60_000)
+    out = page.locator(".jp-NotebookPanel:visible .jp-CodeCell", has_text="probe done").last.locator(
+        ".jp-OutputArea").inner_text()
+    browse.shoot(page, f"{user}_7_cannot_reach_{other}")
+    assert "READABLE" not in out and out.count("Error") == 4, out
+
+
+def gradebook(course: pathlib.Path) -> dict:
+    from nbgrader.api import Gradebook
+    scores = {}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for user in (ALICE, BOB):
+            submission = gb.find_submission(ASSIGNMENT, user)
+            scores[user] = {"total": submission.score, "penalty": submission.late_submission_penalty,
+                            "tasks": {g.name: g.score for nb in submission.notebooks for g in nb.grades}}
+    return scores
+
+
+def check(package_folder: pathlib.Path, out: pathlib.Path | None = None) -> tuple[str, object]:
+    """What `grader check` finds in a folder: its verdicts (the function the command runs)
+    and, given ``out``, the command's own table."""
+    from grader.pipeline.grading import grade_learner
+    from grader.settings import Settings
+    table = ""
+    if out:
+        run = subprocess.run([sys.executable, "-m", "grader", "check", str(package_folder), "--out", str(out)],
+                             capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-2000:]
+        table = run.stdout
+    return table, grade_learner(package_folder, "you", Settings())
+
+
+def test_a_term_on_a_real_hub():
+    start = time.monotonic()
+    learner_bin = learner_venv() / "bin"
+    teacher_bin = ROOT / ".venv" / "bin"
+    work = pathlib.Path(tempfile.mkdtemp(prefix="minitorch-hub-", dir="/tmp"))
+    os.chmod(work, 0o755)
+    exchange, learner_config = work / "exchange", work / "learner-jupyter"
+    exchange.mkdir(mode=0o1777)
+    os.chmod(exchange, 0o1777)  # nbgrader's exchange: every account writes, none removes another's
+    users, hub, commands = (TEACHER, ALICE, BOB), None, []
+    course = pathlib.Path(f"/home/{TEACHER}/course")
+
+    def lap(what: str) -> None:
+        print(f"  {time.monotonic() - start:6.1f} s  {what}", flush=True)
+
+    def instructor(*command: str) -> str:
+        ran = as_user(hub, TEACHER, teacher_bin, *command, cwd=str(course) if course.exists() else None)
+        commands.append(" ".join(command))
+        lap(" ".join(command))
+        assert ran.returncode == 0, f"{' '.join(command)}:\n{ran.stdout[-2000:]}\n{ran.stderr[-4000:]}"
+        return ran.stdout + ran.stderr
+
+    make_accounts(users)
+    try:
+        hub = Hub(work / "hub", TEACHER, users, teacher_bin, learner_bin, learner_config, PROXY)
+        lap("accounts made, hub started")
+        instructor("python", "-m", "grader", "hub-course", "--out", str(course), "--course-id", COURSE,
+                   "--assignment", ASSIGNMENT, "--exchange", str(exchange))
+        # the admin's part: the learners' Jupyter settings, the instructor's formgrader
+        shutil.copytree(course / "learner-jupyter", learner_config)
+        subprocess.run(["chmod", "-R", "a+rX", str(learner_config)], check=True)
+        as_user(hub, TEACHER, teacher_bin, "sh", "-c", "mkdir -p ~/.jupyter && printf '%s\\n' 'c = get_config()' "
+                f"\"load_subconfig('nbgrader_config.py', path='{course}')\" > ~/.jupyter/nbgrader_config.py")
+        instructor("nbgrader", "release_assignment", ASSIGNMENT)
+
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=browse.CHROMIUM, args=browse.ARGS)
+            alice = learner_works_and_submits(browser, hub.url, ALICE, bug=False)
+            bob = learner_works_and_submits(browser, hub.url, BOB, bug=True)
+            lap("learners worked and submitted")
+
+            instructor("nbgrader", "collect", ASSIGNMENT)
+            instructor("nbgrader", "autograde", ASSIGNMENT)
+            shown = formgrader(browser, hub.url)
+            assert ALICE in shown and BOB in shown, shown
+            lap("formgrader")
+
+            scores = gradebook(course)
+            for user in (ALICE, BOB):
+                submitted = work / f"check-{user}"
+                shutil.copytree(course / "submitted" / user / ASSIGNMENT, submitted)
+                table, result = check(submitted, work / "check-out" if user == BOB else None)
+                assert scores[user]["tasks"] == {f"task{t.replace('.', '_')}": r.score for t, r in result.tasks.items()}
+                assert scores[user]["total"] == result.total[0] and scores[user]["penalty"] == 0
+                assert user == ALICE or re.search(rf"Total: {result.total[0]:g} / 88.5", table), table
+                recorded = [v for stage in range(1, 8) for v in json.loads(next(
+                    (course / "autograded" / user / ASSIGNMENT).glob(f"0{stage}_*.verdicts.json")).read_text())["verdicts"]]
+                assert recorded == [v.__dict__ for v in result.all_verdicts()]  # same parts, points, reasons
+            lap("gradebook == grader check")
+            assert scores[ALICE]["tasks"]["task3_1"] == 4.5 and scores[BOB]["tasks"]["task3_1"] == 4.0
+            assert scores[ALICE]["total"] - scores[BOB]["total"] == 0.5 and scores[ALICE]["total"] >= 11.5
+
+            instructor("nbgrader", "generate_feedback", ASSIGNMENT)
+            instructor("nbgrader", "release_feedback", ASSIGNMENT)
+            alice_sees, bob_sees = read_feedback(alice, ALICE), read_feedback(bob, BOB)
+            lap("learners read their feedback")
+            assert "Task 3.1: 4.5 / 4.5" in alice_sees and "ok Sin (0.5 / 0.5)" in alice_sees
+            assert "Task 3.1: 4 / 4.5" in bob_sees and "-- Sin (0 / 0.5)" in bob_sees
+            cannot_reach_the_other(bob, hub.url, BOB, ALICE, exchange)
+            browser.close()
+        instructor("nbgrader", "export", "--to", str(course / "grades.csv"))
+        print("\n".join(["commands of the term, as the instructor:", *commands,
+                         f"hub test: {time.monotonic() - start:.0f} s"]))
+    finally:
+        if hub:
+            hub.stop()
+        left = user_pids(users) + processes_mentioning(str(work))
+        remove_accounts(users)
+        shutil.rmtree(work, ignore_errors=True)
+    assert not left, f"processes left running: {left}"
+    assert not any(os.path.exists(f"/home/{u}") for u in users)
+
+
+def formgrader(browser, url: str) -> str:
+    """The instructor's formgrader, in its own tab (under JupyterHub its iframe in Lab stays
+    blank): the assignment's submissions, one row per learner."""
+    page = browse.login(browser, url, TEACHER, PASSWORD)
+    page.goto(f"{url}/user/{TEACHER}/formgrader/manage_submissions/{ASSIGNMENT}")
+    page.wait_for_selector(f"text={ALICE}", timeout=60_000)
+    page.wait_for_timeout(1000)
+    browse.shoot(page, "teacher_formgrader_submissions")
+    text = page.locator("body").inner_text()
+    page.goto(f"{url}/user/{TEACHER}/formgrader/gradebook/{ASSIGNMENT}/03_reductions")
+    page.wait_for_selector(f"text={BOB}", state="attached", timeout=60_000)
+    page.get_by_role("button", name="Show All Names").click()
+    page.wait_for_selector(f"text={BOB}", timeout=30_000)
+    browse.shoot(page, "teacher_formgrader_gradebook_stage3")
+    page.context.close()
+    return text

@@ -1,0 +1,97 @@
+"""The hub course without a hub: `python -m grader hub-course`, then nbgrader's own
+`collect`, `autograde` and `export` on an exchange holding what learners' accounts left
+in it, honest or not (docs/JUPYTERHUB.md).
+
+Learner ids are system accounts every Debian has (daemon, nobody, bin): the collect step
+trusts a submission only when the learner's own account owns it. The course's late rule
+(10% per started day) reaches the gradebook, and the raw scores equal `grader check`'s.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader.pipeline.grading import grade_learner
+from grader.release.regions import find_regions
+from grader.settings import Settings
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = pathlib.Path(sys.executable).parent
+FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"
+
+pytestmark = pytest.mark.slow
+if os.geteuid() != 0:
+    pytest.skip("handing in as other accounts (chown) needs root", allow_module_level=True)
+
+
+def run(*command: str, cwd: pathlib.Path) -> str:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}"))
+    assert done.returncode == 0, f"{' '.join(command)}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done.stdout + done.stderr
+
+
+def hand_in(exchange: pathlib.Path, release: pathlib.Path, name: str, owner: str, claimed: dt.datetime) -> pathlib.Path:
+    """What `nbgrader submit` leaves in the exchange (stage 3 filled from the reference),
+    written as ``owner`` would."""
+    stamp = claimed.strftime(FORMAT)
+    folder = exchange / "minitorch" / "inbound" / f"{name}+minitorch+{stamp}+x{os.urandom(3).hex()}"
+    shutil.copytree(release, folder)
+    for file in ("ops_unary.py", "ops_reduce.py"):
+        text = (ROOT / "solutions" / "minitorch" / file).read_text()
+        (folder / "minitorch" / file).write_text("".join(
+            line for line in text.splitlines(keepends=True) if "### BEGIN SOLUTION" not in line
+            and "### END SOLUTION" not in line))
+        assert find_regions(text)
+    (folder / "timestamp.txt").write_text(stamp)
+    subprocess.run(["chown", "-R", f"{owner}:", str(folder)], check=True)
+    return folder
+
+
+def test_collect_takes_each_learners_own_hand_in_and_the_gradebook_holds_the_late_grade(tmp_path):
+    now = dt.datetime.now(dt.UTC)
+    due = now - dt.timedelta(days=2, hours=12)  # a hand-in now is 3 started days late
+    course, exchange = tmp_path / "course", tmp_path / "exchange"
+    made = run(sys.executable, "-m", "grader", "hub-course", "--out", str(course), "--exchange", str(exchange),
+               "--duedate", due.isoformat(), "--late-penalty", "10", cwd=tmp_path)
+    assert "mode 1777" in made and (course / "learner-jupyter" / "nbgrader_config.py").is_file()
+    run("nbgrader", "release_assignment", "minitorch", cwd=course)
+    release = exchange / "minitorch" / "outbound" / "minitorch"
+    assert (release / "03_reductions.ipynb").is_file() and (release / "minitorch" / "ops_unary.py").is_file()
+
+    honest = hand_in(exchange, release, "daemon", "daemon", now)
+    (honest / "minitorch" / "secret.py").symlink_to(course / "gradebook.db")  # read as the instructor?
+    hand_in(exchange, release, "nobody", "nobody", now - dt.timedelta(days=7))  # backdated: made now
+    hand_in(exchange, release, "nobody", "daemon", now + dt.timedelta(hours=1))  # daemon's, in nobody's name
+    hand_in(exchange, release, "bin", "daemon", now)  # daemon's, in bin's name
+
+    log = run("nbgrader", "collect", "minitorch", cwd=course)
+    submitted = course / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == ["daemon", "nobody"]
+    assert "belongs to the account daemon" in log
+    assert not (submitted / "daemon" / "minitorch" / "minitorch" / "secret.py").exists()
+    claimed = (submitted / "nobody" / "minitorch" / "timestamp.txt").read_text()
+    assert abs(dt.datetime.strptime(claimed.replace(" UTC", ""), "%Y-%m-%d %H:%M:%S.%f")
+               - now.replace(tzinfo=None)) < dt.timedelta(minutes=5), claimed
+    assert (submitted / "nobody" / "minitorch" / "minitorch" / "ops_unary.py").read_text() == \
+        (honest / "minitorch" / "ops_unary.py").read_text()  # the genuine one, not daemon's later forgery
+
+    run("nbgrader", "autograde", "minitorch", cwd=course)
+    run("nbgrader", "export", "--to", str(tmp_path / "grades.csv"), cwd=course)
+    with open(tmp_path / "grades.csv", newline="") as file:
+        rows = {row["student_id"]: row for row in csv.DictReader(file)}
+    for learner in ("daemon", "nobody"):
+        expected = grade_learner(submitted / learner / "minitorch", learner, Settings()).total[0]
+        row = rows[learner]
+        assert float(row["raw_score"]) == expected == 11.5  # the learner's own package, not the stubs
+        assert float(row["late_submission_penalty"]) == pytest.approx(0.3 * expected)
+        assert float(row["score"]) == pytest.approx(0.7 * expected)
+    assert "bin" not in rows or float(rows["bin"]["score"]) == 0
