@@ -23,7 +23,7 @@ import signal
 import tempfile
 import time
 
-from grader.boundary.users import end_processes_of
+from grader.boundary.users import end_processes_of, live_processes
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -86,13 +86,10 @@ class Cage:
         return found
 
     def crowded(self) -> bool:
-        """Whether the learner's tree has reached its process limit (a process bomb: no
-        honest package starts processes): its control group refused a process or thread,
-        or holds as many as allowed; without control groups, its sessions hold as many
-        processes."""
-        pids = self.groups.get("pids")
-        if pids is None:
-            return _in_sessions(set(self.sessions)) >= self.processes
+        """Whether the learner's tree reached its process limit (a bomb): a fork its control group
+        refused, or as many processes as allowed (its user's or its sessions', without groups)."""
+        if (pids := self.groups.get("pids")) is None:
+            return live_processes(self.user, set(self.sessions)) >= self.processes
         with contextlib.suppress(OSError, ValueError):
             events = dict(line.split() for line in (pids / "pids.events").read_text().splitlines())
             return int(events.get("max", 0)) > 0 or int((pids / "pids.current").read_text()) >= self.processes
@@ -178,16 +175,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's process
     return True
-
-
-def _in_sessions(sessions: set[int]) -> int:
-    """How many processes run in ``sessions`` (read from /proc; 0 where there is none)."""
-    count = 0
-    for entry in filter(str.isdigit, os.listdir("/proc") if os.path.isdir("/proc") else []):
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                count += int(stat.read().rsplit(b")", 1)[1].split()[3]) in sessions
-    return count
 
 
 def _reap_orphans(keep: set[int]) -> None:
