@@ -53,7 +53,7 @@ def autograde(args: argparse.Namespace) -> int:
     from grader.pipeline.course import Course
     from grader.pipeline.grading import GradeJob, crashed, grade_class
     from grader.pipeline.lateness import parse_deadline
-    from grader.pipeline.submissions import find_learners
+    from grader.pipeline.submissions import find_learners, summary
     folder = pathlib.Path(args.submissions).resolve()
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
@@ -84,8 +84,6 @@ def autograde(args: argparse.Namespace) -> int:
     for job in jobs:
         for note in job.notes:
             print(f"warning: {job.learner}: {note}", file=sys.stderr)
-    for r in refused:
-        print(f"warning: refused {r.name!r}: {r.reason}", file=sys.stderr)
     where = f"the queue at {_no_password(args.broker)}" if args.broker else f"{args.jobs} job(s)"
     print(f"Grading {len(jobs)} hand-in(s) from {folder} with {where} ...", flush=True)
     start, results, progress = time.perf_counter(), [], Progress(len(jobs))
@@ -111,7 +109,7 @@ def autograde(args: argparse.Namespace) -> int:
     results += [crashed(job) for job in jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     sids = {job.learner: job.sid for job in jobs}
     refusals = [(r.name, r.reason) for r in refused]
-    print(_summary(entries, folder, len(results), refusals, args.shard))
+    print(summary(entries, folder, len(results), refusals, args.shard))
     if shard:
         part = write_part(results, sids, out, args.shard, refusals)
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {args.shard} in {part}; collect the parts with "
@@ -123,16 +121,6 @@ def autograde(args: argparse.Namespace) -> int:
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
           f"feedback in {out / 'feedback'}/; open {report}")
     return 0
-
-
-def _summary(entries: int, folder: pathlib.Path, graded: int, refused: list[tuple[str, str]],
-             shard: str | None) -> str:
-    """Hand-ins in = rows out + refusals named."""
-    here = f" (shard {shard} grades its share)" if shard else ""
-    lines = [f"{entries} entr{'y' if entries == 1 else 'ies'} in {folder}{here}: {graded} graded (a row each in "
-             f"grades.csv), {len(refused)} refused (named in grades.csv)"]
-    lines += [f"  refused {name!r}: {why}" for name, why in refused]
-    return "\n".join(lines)
 
 
 def merge(args: argparse.Namespace) -> int:

@@ -107,3 +107,12 @@ def assign_sids(learners: list[str]) -> dict[str, str]:
         taken.add(sid.casefold())
         sids[learner] = sid
     return sids
+
+
+def summary(entries: int, folder: pathlib.Path, graded: int, refused: list[tuple[str, str]],
+            shard: str | None = None) -> str:
+    """The run's account of the folder: hand-ins in = rows out + refusals named."""
+    here = f" (shard {shard} grades its share)" if shard else ""
+    lines = [f"{entries} entr{'y' if entries == 1 else 'ies'} in {folder}{here}: {graded} graded (a row each in "
+             f"grades.csv), {len(refused)} refused (named in grades.csv)"]
+    return "\n".join(lines + [f"  refused {name!r}: {why}" for name, why in refused])
