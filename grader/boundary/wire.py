@@ -46,7 +46,7 @@ def bounded(value: Any) -> Any:
     room = [MAX_ANSWER, MAX_ITEMS]
 
     def fit(v: Any, depth: int) -> Any:
-        if depth > MAX_DEPTH:
+        if depth > MAX_DEPTH - 3:  # room for the marker itself, and for the answer around the value
             return {"unsupported": "nested too deeply"}
         if isinstance(v, (np.ndarray, np.generic)):
             if v.dtype.hasobject:

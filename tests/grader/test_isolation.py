@@ -307,6 +307,23 @@ def test_the_wire_carries_no_objects():
         wire.encode(obj)
 
 
+def test_each_value_of_an_answer_is_bounded_on_its_own():
+    from grader.boundary import wire
+    twelve = np.zeros(12 * 2**20 // 8)  # 12 MiB: under the limit for one value, but three exceed the answer's
+    nested: list = []
+    for _ in range(40):
+        nested = [nested]
+    answer = wire.bounded({"ok": [np.ones(2), np.empty(2, dtype=object), 2**70, "x" * (17 * 2**20),
+                                  [0.5] * 200_000, nested, object(), twelve, twelve, twelve]})
+    ok = answer["ok"]
+    assert np.array_equal(ok[0], np.ones(2)) and ok[1] == {"unsupported": "array of Python objects"}
+    assert ok[2] == {"oversized": {"bits": 71}} and ok[3] == {"oversized": {"characters": 17 * 2**20}}
+    assert ok[4] == {"oversized": {"length": 200_000}} and "nested too deeply" in str(ok[5])
+    assert ok[6] == {"unsupported": "object"} and ok[7] is twelve and ok[8] is twelve
+    assert wire.oversized(ok[9]) == "an array of shape (1572864,) and dtype float64 (12 MiB)"
+    assert len(wire.encode(answer)) < wire.MAX_FRAME
+
+
 def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
     import io
     import struct
