@@ -1,8 +1,12 @@
 """A class of learners, one per failure mode, for the class-grading test.
 
-Each learner is (id, how to build the hand-in, expectation). Expectations: "reference"
-(the reference package's score), "zero", or a number of points; plus words its feedback
-or problems must hold. Builders get the folder of hand-ins and the learner's id.
+Each learner is (id, how to build the hand-in, expectation, words its feedback or problems
+must hold). Expectations: "reference" (the reference package's score), "zero",
+"reference-0.5" (that many points less), "reference-stage N" (less stage N's points),
+"reference-part TASK/PART" (less that part's points), or "refused" (no row of its own: a
+refused one, whose reason holds the words). Builders get the folder of hand-ins and the
+learner's id (the entry's name, less .zip); ``SHOWN`` gives the row's label where it
+differs from the id.
 """
 
 import os
