@@ -1,11 +1,13 @@
 """Train the same MLPs three ways and print time ratios, measured side by side in one run.
 
-    make bench            (or: .venv/bin/python benchmarks/bench_mlp.py [--steps N])
+    make bench            (or: .venv/bin/python benchmarks/bench_mlp.py [--steps N] [--baseline DIR])
 
 1. minitorch (the reference package in solutions/);
 2. a hand-written NumPy forward and backward of the same network: the floor that
    minitorch's bookkeeping is measured against;
-3. PyTorch on the CPU, when it is installed (pip install torch==2.13.0).
+3. PyTorch on the CPU, when it is installed (pip install torch==2.13.0);
+4. with ``--baseline DIR``, the minitorch in DIR/minitorch too (an older commit's
+   solutions/, say), to show a change's effect side by side.
 
 Two networks, each with ReLU, softmax cross-entropy and plain SGD on 4,096 points, in
 float32 and in float64:
@@ -16,33 +18,32 @@ float32 and in float64:
   (goal: within 1.3x).
 
 Each implementation starts from the same weights and sees the same batches, and the final
-losses are printed to show that they computed the same thing. Then the per-operation
-overhead: ``a + b`` on one-element tensors against ``np.add`` on one-element arrays, and the
-floor of the design: what recording and backpropagating an operation that does nothing at
-all costs, times the operations a training step records, added to NumPy's time. At the
-notebooks' size that floor alone is about 1.7x NumPy, which leaves 0.3x for everything the
-operations do beyond NumPy's arithmetic (checking shapes, summing broadcast gradients,
-copying into ``.grad``); the rest of the gap to the 2x goal is there.
+losses are printed to show that they computed the same thing. Then the floor of the
+design: what recording and backpropagating an operation that does nothing at all costs,
+times the operations a training step records, added to NumPy's time; and the per-op
+overhead of ``a + b`` on one-element tensors against ``np.add``. The last lines are the
+README's rows for this benchmark.
 
-Everything runs on one thread (BLAS and PyTorch alike), so that the ratios measure the
-libraries' own work rather than how a shared machine's cores happened to be split.
+Everything runs on one thread (BLAS and PyTorch alike), and times are CPU seconds of this
+process, so that the ratios measure the libraries' own work rather than how a shared
+machine's cores happened to be split.
 """
 
 from __future__ import annotations
 
 import os
 
-from setup_one_thread import mt, torch  # one thread, the reference package; first, before NumPy
+from setup_one_thread import baseline, cpu_time, mt, readme_row, torch  # one thread; first, before NumPy
 
 import argparse
-import time
 import timeit
 
 import numpy as np
 
 
 POINTS = 4096
-CASES = [((2, 16, 16, 3), 32), ((2, 128, 128, 10), 256)]  # (layer sizes, batch size)
+# (layer sizes, batch size, the most minitorch may take, in NumPy's time)
+CASES = [((2, 16, 16, 3), 32, 2.0), ((2, 128, 128, 10), 256, 1.3)]
 
 
 def make_data(n: int, classes: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -60,7 +61,7 @@ def init_weights(sizes: tuple[int, ...], rng: np.random.Generator) -> list[np.nd
     return weights
 
 
-def train_minitorch(sizes, weights, x, y, batches, lr, dtype):
+def train_minitorch(sizes, weights, x, y, batches, lr, dtype, mt=mt):
     model = mt.nn.MLP(sizes, dtype=dtype)
     for p, w in zip(model.parameters(), weights):
         p.data[...] = w
@@ -150,38 +151,43 @@ def floor_per_op(calls: int = 20_000) -> float:
         for _ in range(20):
             out = DoNothing.apply(out)
         mt.backpropagate(out.grad_fn, seed)
-    return min(timeit.repeat(chain, number=calls // 20, repeat=3)) / calls
+    return min(timeit.repeat(chain, number=calls // 20, repeat=3, timer=cpu_time)) / calls
 
 
-def best_time(fn, repeats: int) -> tuple[float, float]:
-    """The fastest of ``repeats`` runs (the least disturbed by other work) and its result."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
+def timed(fn) -> tuple[float, object]:
+    """CPU seconds of one run of ``fn``, and its result."""
+    start = cpu_time()
+    result = fn()
+    return cpu_time() - start, result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--baseline", help="a folder holding another minitorch/ to time beside this one")
     args = parser.parse_args()
 
     floor = floor_per_op()
-    runners = {"minitorch": train_minitorch, "numpy": train_numpy}
+    runners = {"minitorch": train_minitorch}
+    old = baseline(args.baseline)
+    if old is not None:
+        runners["baseline"] = lambda *a: train_minitorch(*a, mt=old)
+    runners["numpy"] = train_numpy
     if torch is not None:
         runners["torch"] = train_torch
-    print(f"{POINTS} points, {args.steps} SGD steps, best of {args.repeats}, "
-          f"{os.environ['OPENBLAS_NUM_THREADS']} thread(s)" + ("" if torch else "  (PyTorch not installed)"))
-    for sizes, batch_size in CASES:
+    print(f"{POINTS} points, {args.steps} SGD steps, best of {args.repeats}, CPU time, "
+          f"{os.environ['OPENBLAS_NUM_THREADS']} thread(s)" + ("" if torch else "  (PyTorch not installed)")
+          + (f"; baseline: {args.baseline}" if old else ""))
+    rows = []
+    for sizes, batch_size, goal in CASES:
         rng = np.random.default_rng(0)
         x64, y = make_data(POINTS, sizes[-1], rng)
         weights64 = init_weights(sizes, rng)
         order = np.concatenate([rng.permutation(POINTS) for _ in range(args.steps * batch_size // POINTS + 1)])
         batches = [order[i * batch_size:(i + 1) * batch_size] for i in range(args.steps)]
-        print(f"\nMLP {' -> '.join(map(str, sizes))}, batch {batch_size}")
+        print(f"\nMLP {' -> '.join(map(str, sizes))}, batch {batch_size} (goal: minitorch within {goal:g}x NumPy)")
+        cells = []
         for dtype in (np.float32, np.float64):
             x = x64.astype(dtype)
             weights = [w.astype(dtype) for w in weights64]
@@ -189,29 +195,37 @@ def main() -> None:
             # Interleave the implementations so that a slow spell of the machine hits all alike.
             for _ in range(args.repeats):
                 for name, train in runners.items():
-                    t, loss = best_time(lambda: train(sizes, weights, x, y, batches, 0.1, dtype), 1)
+                    t, loss = timed(lambda: train(sizes, weights, x, y, batches, 0.1, dtype))
                     times[name] = min(times.get(name, float("inf")), t)
                     losses[name] = loss
+            ratio = {name: times[name] / times["numpy"] for name in runners}
             print(f"  {np.dtype(dtype).name}:")
             for name in runners:
-                print(f"    {name:10s} {times[name] * 1e3:8.1f} ms   {times[name] / times['numpy']:5.2f}x numpy"
-                      f"   final loss {losses[name]:.6f}")
+                held = f"   {'met' if ratio[name] <= goal else 'NOT met'}" if name == "minitorch" else ""
+                print(f"    {name:10s} {times[name] * 1e3:8.1f} ms   {ratio[name]:5.2f}x numpy"
+                      f"   final loss {losses[name]:.6f}{held}")
             ops = ops_in_step(sizes, x[batches[0]], y[batches[0]])
             least = times["numpy"] + args.steps * ops * floor
             print(f"    floor      {least * 1e3:8.1f} ms   {least / times['numpy']:5.2f}x numpy"
                   f"   NumPy + {ops} do-nothing ops a step at {floor * 1e6:.2f} us each")
+            cells.append(f"minitorch {ratio['minitorch']:.2f}x NumPy" +
+                         (f", PyTorch {ratio['torch']:.2f}x" if "torch" in ratio else ""))
+        rows.append(readme_row(f"MLP {'-'.join(map(str, sizes))}, batch {batch_size}",
+                               f"minitorch within {goal:g}x NumPy", *cells))
 
     a, b = mt.Tensor([1.0]), mt.Tensor([2.0])
     a_np, b_np = np.array([1.0]), np.array([2.0])
     calls = 200_000
-    t_mt = min(timeit.repeat(lambda: a + b, number=calls, repeat=3)) / calls
-    t_np = min(timeit.repeat(lambda: np.add(a_np, b_np), number=calls, repeat=3)) / calls
+    t_mt = min(timeit.repeat(lambda: a + b, number=calls, repeat=3, timer=cpu_time)) / calls
+    t_np = min(timeit.repeat(lambda: np.add(a_np, b_np), number=calls, repeat=3, timer=cpu_time)) / calls
     ga, gb = mt.Tensor([1.0], requires_grad=True), mt.Tensor([2.0], requires_grad=True)
-    t_graph = min(timeit.repeat(lambda: ga + gb, number=calls, repeat=3)) / calls
+    t_graph = min(timeit.repeat(lambda: ga + gb, number=calls, repeat=3, timer=cpu_time)) / calls
     print("\nper-op overhead, a + b on one-element tensors:")
     print(f"  np.add                    {t_np * 1e6:6.2f} us")
     print(f"  minitorch, no grad        {t_mt * 1e6:6.2f} us   {t_mt / t_np:5.1f}x np.add")
     print(f"  minitorch, recording      {t_graph * 1e6:6.2f} us   {t_graph / t_np:5.1f}x np.add")
+    print("\nfor the README (benchmark | goal | float32 | float64):")
+    print("\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -8,11 +8,10 @@
 Stage 1 (Scalar, the engine), stage 2 (broadcasting), stage 3 (unary ops, reductions),
 stage 4 (shapes, indexing), stage 5 (matmul, GELU, softmax, cross-entropy) and stage 6
 (nn, optim, training) and stage 7 (layer_norm, where, the transformer and language
-modules) each add a layer; ``methods`` attaches the operations to Tensor.
+modules) each add a layer.
 """
 
-from . import methods as _methods  # noqa: F401  (attaches operators to Tensor)
-from . import datasets, language, nn, optim, plotting, training, transformer
+from . import datasets, language, nn, optim, plotting, training
 from .autodiff import backpropagate, topological_order
 from .function import Context, Function, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck, numerical_grads
@@ -32,11 +31,6 @@ from .ops_unary import abs, cos, exp, log, neg, relu, sigmoid, sin, sqrt, tanh
 from .scalar import Scalar
 from .shapes import broadcast_shapes, unbroadcast
 from .tensor import Tensor
-
-# The transformer's modules (stage 7) live in their own file, a layer above nn (they are
-# built from it); they are part of the ``nn`` namespace, as in PyTorch.
-for _name in ("Embedding", "LayerNorm", "CausalSelfAttention", "Block", "GPT"):
-    setattr(nn, _name, getattr(transformer, _name))
 
 __all__ = [
     "Scalar", "central_difference", "topological_order", "backpropagate",

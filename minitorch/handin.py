@@ -15,9 +15,15 @@ import zipfile
 COURSE = pathlib.Path(__file__).resolve().parents[1]
 
 
+def _skipped(path: pathlib.Path) -> bool:
+    """Caches and hidden folders, such as JupyterLab's .ipynb_checkpoints/ (its copies of the
+    files you saved, named like numerical-checkpoint.py): never handed in."""
+    return any(part == "__pycache__" or part.startswith(".") for part in path.parts)
+
+
 def build(target: pathlib.Path = COURSE / "handin.zip") -> list[str]:
     package, notebooks = COURSE / "minitorch", COURSE / "notebooks"
-    files = sorted(p for p in package.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    files = sorted(p for p in package.rglob("*") if p.is_file() and not _skipped(p.relative_to(package))
                    and (p.suffix == ".py" or "data" in p.relative_to(package).parts))
     files += sorted(notebooks.glob("*.ipynb"))
     files = [p for p in files if p.resolve() != target.resolve()]  # never the zip itself

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable
 
 
-def central_difference(f: Callable[..., float], *values: float, arg: int = 0,
+def central_difference(f: Callable[..., float], *values, arg: int = 0,
                        eps: float = 1e-6) -> float:
     """Estimate d f / d values[arg] numerically.
 
@@ -22,7 +22,8 @@ def central_difference(f: Callable[..., float], *values: float, arg: int = 0,
 
     Args:
         f: a function of ``len(values)`` numbers returning a number.
-        values: the point at which to differentiate.
+        values: the point at which to differentiate (numbers). ``*values`` carries no
+            annotation: JupyterLab's Python mode mis-indents the lines below one.
         arg: which argument to differentiate with respect to.
         eps: the step.
     """

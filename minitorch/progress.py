@@ -5,7 +5,9 @@ package, in a table (no hidden tests: those run only when your work is graded).
     from minitorch.progress import show; show()    (from any notebook cell)
 
 Each notebook's checks run in a fresh Python process, one check at a time, each with a
-time limit; a check that passes means the visible check passes, nothing more.
+time limit; a check that passes means the visible check passes, nothing more. A task is
+"not started" while all its stubs are untouched; it "waits on" an earlier task when its
+check fails inside code that belongs to that task and that task is not done yet.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ import pathlib
 import re
 import subprocess
 import sys
+import textwrap
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 SECONDS = 20
-STUB = re.compile(r"Task (\d+\.\d+)")
+WIDTH = 100  # of the table
 
-# Runs in the child: the notebook's first code cell (its imports), then each check.
+# Runs in the child: the notebook's first code cell (its imports), then each check, noting
+# which tasks' code each check ran (a function holding a "# Task X.Y:" label is that task's).
 RUNNER = r"""
-import json, signal, sys, traceback
+import ast, json, pathlib, re, signal, sys
 cells = json.loads(sys.stdin.read())
 setup = "\n".join(l for l in cells["setup"].splitlines() if not l.lstrip().startswith(("%", "!")))
 base = {"__name__": "__progress__"}
@@ -30,48 +34,80 @@ try:
     exec(compile(setup, "setup", "exec"), base)
 except BaseException as error:
     print(json.dumps({"setup": f"{type(error).__name__}: {error}"}), flush=True)
+labels, stubs, owners = {}, {}, {}
+package = sys.modules.get("minitorch")
+root = pathlib.Path(getattr(package, "__file__", None) or ".").parent
+for path in sorted(root.rglob("*.py")) if package else []:
+    if any(part.startswith(".") or part == "__pycache__" for part in path.relative_to(root).parts):
+        continue  # Lab's checkpoints, caches
+    text = path.read_text(encoding="utf-8")
+    spans = [(min([n.lineno] + [d.lineno for d in n.decorator_list]), n.end_lineno) for n in ast.walk(ast.parse(text))
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for number, line in enumerate(text.splitlines(), 1):
+        found = re.match(r"\s*# Task (\d+\.\d+):", line)
+        if found:
+            labels[found.group(1)] = labels.get(found.group(1), 0) + 1
+            inside = [start for start, end in spans if start <= number <= end]
+            if inside:
+                owners[(str(path), max(inside))] = found.group(1)
+    for task in re.findall(r'raise NotImplementedError\("Task (\d+\.\d+):', text):
+        stubs[task] = stubs.get(task, 0) + 1
+print(json.dumps({"untouched": sorted(t for t in labels if stubs.get(t, 0) >= labels[t])}), flush=True)
+used = set()
+def trace(frame, event, arg):
+    task = owners.get((frame.f_code.co_filename, frame.f_code.co_firstlineno))
+    if task:
+        used.add(task)
 def stop(*_):
     raise TimeoutError("took more than %d s" % cells["seconds"])
 signal.signal(signal.SIGALRM, stop)
 for task, source in cells["checks"]:
+    used.clear()
     signal.alarm(cells["seconds"])
+    sys.settrace(trace)
     try:
         exec(compile(source, f"check {task}", "exec"), dict(base))
         outcome = {"task": task, "error": None}
     except BaseException as error:
-        outcome = {"task": task, "type": type(error).__name__, "error": str(error).strip().splitlines()[0][:200] if str(error).strip() else ""}
+        outcome = {"task": task, "type": type(error).__name__, "error": str(error).strip()[:2000]}
     finally:
+        sys.settrace(None)
         signal.alarm(0)
-    print(json.dumps(outcome), flush=True)
+    print(json.dumps({**outcome, "used": sorted(used - {task})}), flush=True)
 """
+STUB = re.compile(r"^Task (\d+\.\d+): ")
 
 
-def _cells(path: pathlib.Path) -> tuple[str, list[tuple[str, str]], dict[str, float]]:
+def _cells(path: pathlib.Path) -> tuple[str, list[tuple[str, str]], dict[str, float], dict[str, str]]:
+    """The first code cell, each visible check, each task's points and its name (the
+    notebook's "Your task X.Y: ..." heading)."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
     code = [c for c in notebook["cells"] if c.get("cell_type") == "code"]
     setup = "".join(code[0]["source"]) if code else ""
-    checks, points = [], {}
-    for cell in code:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        grade_id = str(meta.get("grade_id", ""))
-        task = grade_id[4:].removesuffix("_visible").replace("_", ".")
-        if grade_id.endswith("_visible"):
-            checks.append((task, "".join(cell["source"])))
-        elif meta.get("grade"):
-            points[task] = float(meta.get("points", 0))
-    return setup, checks, points
+    checks, points, names = [], {}, {}
+    for cell in notebook["cells"]:
+        source = "".join(cell.get("source", ""))
+        grade_id = str(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", ""))
+        if cell.get("cell_type") == "code" and grade_id.endswith("_visible"):
+            checks.append((grade_id[4:-8].replace("_", "."), source))
+        known = cell.get("metadata", {}).get("minitorch", {})
+        if "points" in known:
+            points[str(known["task"])] = float(known["points"])
+        for task, name in re.findall(r"^#+ Your task (\d+\.\d+): (.+)$", source, re.MULTILINE):
+            names[task] = f"Task {task}: {name.replace('`', '').strip()}"
+    return setup, checks, points, names
 
 
 def run(notebooks: pathlib.Path = NOTEBOOKS) -> list[dict]:
     """One row per task: notebook, task, points, status ("done", "not started",
-    "failing") and why."""
-    rows = []
+    "waits on X.Y", "failing") and why."""
+    rows, outcomes, names, untouched, broken = [], {}, {}, set(), {}
     for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
-        setup, checks, points = _cells(path)
+        setup, checks, points, found = _cells(path)
+        names.update(found)
         payload = json.dumps({"setup": setup, "checks": checks, "seconds": SECONDS})
         done = subprocess.run([sys.executable, "-c", RUNNER], input=payload, capture_output=True, text=True,
                               cwd=path.parent, env=_environment(), timeout=SECONDS * (len(checks) + 2))
-        outcomes = {}
         for line in done.stdout.splitlines():
             try:
                 record = json.loads(line)
@@ -79,9 +115,15 @@ def run(notebooks: pathlib.Path = NOTEBOOKS) -> list[dict]:
                 continue  # something the checks printed
             if "task" in record:
                 outcomes[record["task"]] = record
+            untouched.update(record.get("untouched", []))
+            if "setup" in record:
+                broken[path.stem] = record["setup"]
         for task, _ in checks:
-            rows.append({"notebook": path.stem, "task": task, "points": points.get(task, 0.0),
-                         **_status(task, outcomes.get(task))})
+            rows.append({"notebook": path.stem, "task": task, "points": points.get(task, 0.0)})
+    failed = {t for t, o in outcomes.items() if o["error"] is not None}
+    for row in rows:
+        row.update(_status(row["task"], outcomes.get(row["task"]), failed | untouched, untouched, names,
+                           broken.get(row["notebook"])))
     return rows
 
 
@@ -90,32 +132,45 @@ def _environment() -> dict:
     return dict(os.environ, MPLBACKEND="agg")
 
 
-def _status(task: str, outcome: dict | None) -> dict:
+def _key(task: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in task.split("."))
+
+
+def _status(task: str, outcome: dict | None, undone: set, untouched: set, names: dict, broken: str | None) -> dict:
+    """``undone``: the tasks whose own check failed or that are untouched (a task whose
+    check did not run here is taken to be done)."""
+    name = names.get(task, f"Task {task}")
+    if broken:
+        return {"status": "failing", "why": f"the notebook's first cell failed: {broken}"}
     if outcome is None:
         return {"status": "failing", "why": "the check did not finish (it crashed its process)"}
     if outcome["error"] is None:
         return {"status": "done", "why": ""}
-    stub = STUB.search(outcome["error"]) if outcome.get("type") == "NotImplementedError" else None
-    if stub and stub.group(1) == task:
-        return {"status": "not started", "why": f"Task {task}: {_stub_name(outcome['error'])}"}
+    stub = STUB.match(outcome["error"]) if outcome.get("type") == "NotImplementedError" else None
+    earlier = {stub.group(1)} if stub and stub.group(1) != task else set()
+    earlier |= {u for u in outcome.get("used", []) if u in undone}
+    first = min(earlier, key=_key) if earlier else None
+    if task in untouched:
+        return {"status": "not started", "why": name + (f" (its check also needs Task {first} first)" if first else "")}
+    if first:
+        state = "not written yet" if first in untouched or (stub and stub.group(1) == first) else "failing its own check"
+        return {"status": f"waits on {first}", "why": f"this check runs your {names.get(first, f'Task {first}')}, which "
+                f"is {state}: fix Task {first} first"}
     if stub:
-        return {"status": "failing", "why": f"needs Task {stub.group(1)} first ({_stub_name(outcome['error'])})"}
-    return {"status": "failing", "why": f"{outcome['type']}: {outcome['error']}"}
-
-
-def _stub_name(message: str) -> str:
-    """What a stub's message names, without its task id or its remarks in parentheses:
-    "Task 3.3: _to_extremes (Max.backward and ...)" gives "_to_extremes"."""
-    return message.split(": ", 1)[-1].split(" (", 1)[0]
+        return {"status": "failing", "why": f"{outcome['error'].split(' (', 1)[0]} is not written yet"}
+    return {"status": "failing", "why": f"{outcome['type']}: {outcome['error']}" if outcome["error"] else outcome["type"]}
 
 
 def table(rows: list[dict]) -> str:
-    lines = [f"{'task':6} {'points':>6}  {'status':12} why", "-" * 78]
+    """The rows as text; a long reason is wrapped, never cut."""
+    lines = [f"{'task':6} {'points':>6}  {'status':12} why", "-" * WIDTH]
+    indent = " " * 29
     for row in rows:
-        why = row["why"] if len(row["why"]) <= 60 else row["why"][:59] + "…"
-        lines.append(f"{row['task']:6} {row['points']:>6g}  {row['status']:12} {why}")
+        why = [piece for line in row["why"].splitlines() for piece in textwrap.wrap(line, WIDTH - 29) or [""]] or [""]
+        lines.append(f"{row['task']:6} {row['points']:>6g}  {row['status']:12} {why[0]}")
+        lines += [indent + piece for piece in why[1:]]
     done = sum(r["points"] for r in rows if r["status"] == "done")
-    lines.append("-" * 78)
+    lines.append("-" * WIDTH)
     lines.append(f"visible checks pass for tasks worth {done:g} of {sum(r['points'] for r in rows):g} points "
                  "(the hidden tests decide the grade)")
     return "\n".join(lines)

@@ -15,6 +15,7 @@ verdict. A part may call only the package names its task declares in the manifes
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
 
 from grader.tasks import PARTS, STAGES
@@ -35,8 +36,9 @@ def part(task: str, name: str) -> Callable[[Callable], Callable]:
 
 def load_all() -> dict[tuple[str, str], Callable]:
     """Every stage's checks, registered; a part of the manifest without a check is an error."""
-    for stage in STAGES:
-        importlib.import_module(f"{__name__}.stage{stage}")
+    for module in pkgutil.iter_modules(__path__):
+        if module.name.split("_")[0] in {f"stage{stage}" for stage in STAGES}:  # stage7.py, stage7_gpt.py, ...
+            importlib.import_module(f"{__name__}.{module.name}")
     missing = [f"{task} {name!r}" for task, parts in PARTS.items() for name in parts if (task, name) not in REGISTRY]
     if missing:
         raise LookupError(f"parts in the manifest with no check: {', '.join(missing)}")

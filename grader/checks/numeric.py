@@ -30,6 +30,27 @@ def numeric_vjp(f: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
     return grad
 
 
+def numeric_vjp_relative(f: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
+                         upstream: np.ndarray, index: int, eps: float = EPS) -> np.ndarray:
+    """``numeric_vjp`` with each element's step relative to its size (eps * |x|), for
+    inputs of any magnitude; the two outputs are subtracted before they are summed, so
+    that a small change is not lost beside a huge element."""
+    arrays = [np.array(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
+    x = arrays[index]
+    grad = np.zeros_like(x)
+    with np.errstate(all="ignore"):
+        for element in np.ndindex(x.shape):
+            original = x[element]
+            step = eps * abs(float(original)) or eps
+            x[element] = original + step
+            up = np.asarray(f(*arrays), dtype=np.float64)
+            x[element] = original - step
+            down = np.asarray(f(*arrays), dtype=np.float64)
+            x[element] = original
+            grad[element] = np.sum((up - down) * upstream) / (2 * step)
+    return grad
+
+
 def unbroadcast_by_loops(grad: np.ndarray, shape: Sequence[int]) -> np.ndarray:
     """The reverse of broadcasting, by walking every element of ``grad`` and adding it to
     the input element it was copied from."""

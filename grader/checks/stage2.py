@@ -6,16 +6,9 @@ import numpy as np
 
 from grader.boundary.runner import Raised
 from grader.checks import part
-from grader.checks.common import (
-    CheckFailure,
-    check_float32,
-    check_rule,
-    explain,
-    learner_raised,
-    run_rule,
-    shapes_pairs,
-)
+from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
 from grader.checks.numeric import unbroadcast_by_loops
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 
 def _broadcast_shapes(w, *shapes):
@@ -36,9 +29,13 @@ def broadcast_shapes_matches_numpy(w, rng):
                                f"shapes broadcast to {np.broadcast_shapes(*shapes)}: aligned from the right, a "
                                "size-1 axis or a missing one stretches to the other shape's size",
                                "raised an error") from None
-        if not isinstance(got, (tuple, list)) or tuple(got) != np.broadcast_shapes(*shapes):
-            raise CheckFailure(f"broadcast_shapes{shapes} gave {got}, expected {np.broadcast_shapes(*shapes)}",
-                               "wrong shape")
+        expected = np.broadcast_shapes(*shapes)
+        if not isinstance(got, (tuple, list)) or tuple(got) != expected:
+            raise CheckFailure(f"broadcast_shapes{shapes} gave {got}, expected {expected}", "wrong shape")
+        if not isinstance(got, tuple):
+            raise CheckFailure(f"broadcast_shapes{shapes} gave the list {got}; the API gives a tuple, {expected}, as "
+                               f"np.broadcast_shapes does: shapes are tuples, and a list never equals one ({list(expected)} "
+                               f"== {expected} is False), so a shape compared with it would seem wrong", "list, not a tuple")
 
 
 @part("2.1", "raises on a clash")
@@ -134,6 +131,11 @@ def _binary_part(name):
             _pow_edges(w, rng)
         a, b = _inputs(name, rng, (2, 3), (3,))
         check_float32(w, function, [a, b], BINARY[name], swaps=SWAP)
+        big = 1e15 if name != "Pow" else 1e10  # a square of these still fits in float32
+        a, b = _inputs(name, rng, (2, 3), (3,))
+        check_large(w, function, BINARY[name], [a * big, b * big if name != "Pow" else b], f"inputs near {big:g}",
+                    "Keep every intermediate in range: a square of a large number overflows float32 near 2e19.",
+                    swaps=SWAP)
     return check
 
 

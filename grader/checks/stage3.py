@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from grader.checks import part
-from grader.checks.common import check_float32, check_rule, explain, run_rule
+from grader.checks.common import explain
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 UNARY = {  # Function name: (trusted NumPy function, range of the inputs)
     "Exp": (np.exp, (-2, 2)), "Log": (np.log, (0.3, 3)), "Sqrt": (np.sqrt, (0.3, 3)),
@@ -13,7 +14,12 @@ UNARY = {  # Function name: (trusted NumPy function, range of the inputs)
     "Sigmoid": (lambda x: 1 / (1 + np.exp(-x)), (-4, 4)), "Relu": (lambda x: np.maximum(x, 0), (0.2, 2)),
 }
 SHAPES = [(4,), (2, 3), (2, 1, 3), ()]  # several elements first: a constant factor can be seen
-AT_ZERO = {"Abs": 0.0, "Relu": 0.0}  # the gradient at the kink, as PyTorch gives it
+AT_ZERO = {"Abs": 0.0, "Relu": 0.0}
+LARGE = {  # inputs far from 1, where a rule written another way can overflow or lose every digit
+    "Exp": [-100.0, -30.0, 30.0, 80.0], "Log": [1e-30, 1e-5, 1e5, 1e30], "Sqrt": [1e-30, 1e-5, 1e5, 1e30],
+    "Abs": [-1e30, -1e5, 1e5, 1e30], "Sin": [-3e3, -40.0, 40.0, 1e4], "Cos": [-3e3, -40.0, 40.0, 1e4],
+    "Tanh": [-50.0, -20.0, 20.0, 50.0], "Sigmoid": [-100.0, -40.0, 40.0, 100.0], "Relu": [-1e30, -1e5, 1e5, 1e30],
+}  # the gradient at the kink, as PyTorch gives it
 
 
 def _unary_part(name):
@@ -29,6 +35,9 @@ def _unary_part(name):
             explain(f"{name}.backward at x = 0 (the kink: the gradient there is {AT_ZERO[name]:g}, as in PyTorch)",
                     grads[0], np.array([3.0 * AT_ZERO[name], 3.0]))
         check_float32(w, f"ops_unary.{name}", [rng.uniform(lo, hi, (2, 3))], reference)
+        check_large(w, f"ops_unary.{name}", reference, [np.array(LARGE[name])], f"x = {LARGE[name]}",
+                    "At large magnitudes an intermediate overflows (exp of a large number is inf in float32 above "
+                    "88) or divides 0 by 0: compute the derivative from what the forward saved.")
     return check
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from grader.checks import part
-from grader.checks.common import check_float32, check_rule, explain, index_spec, run_rule
+from grader.checks.common import explain, index_spec
+from grader.checks.rules import check_float32, check_rule, run_rule
 
 
 @part("4.1", "Reshape")

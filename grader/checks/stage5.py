@@ -8,8 +8,9 @@ import numpy as np
 
 from grader.boundary.runner import Raised
 from grader.checks import part
-from grader.checks.common import CheckFailure, check_float32, check_rule, explain, learner_raised, run_rule
+from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.numeric import numeric_vjp
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 SWAP = {"ops_linalg.unbroadcast": "unbroadcast"}
 
@@ -68,6 +69,10 @@ def _gelu_part(approximate, reference):
         check_rule(w, "ops_activation.Gelu", reference, [np.array([0.0, -6.0, 6.0])], rng,
                    label=f"(approximate={approximate!r}) at 0 and ±6", approximate=approximate)
         check_float32(w, "ops_activation.Gelu", [rng.uniform(-3, 3, (5,))], reference, approximate=approximate)
+        check_large(w, "ops_activation.Gelu", reference, [np.array([-1000.0, -30.0, 30.0, 1000.0])], "x up to ±1000",
+                    "Far from 0 the density is 0 and the tanh is ±1: a formula that multiplies a huge number by them "
+                    "(or divides by an overflowing cosh) gives nan.", label=f"(approximate={approximate!r})",
+                    approximate=approximate)
     return check
 
 
@@ -75,8 +80,22 @@ part("5.2", "exact")(_gelu_part("none", gelu_exact))
 part("5.2", "tanh")(_gelu_part("tanh", gelu_tanh))
 
 
+def stable_lse(x, axis, keepdims=False):
+    """logsumexp in float64, shifted by the maximum (the trusted one for extreme inputs)."""
+    m = np.max(x, axis=axis, keepdims=True)
+    out = m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+    return out if keepdims else np.squeeze(out, axis)
+
+
 def log_softmax(x, axis):
-    return x - np.log(np.sum(np.exp(x), axis=axis, keepdims=True))
+    return x - stable_lse(x, axis, keepdims=True)
+
+
+# Logits where probabilities underflow (far below the row's maximum) and exps overflow.
+EXTREME = np.array([[-1000.0, -1001.0, -1003.0], [1000.0, 999.0, 990.0], [0.5, -1000.0, 2.0]])
+EXTREME_WHAT = "rows near -1000, near 1000, and one logit 1000 below the others"
+EXTREME_HINT = ("Where exp(x) underflows to 0 or overflows to inf, a ratio of exps gives nan: work with differences "
+                "(exp(x - out), or the saved output) so that every exponent stays at most 0.")
 
 
 SOFTMAX_CASES = [((5,), 0), ((3, 4), 1), ((3, 4), 0), ((2, 3, 4), -1), ((2, 1, 3), -2)]
@@ -85,18 +104,20 @@ LSE_SWAP = {"ops_softmax.stable_logsumexp": "stable_logsumexp"}
 
 @part("5.3", "stable_logsumexp")
 def logsumexp_is_stable(w, rng):
-    x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1001.0], [0.5, -0.25, 2.0]])
+    x = np.array([[1000.0, 1001.0, 999.0], [-1000.0, -1002.0, -1001.0], [0.5, -0.25, 2.0], [0.0, 1500.0, -1500.0]])
     try:
-        got = w.call("call", doing="running stable_logsumexp on inputs near ±1000", function="ops_softmax.stable_logsumexp",
-                     args=[x, (1,)])
+        got = w.call("call", doing="running stable_logsumexp on rows near ±1000 and spread to ±1500",
+                     function="ops_softmax.stable_logsumexp", args=[x, (1,)])
     except Raised as error:
-        raise learner_raised(error, "stable_logsumexp(x, axes=(1,)) on inputs near ±1000") from None
+        raise learner_raised(error, "stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500") from None
     if isinstance(got, np.ndarray) and got.dtype.kind == "f" and not np.all(np.isfinite(got)):
-        raise CheckFailure(f"stable_logsumexp gave {np.ravel(got).tolist()} on inputs near ±1000: exp overflowed (or "
-                           "underflowed to log(0)); subtract the maximum before exponentiating", "unstable softmax")
+        raise CheckFailure(f"stable_logsumexp gave {np.ravel(got).tolist()} on rows near 1000, near -1000 and spread "
+                           "from -1500 to 1500: exp overflowed (or every exp underflowed to 0, and log(0) = -inf); "
+                           "subtract each reduced group's own maximum (x.max(axis=axes, keepdims=True), not the mean "
+                           "and not the maximum of the whole array) before exponentiating", "unstable softmax")
     m = x.max(axis=1, keepdims=True)
-    explain("stable_logsumexp(x, axes=(1,)) on inputs near ±1000", got, m + np.log(np.exp(x - m).sum(1, keepdims=True)),
-            rtol=1e-12)
+    explain("stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500", got,
+            m + np.log(np.exp(x - m).sum(1, keepdims=True)), rtol=1e-12)
 
 
 @part("5.3", "LogSumExp")
@@ -108,6 +129,8 @@ def logsumexp_rule(w, rng):
                        kind="reduction", swaps=LSE_SWAP, axis=axis, keepdims=keepdims)
     check_float32(w, "ops_softmax.LogSumExp", [np.ones((2, 3))], lambda a: np.log(np.exp(a).sum(1)), swaps=LSE_SWAP,
                   axis=1, keepdims=False)
+    check_large(w, "ops_softmax.LogSumExp", lambda a: stable_lse(a, 1), [EXTREME], EXTREME_WHAT, EXTREME_HINT,
+                swaps=LSE_SWAP, axis=1, keepdims=False)
 
 
 def _softmax_part(name, reference):
@@ -116,6 +139,8 @@ def _softmax_part(name, reference):
             check_rule(w, f"ops_softmax.{name}", lambda a: reference(a, axis), [rng.standard_normal(shape) * 2], rng,
                        label=f"(axis={axis})", swaps=LSE_SWAP, axis=axis)
         check_float32(w, f"ops_softmax.{name}", [np.ones((2, 3))], lambda a: reference(a, 1), swaps=LSE_SWAP, axis=1)
+        check_large(w, f"ops_softmax.{name}", lambda a: reference(a, 1), [EXTREME], EXTREME_WHAT, EXTREME_HINT,
+                    swaps=LSE_SWAP, axis=1)
     return check
 
 
@@ -146,6 +171,7 @@ def cross_entropy_indices(w, rng):
             if grads[1] is not None:
                 raise CheckFailure("CrossEntropy.backward must return None for integer class indices: they get no "
                                    "gradient", "gradient for indices")
+    _extreme_cross_entropy(w, np.array([2, 0, 1]), "class indices")
     logits, index = np.ones((3, 4), np.float32), np.array([0, 1, 2])
     _, grads = run_rule(w, "losses.CrossEntropy", [logits, index], np.float32(1.0), " (float32)", LSE_SWAP,
                         reduction="mean")
@@ -165,3 +191,14 @@ def cross_entropy_probabilities(w, rng):
                        label=f"(probabilities, reduction={reduction!r})", swaps=LSE_SWAP, reduction=reduction)
     check_float32(w, "losses.CrossEntropy", [np.ones((2, 3)), np.full((2, 3), 1 / 3)],
                   lambda a, t: cross_entropy(a, t, "mean"), swaps=LSE_SWAP, reduction="mean")
+    _extreme_cross_entropy(w, np.array([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0], [0.25, 0.5, 0.25]]), "probabilities")
+
+
+def _extreme_cross_entropy(w, target, kind):
+    """Logits where the true class's probability underflows to 0 (its logit 1000 below the
+    rest): the loss is about 1000, never inf, and the gradient finite."""
+    differentiable = [0, 1] if kind == "probabilities" else [0]
+    check_large(w, "losses.CrossEntropy", lambda a, t: cross_entropy(a, t, "sum"), [EXTREME, target], EXTREME_WHAT,
+                "The loss is -log_p[true class], read from the log-probabilities themselves: np.log(np.exp(log_p)) "
+                "loses them where exp underflows to 0 (log(0) = -inf).", label=f"({kind}, reduction='sum')",
+                swaps=LSE_SWAP, differentiable=differentiable, reduction="sum")

@@ -56,6 +56,17 @@ def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | 
             "count": len(list(layer.parameters())), "out": _data(out)}
 
 
+@probe(uses=("manual_seed", "nn.Linear"))
+def linear_seeded(mt, seeds: list) -> list:
+    """For each seed: ``manual_seed(seed)``, then a new Linear(5, 3)'s weight and bias."""
+    made = []
+    for seed in seeds:
+        mt.manual_seed(seed)
+        layer = mt.nn.Linear(5, 3)
+        made.append([_data(layer.weight), _data(getattr(layer, "bias", None))])
+    return made
+
+
 @probe(uses=("nn.MLP", "nn.Linear.__init__", "nn.Linear.forward"))
 def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
     """The learner's MLP built from a given Linear (so that a Linear slip is charged to the
@@ -70,22 +81,27 @@ def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
 
 
 @probe(uses=("nn.Parameter", "optim.{name}"))
-def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
+def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list | None = None) -> dict:
     """Several parameters, each with its own gradients (None: no gradient that step), and
-    one that never gets a gradient."""
+    one that never gets a gradient; ``lrs`` sets ``opt.lr`` before each step (a schedule).
+    The parameters after every step."""
     params = [mt.nn.Parameter(np.array(s)) for s in starts]
     idle = mt.nn.Parameter(np.ones(2))
     opt = getattr(mt.optim, name)([*params, idle], **kwargs)
-    for grads in steps:
+    history = []
+    for t, grads in enumerate(steps):
+        if lrs:
+            opt.lr = lrs[t]
         opt.zero_grad()
         for p, g in zip(params, grads):
             p.grad = None if g is None else np.array(g)
         opt.step()
-    return {"params": [_data(p) for p in params], "idle": _data(idle)}
+        history.append([np.array(_data(p), copy=True) if _data(p) is not None else None for p in params])
+    return {"history": history, "params": history[-1] if history else [], "idle": _data(idle)}
 
 
 @probe(uses=("nn.Parameter", "optim.{name}"))
-def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dict) -> dict:
+def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list | None = None) -> dict:
     """The same schedule twice: with the weight decay λ of ``kwargs``, and without it on
     gradients g + λ·p (p as it is before each step), what L2 weight decay means. Equal
     results say the decay term is right, whatever the rest of the update does."""
@@ -94,7 +110,9 @@ def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dic
     for run, options in (("decay", kwargs), ("folded", {**kwargs, "weight_decay": 0.0})):
         params = [mt.nn.Parameter(np.array(s)) for s in starts]
         opt = getattr(mt.optim, name)(params, **options)
-        for grads in steps:
+        for t, grads in enumerate(steps):
+            if lrs:
+                opt.lr = lrs[t]
             opt.zero_grad()
             for p, g in zip(params, grads):
                 fold = decay * np.array(_data(p)) if run == "folded" else 0.0
@@ -139,6 +157,21 @@ class _Recorder:
             def __float__(self):
                 return float(self.data)
 
+            # Arithmetic keeps a loss a loss, as a Tensor's does: a total built from losses
+            # instead of loss.item() comes back as one, and is named for what it is.
+            def __add__(self, other):
+                return Loss(float(self.data) + float(other))
+
+            __radd__ = __add__
+
+            def __mul__(self, other):
+                return Loss(float(self.data) * float(other))
+
+            __rmul__ = __mul__
+
+            def __truediv__(self, other):
+                return Loss(float(self.data) / float(other))
+
         self.model, self.loss_class = Model(), Loss
 
     def loss(self, out, y):
@@ -156,8 +189,9 @@ class _Recorder:
 def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> dict:
     rec = _Recorder()
     mean = mt.training.train_epoch(rec.model, rec.loss, rec, x, y, batch_size, np.random.default_rng(seed))
+    returned = "loss" if isinstance(mean, rec.loss_class) else type(mean).__name__
     try:
         mean = float(np.asarray(getattr(mean, "data", mean)))
     except (TypeError, ValueError):
         mean = None
-    return {"calls": rec.calls, "batches": rec.batches, "mean": mean}
+    return {"calls": rec.calls, "batches": rec.batches, "mean": mean, "returned": returned}

@@ -52,28 +52,52 @@ def manifest() -> dict:
 
 
 def points_text(task: str, points: float) -> str:
-    return (f"# Task {task} is worth {points:g} point{'s' if points != 1 else ''}. The autograder checks your package "
-            "itself, outside this\n# notebook, part by part (each op or case earns its share): nothing to run here.")
+    """What a notebook says about a task's points (the one place that words it)."""
+    return (f"**Task {task}** is worth {points:g} point{'s' if points != 1 else ''}. The autograder checks your "
+            "package part by part, outside this notebook: each op or case earns its share.")
+
+
+def add_points_cells(notebook, tasks: dict, name: str) -> None:
+    """After each task's visible check: a read-only markdown cell stating the task's points
+    (from the manifest; its metadata carries them for ``minitorch.progress``), then the
+    task's graded cell for nbgrader, empty and folded (nbgrader records the grader's verdict
+    in its output; a learner has nothing to read or run there)."""
+    import nbformat
+    cells = []
+    for cell in notebook.cells:
+        cells.append(cell)
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            raise ValueError(f"{name}: graded cell {grade_id!r}: the release builder writes each task's points "
+                             "after its visible check; a source notebook holds no graded cell")
+        if grade_id.endswith("_visible"):
+            task = grade_id.removeprefix("task").removesuffix("_visible").replace("_", ".")
+            if task not in tasks:
+                raise ValueError(f"{name}: visible check {grade_id!r} names no task of the manifest")
+            points = sum(tasks[task]["parts"].values())
+            points = int(points) if float(points).is_integer() else points
+            graded_id = grade_id.removesuffix("_visible")
+            text = nbformat.v4.new_markdown_cell(points_text(task, points))
+            text.metadata["nbgrader"] = {"grade": False, "grade_id": f"{graded_id}_points", "locked": True,
+                                         "schema_version": 3, "solution": False, "task": False}
+            text.metadata["minitorch"] = {"task": task, "points": points}
+            graded = nbformat.v4.new_code_cell("")
+            graded.metadata["jupyter"] = {"source_hidden": True}
+            graded.metadata["nbgrader"] = {"grade": True, "grade_id": graded_id, "locked": True, "points": points,
+                                           "schema_version": 3, "solution": False, "task": False}
+            cells += [text, graded]
+    notebook.cells = cells
 
 
 def read_source_notebook(path: pathlib.Path):
-    """A source notebook as an nbformat notebook, without jupytext's own metadata, each
-    task's graded cell given its points and its text from the manifest."""
+    """A source notebook as an nbformat notebook, without jupytext's own metadata, with a
+    cell stating each task's points (from the manifest) after its visible check."""
     import jupytext
     notebook = jupytext.read(path)
     notebook.metadata.pop("jupytext", None)
-    tasks = manifest()["task"]
+    add_points_cells(notebook, manifest()["task"], path.name)
     for number, cell in enumerate(notebook.cells):  # stable ids keep the release reproducible
         cell.id = f"{path.stem[:2]}-{number:03d}"
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
-        task = grade_id.removeprefix("task").replace("_", ".")
-        if cell.metadata["nbgrader"].get("grade") if "nbgrader" in cell.metadata else False:
-            if task not in tasks:
-                raise ValueError(f"{path.name}: graded cell {grade_id!r} names no task of the manifest")
-            points = sum(tasks[task]["parts"].values())
-            points = int(points) if float(points).is_integer() else points
-            cell.metadata["nbgrader"]["points"] = points
-            cell.source = points_text(task, points)
     return notebook
 
 

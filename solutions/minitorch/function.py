@@ -14,9 +14,11 @@ on plain ndarrays, so each rule can be called and tested without building a grap
             a, b = ctx.saved                 # one d(loss)/d(input) per input out
             ...
 
-``Mul.apply(x, y)`` runs it on Tensors and records a ``BackwardNode`` as the output's
-``grad_fn``. When the engine later calls the node, every gradient a rule returns is checked
-against its input's shape and dtype, and a wrong one is reported with the op's name.
+``Mul.apply(x, y)`` runs it on Tensors. When an input needs a gradient, the ``ctx`` that
+forward fills is a ``BackwardNode``: it becomes the output's ``grad_fn``, so what forward
+saved is right where backward reads it (as in PyTorch, where ``ctx`` is the graph node).
+When the engine later calls the node, every gradient a rule returns is checked against its
+input's shape and dtype, and a wrong one is reported with the op's name.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ class Context:
     """
 
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
-        self.needs_input_grad = needs_input_grad  # filled in when the graph is recorded
+        self.needs_input_grad = needs_input_grad
         self.saved: tuple[Any, ...] = ()
 
     def save_for_backward(self, *values: Any) -> None:
@@ -85,44 +87,46 @@ class Function:
         constants. A number takes the dtype of the tensors beside it, so ``x * 2`` keeps
         a float32 ``x`` in float32.
         """
-        for x in inputs:
-            if not isinstance(x, Tensor):
-                inputs = _as_tensors(inputs)
-                break
-        ctx = Context()
-        out = cls.forward(ctx, *[t.data for t in inputs], **params)
+        arrays, record = [], False
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                return cls.apply(*_as_tensors(inputs), **params)
+            arrays.append(t.data)
+            record = record or t.requires_grad
+        ctx = BackwardNode(cls, inputs) if record and _grad_enabled else Context()
+        out = cls.forward(ctx, *arrays, **params)
         if type(out) is not np.ndarray:
             out = np.asarray(out)
-        if _grad_enabled:
-            for t in inputs:
-                if t.requires_grad:
-                    return Tensor._from_op(out, BackwardNode(cls, ctx, inputs, out.dtype))
-        return Tensor._from_op(out)
+        if type(ctx) is Context:  # nothing to record
+            return Tensor._from_op(out)
+        ctx.out_dtype = out.dtype
+        return Tensor._from_op(out, ctx)
 
 
-class BackwardNode:
-    """The ``grad_fn`` of a Tensor: a node of the graph the engine walks backwards.
+class BackwardNode(Context):
+    """The ``grad_fn`` of a Tensor: a node of the graph the engine walks backwards, and the
+    ``ctx`` its forward filled.
 
-    It keeps the Function, its Context and, for each input that needs a gradient, where
-    to send it: the input's own ``grad_fn`` or, for a leaf, the leaf Tensor itself. It
-    does not keep the input tensors, so intermediate values that no backward saved are
-    freed as soon as the forward pass is done with them.
+    It keeps the Function and, for each input that needs a gradient, where to send it:
+    the input's own ``grad_fn`` or, for a leaf, the leaf Tensor itself. It does not keep
+    the input tensors, so intermediate values that no backward saved are freed as soon as
+    the forward pass is done with them.
     """
 
-    __slots__ = ("function", "ctx", "parents", "_targets", "_count", "out_dtype")
+    __slots__ = ("function", "parents", "routes", "out_dtype", "needs_input_grad", "saved")
 
-    def __init__(self, function: type[Function], ctx: Context, inputs: tuple[Tensor, ...],
-                 out_dtype: np.dtype) -> None:
-        self.function, self.ctx, self.out_dtype = function, ctx, out_dtype
-        self._count = len(inputs)
-        # Where each gradient goes, and the shape and dtype it must have to get there.
-        self.parents, self._targets, needs = [], [], []
+    def __init__(self, function: type[Function], inputs: tuple[Tensor, ...]) -> None:
+        self.function, self.saved = function, ()
+        # For each input that needs a gradient, its route: the input's number, where its
+        # gradient goes, and the shape and dtype that gradient must have to get there.
+        needs, parents, routes = [], [], []
         for i, t in enumerate(inputs):
             needs.append(t.requires_grad)
             if t.requires_grad:
-                self.parents.append(t if t.grad_fn is None else t.grad_fn)
-                self._targets.append((i, t.data.shape, t.data.dtype))
-        ctx.needs_input_grad = tuple(needs)
+                parent = t if t.grad_fn is None else t.grad_fn
+                parents.append(parent)
+                routes.append((i, parent, t.data.shape, t.data.dtype))
+        self.needs_input_grad, self.parents, self.routes = tuple(needs), parents, routes
 
     @property
     def name(self) -> str:
@@ -135,18 +139,19 @@ class BackwardNode:
         pass  # only leaves keep their gradient
 
     def chain_rule(self, grad: np.ndarray) -> list[tuple[Any, np.ndarray]]:
-        grads = self.function.backward(self.ctx, grad)
-        if not isinstance(grads, (tuple, list)):
-            grads = (grads,)
-        if len(grads) != self._count:
+        grads = self.function.backward(self, grad)
+        if type(grads) is not tuple:
+            grads = tuple(grads) if isinstance(grads, list) else (grads,)
+        if len(grads) != len(self.needs_input_grad):
             raise RuntimeError(f"{self.name}.backward returned {len(grads)} gradient(s), but "
-                               f"{self.name} has {self._count} input(s): return one per "
-                               "input (None for an input that needs none)")
+                               f"{self.name} has {len(self.needs_input_grad)} input(s): return one "
+                               "per input (None for an input that needs none)")
         sent = []
-        for parent, (i, shape, dtype) in zip(self.parents, self._targets):
+        for i, parent, shape, dtype in self.routes:
             grad = grads[i]
             if grad is not None:
-                if type(grad) is not np.ndarray or grad.shape != shape or grad.dtype != dtype:
+                # The common case costs three comparisons; anything else is looked at closely.
+                if type(grad) is not np.ndarray or grad.dtype is not dtype or grad.shape != shape:
                     grad = self._checked(i, shape, dtype, grad)
                 sent.append((parent, grad))
         return sent

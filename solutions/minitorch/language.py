@@ -1,21 +1,25 @@
-"""Names as data for a character-level language model, and its training loop.
+"""Names as data for a character-level language model, its training loop, and sampling.
 
 Every name becomes its characters followed by an end token "."; the names are joined
 into one stream of token ids (".emma.olivia."), and a model learns to predict each token
 from the ones before it. A mini-batch is B windows of T tokens at random places of the
-stream (``x``) and the same windows shifted by one (``y``, the next tokens).
+stream (``x``) and the same windows shifted by one (``y``, the next tokens). Once trained,
+the model writes by drawing each next token from its predictions (``sample_next``, which
+``nn.GPT.generate`` calls once per token).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from .function import no_grad
 from .losses import cross_entropy
-from .nn import Module
-from .optim import Optimizer
+
+if TYPE_CHECKING:  # names for the annotations only: nn.GPT builds on this module
+    from .nn import Module
+    from .optim import Optimizer
 
 END = "."
 
@@ -79,3 +83,20 @@ def train(model: Module, optimizer: Optimizer, train_stream: np.ndarray, steps: 
         ### END SOLUTION
         losses.append(loss.item())
     return losses
+
+
+def sample_next(logits: np.ndarray, temperature: float, rng: np.random.Generator) -> np.ndarray:
+    """One token id for each row of ``logits`` (B, V): drawn with ``rng`` from the softmax of
+    the row divided by ``temperature``, or the row's most likely token when ``temperature``
+    is 0. ``GPT.generate`` calls it with the logits of each row's last position."""
+    # Task 7.4: sampling with a temperature
+    ### BEGIN SOLUTION
+    if temperature == 0:
+        chosen = logits.argmax(axis=-1)
+    else:
+        z = logits / temperature
+        p = np.exp(z - z.max(axis=-1, keepdims=True))
+        p /= p.sum(axis=-1, keepdims=True)
+        chosen = np.array([rng.choice(len(row), p=row) for row in p])
+    return chosen
+    ### END SOLUTION

@@ -69,13 +69,16 @@ def product_like(x: np.ndarray, y: np.ndarray, like: np.ndarray) -> np.ndarray:
     the weight's own gradient comes back in the weight's memory order and the optimizer's
     update runs along memory instead of across it (several times faster).
     """
-    if like.ndim == 2 and like.flags.f_contiguous and not like.flags.c_contiguous:
+    layout = like.flags
+    if like.ndim == 2 and layout.f_contiguous and not layout.c_contiguous:
         # swap only the matrix axes: a batched x or y (Linear on a sequence) keeps its batch
         return (y.swapaxes(-1, -2) @ x.swapaxes(-1, -2)).swapaxes(-1, -2)
     return x @ y
 
 
 def _check_matmul_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
+    if len(a_shape) == len(b_shape) == 2 and a_shape[1] == b_shape[0]:
+        return  # two matrices that fit: the common case
     if not a_shape or not b_shape:
         raise ValueError(f"matmul: shapes {a_shape} and {b_shape}: 0-d tensors cannot be "
                          "matrix-multiplied (use *)")

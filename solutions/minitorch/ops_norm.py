@@ -33,9 +33,12 @@ class LayerNorm(Function):
                              f"last axis of x, {x.shape[-1:]}")
         centred = x - x.mean(axis=-1, keepdims=True)
         rstd = 1.0 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)
-        xhat = centred * rstd
+        xhat = centred
+        xhat *= rstd  # in place: centred is not needed any more
         ctx.save_for_backward(xhat, rstd, weight)
-        return xhat * weight + bias
+        out = xhat * weight
+        out += bias
+        return out
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

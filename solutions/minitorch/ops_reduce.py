@@ -46,7 +46,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
-        return np.broadcast_to(_with_reduced_axes(grad, ctx), ctx.shape)
+        return np.broadcast_to(_lined_up(grad, ctx, "Sum"), ctx.shape)
 
 
 class Mean(Function):
@@ -59,7 +59,7 @@ class Mean(Function):
     @staticmethod
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
         count = math.prod(ctx.shape[a] for a in ctx.axes)
-        return np.broadcast_to(_with_reduced_axes(grad, ctx) / count, ctx.shape)
+        return np.broadcast_to(_lined_up(grad, ctx, "Mean") / count, ctx.shape)
 
 
 class Max(Function):
@@ -86,6 +86,20 @@ class Min(Function):
     def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
         x, out = ctx.saved
         return _to_extremes(grad, x, out, ctx)
+
+
+def _lined_up(grad: np.ndarray, ctx: Context, op: str) -> np.ndarray:
+    """``_with_reduced_axes(grad, ctx)``, or a ValueError that names the case when its
+    result cannot line up with the input (before NumPy's broadcast says it less clearly)."""
+    back = _with_reduced_axes(grad, ctx)
+    kept = tuple(1 if axis in ctx.axes else n for axis, n in enumerate(ctx.shape))
+    if len(np.shape(back)) != len(kept) or any(b not in (k, n) for b, k, n in zip(np.shape(back), kept, ctx.shape)):
+        fix = ("with keepdims=False the reduced axes are missing from grad: insert them as size 1 "
+               "(np.expand_dims accepts a tuple of axes)") if not ctx.keepdims else "with keepdims=True grad has them already"
+        raise ValueError(f"{op}.backward: _with_reduced_axes gave shape {np.shape(back)} for an upstream gradient of "
+                         f"shape {np.shape(grad)} (input shape {ctx.shape}, axes {ctx.axes}, keepdims={ctx.keepdims}); "
+                         f"expected {kept}, the input's shape with the reduced axes as size 1: {fix}")
+    return back
 
 
 def _with_reduced_axes(grad: np.ndarray, ctx: Context) -> np.ndarray:

@@ -16,21 +16,19 @@ def _axes(ax: Any, size: tuple[float, float]) -> Any:
 
 
 class _TensorNode:
-    """A Tensor graph's node as draw_graph sees it: a leaf Tensor or an op's BackwardNode,
-    with the shape of the value it stands for (an op's output shape is what its consumer
-    recorded for that input)."""
+    """A leaf Tensor or an op's BackwardNode, with the shape of its value (for an op, what
+    its consumer recorded for that input)."""
 
-    def __init__(self, node: Any, shape: tuple) -> None:
-        self.node, self.shape = node, tuple(shape)
-        targets = getattr(node, "_targets", [])
-        self.parents = [_TensorNode(p, t[1]) for p, t in zip(getattr(node, "parents", []), targets)]
+    def __init__(self, node: Any, shape: tuple, names: dict) -> None:
+        self.node, self.shape, self.names = node, tuple(shape), names
+        self.parents = [_TensorNode(parent, shape, names) for _, parent, shape, _ in getattr(node, "routes", [])]
         self.key = id(node)
 
     def label(self, show_grad: bool) -> str:
         grad = getattr(self.node, "grad", None)
         if hasattr(self.node, "function"):  # an op
             return f"{self.node.name}\nshape {self.shape}"
-        text = f"{getattr(self.node, 'name', '') or 'leaf'}\nshape {self.shape}"
+        text = f"{self.names.get(id(self.node)) or getattr(self.node, 'name', '') or 'leaf'}\nshape {self.shape}"
         if show_grad and grad is not None:
             text += f"\n|grad| {float(np.abs(grad).sum()):.3g}"
         return text
@@ -49,12 +47,13 @@ class _ScalarNode:
         return text + (f"\ngrad {node.grad:.3g}" if show_grad else "")
 
 
-def draw_graph(root: Any, ax: Any = None, show_grad: bool = True) -> Any:
+def draw_graph(root: Any, ax: Any = None, show_grad: bool = True, names: dict | None = None) -> Any:
     """Draw the graph that ends in ``root``, a Scalar (each box: its name and op, value and
-    grad) or a Tensor (each box: a leaf or an op, and the shape of its value), with arrows
-    from inputs to the values computed from them."""
+    grad) or a Tensor (each box: an input, named as in ``names`` ({"a": a, ...}), or an
+    op, and the shape of its value), with arrows from inputs to the values computed from them."""
+    named = {id(tensor): name for name, tensor in (names or {}).items()}
     top = _ScalarNode(root) if hasattr(root, "parents") and not hasattr(root, "grad_fn") else \
-        _TensorNode(root.grad_fn if root.grad_fn is not None else root, root.shape)
+        _TensorNode(root.grad_fn if root.grad_fn is not None else root, root.shape, named)
     nodes, depth, stack = {}, {top.key: 0}, [top]
     while stack:  # the longest distance from the root decides the column
         node = stack.pop()
@@ -101,9 +100,8 @@ def _grid(ax: Any, x0: float, shape: tuple[int, int], color: str, stretched: np.
 
 
 def draw_broadcast(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any = None) -> Any:
-    """Two operands of up to 2 axes, each stretched to the broadcast shape: solid cells are
-    the operand's own values, faded cells are copies. The gradient takes the way back: the
-    faded copies' gradients are summed into the solid cells."""
+    """Two operands of up to 2 axes stretched to the broadcast shape: solid cells are their
+    own values, faded ones copies, whose gradients are summed back into the solid cells."""
     out = np.broadcast_shapes(tuple(a_shape), tuple(b_shape))
     out2 = (1,) * (2 - len(out)) + tuple(out)
     ax = _axes(ax, (1.2 * (3 * out2[1] + 6) / 2 + 1, 0.6 * out2[0] + 1.6))
@@ -121,8 +119,8 @@ def draw_broadcast(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any = Non
 
 
 def _limit(array: np.ndarray) -> float:
-    """The colour scale's end for one array: its largest magnitude, or twice that for a
-    constant array (a gradient of all ones), so that it gets a middle shade, not the darkest."""
+    """The colour scale's end: the largest magnitude, twice that for a constant array (a
+    middle shade, not the darkest)."""
     biggest = float(np.abs(array).max(initial=0.0))
     return biggest * (2 if np.ptp(array) == 0 else 1) if 0 < biggest < np.inf else 1.0
 
@@ -139,9 +137,8 @@ def _write_values(axis: Any, array: np.ndarray, colours: np.ndarray, x0: float =
 
 def draw_values(arrays: Sequence[np.ndarray], titles: Sequence[str], ax: Any = None,
                 shared: bool = False) -> Any:
-    """Small matrices side by side with their numbers written in the cells: red for
-    positive, blue for negative, stronger for larger magnitudes. Each panel has its own
-    scale, or one scale for all with ``shared=True`` (equal numbers, equal colours)."""
+    """Small matrices side by side, their numbers in the cells: red for positive, blue for
+    negative, stronger for larger; a scale per panel, or one for all with ``shared=True``."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import Normalize
     arrays = [np.atleast_2d(np.asarray(a, dtype=float)) for a in arrays]
@@ -158,8 +155,7 @@ def draw_values(arrays: Sequence[np.ndarray], titles: Sequence[str], ax: Any = N
         axis.imshow(array, cmap=cmap, norm=norm)
         _write_values(axis, array, cmap(norm(array)))
         axis.set_title(title, fontsize=10)
-        axis.set_xticks([])
-        axis.set_yticks([])
+        axis.set(xticks=[], yticks=[])
     return ax
 
 
@@ -167,9 +163,8 @@ PIECE_COLOURS = ("#4a78a8", "#c48a2c", "#5b9e5b", "#9b5fa8")
 
 
 def draw_cat(arrays: Sequence[np.ndarray], axis: int = 0, ax: Any = None) -> Any:
-    """Up to four 2-D arrays, each in its own colour, and their concatenation along
-    ``axis`` with every cell in the colour of the input it came from. The backward cuts
-    the gradient along the same lines."""
+    """Up to four 2-D arrays, each in its own colour, and their concatenation along ``axis``,
+    each cell in the colour of its input: the backward cuts the gradient along those lines."""
     from matplotlib.colors import to_rgba
     from matplotlib.patches import Rectangle
     arrays = [np.atleast_2d(np.asarray(a, dtype=float)) for a in arrays]
@@ -193,9 +188,8 @@ def draw_cat(arrays: Sequence[np.ndarray], axis: int = 0, ax: Any = None) -> Any
 
 
 def draw_matmul_shapes(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any = None) -> Any:
-    """The shapes of a batched ``A @ B``, axis by axis: batch axes on the left, aligned
-    from the right, then the two matrix axes. A faded cell is a batch axis that A or B
-    lacks or has as size 1: broadcast forwards, so its gradient is summed back."""
+    """The shapes of a batched ``A @ B``, axis by axis (batch axes aligned from the right,
+    then the matrix axes); a faded batch axis, missing or of size 1, has its gradient summed."""
     from matplotlib.patches import Rectangle
     out = np.matmul(np.zeros(a_shape), np.zeros(b_shape)).shape  # zeros: no overflow warning
     batch = len(out) - 2
@@ -221,30 +215,5 @@ def draw_matmul_shapes(a_shape: Sequence[int], b_shape: Sequence[int], ax: Any =
     return ax
 
 
-def plot_curves(curves: dict[str, Sequence[float]], ax: Any = None, ylabel: str = "loss",
-                log: bool = True) -> Any:
-    """One line per named curve (for example training and validation loss per epoch)."""
-    ax = _axes(ax, (6, 3.5))
-    for name, values in curves.items():
-        ax.plot(np.arange(1, len(values) + 1), values, label=name, lw=2)
-    ax.set_xlabel("epoch")
-    ax.set_ylabel(ylabel)
-    if log:
-        ax.set_yscale("log")
-    ax.grid(alpha=0.3)
-    ax.legend()
-    return ax
-
-
-def plot_decision_boundary(predict: Any, x: np.ndarray, y: np.ndarray, ax: Any = None,
-                           resolution: int = 150) -> Any:
-    """Colour the plane by ``predict(points) -> class per point`` and scatter (x, y) on it."""
-    ax = _axes(ax, (4.5, 4.5))
-    lo, hi = x.min(axis=0) - 0.3, x.max(axis=0) + 0.3
-    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution))
-    classes = np.asarray(predict(np.stack([gx.ravel(), gy.ravel()], axis=1))).reshape(gx.shape)
-    ax.contourf(gx, gy, classes, levels=np.arange(y.max() + 2) - 0.5, cmap="coolwarm", alpha=0.35)
-    ax.scatter(x[:, 0], x[:, 1], c=y, cmap="coolwarm", s=12, edgecolors="k", linewidths=0.3)
-    ax.set_xticks([])
-    ax.set_yticks([])
-    return ax
+# The pictures of training (stage 6) and of attention (stage 7) live next door.
+from .plotting_training import draw_attention, plot_curves, plot_decision_boundary  # noqa: E402,F401

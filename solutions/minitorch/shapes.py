@@ -20,8 +20,10 @@ import numpy as np
 Shape = tuple[int, ...]
 
 
-def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
-    """The shape NumPy gives ``a + b + ...`` for operands of the given shapes.
+def broadcast_shapes(*shapes) -> Shape:
+    """The shape NumPy gives ``a + b + ...`` for operands of the given shapes (each a
+    sequence of ints; ``*shapes`` carries no annotation, which JupyterLab's Python mode
+    would take for the end of the function and mis-indent the lines below).
 
     ``broadcast_shapes((3,), (4, 1)) == (4, 3)``; ``broadcast_shapes() == ()``.
     Raises ValueError naming all the shapes and the first axis where they clash.
@@ -88,7 +90,7 @@ def normalize_axes(axis: int | Iterable[int] | None, ndim: int, shape: Shape = (
     return tuple(sorted(result))
 
 
-def check_broadcast(op: str, *shapes: Shape) -> Shape:
+def check_broadcast(op: str, *shapes) -> Shape:
     """The broadcast shape of ``shapes``, or a ValueError that names ``op`` and the shapes."""
     if len(shapes) == 2:  # the common case, without np.broadcast_shapes' overhead
         a, b = shapes

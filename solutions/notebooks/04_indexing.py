@@ -20,14 +20,16 @@
 # **Time:** about 1.5 hours.
 
 # %%
-# %load_ext autoreload
-# %autoreload 2
+# Edits you save in minitorch/ reach this notebook at the next cell (a file that does not
+# load is named in one short line instead).
+# %load_ext minitorch.notebook
 import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
 from minitorch import plotting
 from minitorch.function import Context
+from minitorch.visible import check_backward, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Your task 4.1: reshape, transpose, broadcast_to, squeeze, unsqueeze in `minitorch/ops_shape.py`
@@ -56,21 +58,12 @@ for name, at, params, with_numpy in [
         ("BroadcastTo", column, dict(shape=(2, 3, 5)), lambda v: np.broadcast_to(v, (2, 3, 5))),
         ("Squeeze", x.reshape(2, 1, 12, 1), dict(axis=1), lambda v: v.squeeze(1)),
         ("Unsqueeze", column, dict(axis=0), lambda v: np.expand_dims(v, 0))]:
-    op, ctx = getattr(ops_shape, name), Context((True,))
-    out = op.forward(ctx, at, **params)
-    g = rng.standard_normal(out.shape)
-    (expected,) = mt.numerical_grads(with_numpy, [at], g)
-    got = op.backward(ctx, g)
-    assert got.shape == at.shape and np.allclose(got, expected, atol=1e-6), f"{name}.backward with {params}"
-ctx = Context((True,))
-ops_shape.Reshape.forward(ctx, x, shape=(4, 6))
+    check_backward(getattr(ops_shape, name), [at], params=params, reference=with_numpy)
 g = rng.standard_normal((6, 4)).T  # a gradient that came back through a transpose: column by column in memory
-assert np.array_equal(ops_shape.Reshape.backward(ctx, g), g.reshape(2, 3, 4)), \
-    "Reshape.backward of a transposed gradient: reshape it by index, not in its memory order"
+check_backward(ops_shape.Reshape, [x], g, [g.reshape(2, 3, 4)], params=dict(shape=(4, 6)),
+               case="an upstream gradient laid out column by column (a transposed array)",
+               hint="Reshape the gradient by index (grad.reshape(ctx.shape)), never in its memory order.")
 print("Task 4.1 passes the visible checks")
-
-# %% nbgrader={"grade": true, "grade_id": "task4_1", "locked": true, "schema_version": 3, "solution": false, "task": false}
-# Task 4.1: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Indexing, and why assignment loses gradient
@@ -109,19 +102,14 @@ from minitorch.ops_index import GetItem  # noqa: E402
 
 x = np.random.default_rng(0).standard_normal((3, 2))
 for index in [(np.array([0, 2, 0]), slice(None, None, -1)), x > 0, (None, Ellipsis, 1), (1, slice(0, 1))]:
-    ctx = Context((True,))
-    out = GetItem.forward(ctx, x, index=index)
-    g = np.random.default_rng(1).standard_normal(np.shape(out))
-    (expected,) = mt.numerical_grads(lambda v: v[index], [x], g)
-    got = GetItem.backward(ctx, g)
-    assert got.shape == x.shape and np.allclose(got, expected, atol=1e-6), f"GetItem.backward for x[{index}]"
-ctx = Context((True,))
-GetItem.forward(ctx, x.astype(np.float32), index=np.array([0, 0]))
-assert GetItem.backward(ctx, np.ones((2, 2), np.float32)).dtype == np.float32, "float32 in, float32 out"
+    check_backward(GetItem, [x], params=dict(index=index), reference=lambda v: v[index],
+                   hint="Start from zeros of x's shape and add each output's gradient where it came from "
+                        "(np.add.at adds repeats; full[index] += grad keeps only one of them).")
+check_backward(GetItem, [x.astype(np.float32)], np.ones((2, 2), np.float32), [np.array([[2, 2], [0, 0], [0, 0]])],
+               params=dict(index=np.array([0, 0])), case="row 0 picked twice",
+               hint="Start from zeros of x's shape and add each output's gradient where it came from "
+                    "(np.add.at adds repeats; full[index] += grad keeps only one of them).")
 print("Task 4.2 passes the visible checks")
-
-# %% nbgrader={"grade": true, "grade_id": "task4_2", "locked": true, "schema_version": 3, "solution": false, "task": false}
-# Task 4.2: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## Your task 4.3: `Cat.backward` and `Stack.backward` in `minitorch/ops_index.py`
@@ -149,18 +137,8 @@ for op, with_numpy, arrays, axis in [
         (Cat, np.concatenate, [rng.standard_normal((1, 3)), rng.standard_normal((2, 3))], -2),
         (Stack, np.stack, [rng.standard_normal(3), rng.standard_normal(3)], 1),
         (Stack, np.stack, [rng.standard_normal((2, 2)) for _ in range(3)], 0)]:
-    ctx = Context((True,) * len(arrays))
-    out = op.forward(ctx, *arrays, axis=axis)
-    g = rng.standard_normal(out.shape)
-    got = op.backward(ctx, g)
-    expected = mt.numerical_grads(lambda *parts: with_numpy(parts, axis=axis), arrays, g)
-    assert len(got) == len(arrays), f"{op.__name__}.backward returns one gradient per input"
-    for i, (mine, theirs) in enumerate(zip(got, expected)):
-        assert mine.shape == theirs.shape and np.allclose(mine, theirs, atol=1e-6), f"{op.__name__}(axis={axis}), input {i}"
+    check_backward(op, arrays, params=dict(axis=axis), reference=lambda *parts: with_numpy(parts, axis=axis))
 print("Task 4.3 passes the visible checks")
-
-# %% nbgrader={"grade": true, "grade_id": "task4_3", "locked": true, "schema_version": 3, "solution": false, "task": false}
-# Task 4.3: its points and this text come from the task manifest (grader/tasks.toml)
 
 # %% [markdown]
 # ## All together: a sliding window

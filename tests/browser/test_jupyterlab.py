@@ -17,6 +17,8 @@ import urllib.request
 
 import pytest
 
+from grader.release import bundle
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -62,14 +64,14 @@ def lab(tmp_path):
     """Start JupyterLab on a copy of the course; yield a function that opens it with a package."""
     servers = []
 
-    def start(package: pathlib.Path):
+    def start(package: pathlib.Path, *options: str):
         folder = workspace(tmp_path / f"ws{len(servers)}", package)
         port = free_port()
         env = dict(os.environ, PYTHONPATH=str(folder), JUPYTER_CONFIG_DIR=str(folder / ".jupyter"))
         server = subprocess.Popen(
             [str(pathlib.Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", f"--port={port}",
              "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}", "--allow-root",
-             "--ServerApp.root_dir=."], cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "--ServerApp.root_dir=.", *options], cwd=folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         servers.append(server)
         start.folder = folder
         url = f"http://127.0.0.1:{port}"
@@ -201,3 +203,58 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     graded = subprocess.run([sys.executable, "-m", "grader", "check", str(folder / "handin.zip"), "--out",
                              str(tmp_path / "out")], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert graded.returncode == 0 and re.search(r"ok Task 1\.1 +2 / 2", graded.stdout), graded.stdout[-3000:]
+
+
+def make_lab_options(makefile: str) -> list[str]:
+    """The JupyterLab options of a Makefile's ``lab`` target (quotes removed)."""
+    line = next(line for line in makefile.splitlines() if "jupyter lab " in line)
+    return [o.strip("'\"") for o in line.split() if o.strip("'\"").startswith("--LabApp.")]
+
+
+VIEW = "[...document.querySelectorAll('.jp-FileEditor .cm-content')].filter(e => e.offsetParent)[0].cmView.view"
+
+
+def enter_after_each_stub(page, name: str, path: pathlib.Path) -> list[str]:
+    """Open ``name`` from the file browser; at the end of each stub press Enter and type a
+    line (real keys: Lab's Python mode decides the indentation), compare its indentation
+    with the stub's, then take the line out again."""
+    page.locator(".jp-DirListing-itemName", has_text=re.compile(f"^{re.escape(name)}$")).dblclick()
+    page.locator(".jp-FileEditor:visible .cm-line").first.wait_for(timeout=30_000)
+    numbers = [n for n, line in enumerate(path.read_text().splitlines(), 1) if 'raise NotImplementedError("Task' in line]
+    wrong = []
+    for n in reversed(numbers):  # from the bottom: a misplaced line cannot change how the lines above parse
+        page.evaluate(f"n => {{ const v = {VIEW}; v.dispatch({{selection: {{anchor: v.state.doc.line(n).to}}, "
+                      "scrollIntoView: true}); v.focus(); }", n)
+        page.keyboard.press("Enter")
+        page.keyboard.type("pass  # typed")
+        stub, typed = page.evaluate(f"n => {{ const d = {VIEW}.state.doc; return [d.line(n).text, d.line(n + 1).text]; }}", n)
+        if len(typed) - len(typed.lstrip()) != len(stub) - len(stub.lstrip()):
+            wrong.append(f"{name}: Enter after {stub.strip()!r} gave {typed!r}")
+        page.evaluate(f"n => {{ const v = {VIEW}; const d = v.state.doc; "
+                      "v.dispatch({changes: {from: d.line(n).to, to: d.line(n + 1).to}}); }", n)
+    return wrong
+
+
+def test_make_lab_shows_the_course_folder_and_every_stub_indents_on_enter(lab, page):
+    """`make lab` opens notebook 01 with the file browser at the course folder (notebooks/
+    and minitorch/ side by side); in Lab's editor, Enter at the end of every stub of the
+    package starts the next line at the stub's own indentation (Lab's Python mode once
+    lost its place after an annotated *args and put the line at column 0)."""
+    options = make_lab_options((ROOT / "Makefile").read_text())
+    assert options == make_lab_options((bundle.LEARNER_FILES / "Makefile").read_text()), \
+        "the course's and the bundle's `make lab` differ"
+    url = lab(ROOT / "minitorch", *options)
+    page.goto(f"{url}/?token={TOKEN}")  # the server sends the browser to the default_url, as `make lab` does
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
+    assert "01_chain_rule.ipynb" in page.locator(".jp-mod-current .lm-TabBar-tabLabel").first.inner_text()
+    page.wait_for_function("""() => {
+        const names = [...document.querySelectorAll('.jp-DirListing-item .jp-DirListing-itemName')].map(e => e.textContent);
+        return names.includes('minitorch') && names.includes('notebooks');
+    }""", timeout=30_000)
+    shoot(page, "make_lab_start")
+    page.locator(".jp-DirListing-itemName", has_text=re.compile("^minitorch$")).dblclick()
+    wrong = []
+    for path in sorted((ROOT / "minitorch").glob("*.py")):
+        if 'raise NotImplementedError("Task' in path.read_text():
+            wrong += enter_after_each_stub(page, path.name, path)
+    assert not wrong, "\n".join(wrong)

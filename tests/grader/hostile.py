@@ -69,7 +69,7 @@ def on_import(code: str):
 
 def stubbed_with(code: str):
     """The blank release with ``code`` run on import: whatever it fakes earns nothing."""
-    return folder([("__init__.py", "from . import methods as _methods", code + "\nfrom . import methods as _methods")],
+    return folder([("__init__.py", "from . import datasets", code + "\nfrom . import datasets")],
                   source=ROOT / "minitorch")
 
 
@@ -290,7 +290,7 @@ def learners():
         ("junk-folders", with_files(folder(), junk), "reference", ".venv/"),
         ("broken-notebooks", with_files(folder(), bad_notebooks), "reference", ""),
         ("no-package", with_files(folder(), lambda t: shutil.rmtree(t / "minitorch")), "zero", "no minitorch/"),
-        ("import-error", folder([("__init__.py", "from . import methods", "from . import nonexistent_module")]),
+        ("import-error", folder([("__init__.py", "from . import datasets", "from . import nonexistent_module")]),
          "zero", "could not be imported"),
         ("exits-on-import", on_import("import os as _o\n_o._exit(3)"), "zero", "died"),
         ("hangs-in-one-rule", folder([("ops_unary.py", "        return grad * out * (1 - out)",

@@ -4,6 +4,7 @@ solutions written differently keep full marks."""
 
 import pytest
 import variants
+import variants_edges
 import variants_stage7
 from conftest import ROOT, write_package
 
@@ -12,8 +13,8 @@ from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import PARTS, POINTS, STAGES, TASKS
 
-BUGGY = variants.BUGGY + variants_stage7.BUGGY
-ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES
+BUGGY = variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY
+ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 

@@ -133,8 +133,8 @@ BUGGY = [
     ("sin float64 drift", ("ops_unary.py", "return grad * np.cos(x)", "return grad * np.cos(x.astype(np.float64))"),
      "3.1", "float32"),
     # ---- 3.2 sum and mean
-    ("mean forgets the count", ("ops_reduce.py", "return np.broadcast_to(_with_reduced_axes(grad, ctx) / count, ctx.shape)",
-                                "return np.broadcast_to(_with_reduced_axes(grad, ctx), ctx.shape)"), "3.2", "constant factor"),
+    ("mean forgets the count", ("ops_reduce.py", "return np.broadcast_to(_lined_up(grad, ctx, \"Mean\") / count, ctx.shape)",
+                                "return np.broadcast_to(_lined_up(grad, ctx, \"Mean\"), ctx.shape)"), "3.2", "constant factor"),
     ("sum loses keepdims", ("ops_reduce.py", "return grad if ctx.keepdims else np.expand_dims(grad, ctx.axes)",
                             "return grad"), "3.2", "Sum"),
     ("mean divides by every element", ("ops_reduce.py", "count = math.prod(ctx.shape[a] for a in ctx.axes)",
@@ -143,8 +143,8 @@ BUGGY = [
         "    return grad if ctx.keepdims else np.expand_dims(grad, ctx.axes)",
         "    if not ctx.keepdims:\n        for a in reversed(ctx.axes):\n            grad = np.expand_dims(grad, a)\n    return grad"),
      "3.2", "raised AxisError"),
-    ("sum times float64 ones", ("ops_reduce.py", "return np.broadcast_to(_with_reduced_axes(grad, ctx), ctx.shape)",
-                                "return np.ones(ctx.shape) * _with_reduced_axes(grad, ctx)"), "3.2", "float32"),
+    ("sum times float64 ones", ("ops_reduce.py", "return np.broadcast_to(_lined_up(grad, ctx, \"Sum\"), ctx.shape)",
+                                "return np.ones(ctx.shape) * _lined_up(grad, ctx, \"Sum\")"), "3.2", "float32"),
     # ---- 3.3 max and min
     ("max gives every tie the full gradient", ("ops_reduce.py", "    return hit * (grad / ties)", "    return hit * grad"),
      "3.3", "ties"),
@@ -250,9 +250,9 @@ BUGGY = [
     ("cross-entropy target gradient sign", ("losses.py", "grad_target = -log_p * rows if", "grad_target = log_p * rows if"),
      "5.4", "wrong sign"),
     # ---- 6.1 modules
-    ("parameters misses lists", ("nn.py", "        for value in _walk(vars(self).values()):",
+    ("parameters misses lists", ("nn/modules.py", "        for value in _walk(vars(self).values()):",
                                  "        for value in vars(self).values():"), "6.1", "lists"),
-    ("parameters lists a shared module twice", ("nn.py",
+    ("parameters lists a shared module twice", ("nn/modules.py",
         "        found: dict[int, Parameter] = {}\n        for value in _walk(vars(self).values()):\n"
         "            if isinstance(value, Parameter):\n                found.setdefault(id(value), value)\n"
         "            elif isinstance(value, Module):\n                for p in value.parameters():\n"
@@ -260,20 +260,20 @@ BUGGY = [
         "        found = []\n        for value in _walk(vars(self).values()):\n            if isinstance(value, Parameter):\n"
         "                found.append(value)\n            elif isinstance(value, Module):\n"
         "                found.extend(value.parameters())\n        return found"), "6.1", "once"),
-    ("parameters takes any Tensor", ("nn.py", "            if isinstance(value, Parameter):\n                found.setdefault",
+    ("parameters takes any Tensor", ("nn/modules.py", "            if isinstance(value, Parameter):\n                found.setdefault",
                                      "            if isinstance(value, Tensor):\n                found.setdefault"),
      "6.1", "plain Tensor"),
-    ("linear ignores bias=False", ("nn.py",
+    ("linear ignores bias=False", ("nn/modules.py",
         "self.bias = Parameter(_rng.uniform(-bound, bound, (out_features,)), dtype=dtype) if bias else None",
         "self.bias = Parameter(_rng.uniform(-bound, bound, (out_features,)), dtype=dtype)"), "6.1", "bias=False"),
-    ("linear weight stored as (in, out)", ("nn.py",
+    ("linear weight stored as (in, out)", ("nn/modules.py",
         "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
         "self.weight = Parameter(_rng.uniform(-bound, bound, (in_features, out_features)), dtype=dtype)"),
      "6.1", "(3, 5)"),
-    ("linear initialised from a normal", ("nn.py",
+    ("linear initialised from a normal", ("nn/modules.py",
         "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
         "self.weight = Parameter(_rng.standard_normal((out_features, in_features)), dtype=dtype)"), "6.1", "uniform"),
-    ("mlp activation after the last layer", ("nn.py",
+    ("mlp activation after the last layer", ("nn/modules.py",
         "        for layer in self.layers[:-1]:\n            x = act(layer(x))\n        return self.layers[-1](x)",
         "        for layer in self.layers:\n            x = act(layer(x))\n        return x"), "6.1", "none after the last"),
     # ---- 6.2 SGD
@@ -320,12 +320,12 @@ BUGGY = [
         "            if p.grad is None:\n                continue\n            # Task 6.3",
         "            if p.grad is None:\n                p.grad = np.zeros_like(p.data)\n            # Task 6.3"),
      "6.3", "grad is None"),
-    ("linear spread without the square root", ("nn.py", "bound = 1.0 / math.sqrt(in_features)",
+    ("linear spread without the square root", ("nn/modules.py", "bound = 1.0 / math.sqrt(in_features)",
                                                  "bound = 1.0 / in_features"), "6.1", "spread"),
-    ("parameters sorted by attribute name", ("nn.py", "for value in _walk(vars(self).values()):",
+    ("parameters sorted by attribute name", ("nn/modules.py", "for value in _walk(vars(self).values()):",
                                              "for value in _walk([vars(self)[k] for k in sorted(vars(self))]):"),
      "6.1", "order"),
-    ("linear ignores its dtype", ("nn.py",
+    ("linear ignores its dtype", ("nn/modules.py",
         "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
         "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)))"), "6.1", "float32"),
     # ---- 6.4 the training loop
@@ -417,8 +417,8 @@ ALTERNATIVES = [
          "    kept = [1 if axis in ctx.axes else n for axis, n in enumerate(ctx.shape)]\n    return np.reshape(grad, kept)"),
         ("ops_reduce.py", "        count = math.prod(ctx.shape[a] for a in ctx.axes)\n",
          "        count = math.prod(ctx.shape) // grad.size if grad.size else 1  # max and sum are ops here\n"),
-        ("ops_reduce.py", "return np.broadcast_to(_with_reduced_axes(grad, ctx), ctx.shape)",
-         "return _with_reduced_axes(grad, ctx) * np.ones(ctx.shape, dtype=grad.dtype)")]),
+        ("ops_reduce.py", "return np.broadcast_to(_lined_up(grad, ctx, \"Sum\"), ctx.shape)",
+         "return _lined_up(grad, ctx, \"Sum\") * np.ones(ctx.shape, dtype=grad.dtype)")]),
     ("max backward with a mask and division in float64 then cast back", [("ops_reduce.py",
         "    return hit * (grad / ties)",
         "    return (hit * (grad.astype(np.float64) / ties.astype(np.float64))).astype(grad.dtype)")]),
@@ -478,7 +478,7 @@ ALTERNATIVES = [
         ("losses.py", "grad_logits = (p * np.sum(target, axis=1, keepdims=True) - target) * rows",
          "grad_logits = (p - target) * rows")]),
     ("parameters by recursion and an explicit MLP loop", [
-        ("nn.py", "        found: dict[int, Parameter] = {}\n        for value in _walk(vars(self).values()):\n"
+        ("nn/modules.py", "        found: dict[int, Parameter] = {}\n        for value in _walk(vars(self).values()):\n"
          "            if isinstance(value, Parameter):\n                found.setdefault(id(value), value)\n"
          "            elif isinstance(value, Module):\n                for p in value.parameters():\n"
          "                    found.setdefault(id(p), p)\n        return list(found.values())",
@@ -489,10 +489,10 @@ ALTERNATIVES = [
          "            elif isinstance(value, (list, tuple)):\n                for v in value:\n                    visit(v)\n"
          "            elif isinstance(value, dict):\n                for v in value.values():\n                    visit(v)\n"
          "        visit(self)\n        return out"),
-        ("nn.py", "        for layer in self.layers[:-1]:\n            x = act(layer(x))\n        return self.layers[-1](x)",
+        ("nn/modules.py", "        for layer in self.layers[:-1]:\n            x = act(layer(x))\n        return self.layers[-1](x)",
          "        for i, layer in enumerate(self.layers):\n            x = layer(x)\n"
          "            if i < len(self.layers) - 1:\n                x = act(x)\n        return x"),
-        ("nn.py", "        out = x @ self.weight.T\n        return out if self.bias is None else out + self.bias",
+        ("nn/modules.py", "        out = x @ self.weight.T\n        return out if self.bias is None else out + self.bias",
          "        out = x.matmul(self.weight.transpose())\n        if self.bias is not None:\n"
          "            out = out + self.bias\n        return out")]),
     ("sgd with a zero-initialised buffer and weight decay in place", [("optim.py",

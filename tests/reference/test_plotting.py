@@ -100,3 +100,25 @@ def test_the_cat_diagram_colours_each_joined_cell_like_its_input(axis):
     numbers = [t.get_text() for t in ax.texts if "\n" not in t.get_text()]
     joined_values = np.concatenate(arrays, axis=axis)
     assert numbers[sum(sizes):] == [f"{v:.3g}" for v in joined_values.ravel()]
+
+
+def test_a_tensor_graph_names_its_inputs():
+    """Notebook 02's graph labels its inputs a and b (it once said "leaf" for both)."""
+    a = mt.Tensor(np.ones((4, 3)), requires_grad=True)
+    b = mt.Tensor(np.ones(3), requires_grad=True)
+    axis = plotting.draw_graph(((a * b).sum(axis=1) ** 2).mean(), show_grad=False, names={"a": a, "b": b})
+    labels = [text.get_text() for text in axis.texts]
+    assert "a\nshape (4, 3)" in labels and "b\nshape (3,)" in labels and not [l for l in labels if "leaf" in l]
+    import pathlib
+    source = (pathlib.Path(__file__).resolve().parents[2] / "solutions" / "notebooks" / "02_broadcasting.py").read_text()
+    assert 'names={"a": a, "b": b}' in source
+
+
+def test_attention_heat_maps_have_a_colour_bar_from_0_to_1():
+    weights = np.tril(np.ones((2, 4, 4)))
+    weights /= weights.sum(-1, keepdims=True)
+    axes = plotting.draw_attention(weights, list(".ann"), title="block 1, ")
+    figure = axes[0].figure
+    bars = [ax for ax in figure.axes if ax not in list(axes)]
+    assert len(axes) == 2 and len(bars) == 1 and bars[0].get_ylabel() == "attention weight"
+    assert bars[0].get_ylim() == (0.0, 1.0) and axes[1].get_title() == "block 1, head 2"

@@ -154,3 +154,30 @@ def wait_for(path: pathlib.Path, pattern: str, seconds: float) -> re.Match:
             return found
         time.sleep(0.5)
     raise AssertionError(f"{pattern!r} did not appear in {seconds} s:\n{path.read_text()[-3000:]}")
+
+
+def test_the_readmes_quote_what_jupyter_prints_when_the_port_is_taken(tmp_path):
+    """The troubleshooting line is Jupyter's own words: a taken port is left for the next."""
+    import socket
+    quoted = re.search(r"`(The port 8888 is already in use[^`]*)`", (bundle.LEARNER_FILES / "README.md").read_text()).group(1)
+    assert quoted in (ROOT / "README.md").read_text().replace("\n", " ")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        server = subprocess.Popen([str(pathlib.Path(sys.executable).parent / "jupyter"), "lab", "--no-browser",
+                                   f"--port={port}", "--ServerApp.ip=127.0.0.1", "--allow-root",
+                                   "--ServerApp.root_dir=."], cwd=tmp_path, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, env=dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path)))
+        seen = []
+        try:
+            for line in server.stdout:
+                seen.append(line)
+                if "/lab?token=" in line:
+                    break
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    printed = "".join(seen)
+    assert quoted.replace("8888", str(port)) in printed, printed[-2000:]
+    assert re.search(rf"http://127\.0\.0\.1:(?!{port}\b)\d+/lab\?token=", printed), printed[-2000:]

@@ -27,7 +27,7 @@ def test_a_folder_gets_handin_zip_with_the_package_and_the_notebooks(tmp_path):
     with zipfile.ZipFile(tmp_path / "handin.zip") as z:
         names = set(z.namelist())
     expected = {p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").glob("*.ipynb")}
-    expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "minitorch").glob("*.py")}
+    expected |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "minitorch").rglob("*.py")}
     assert expected <= names and all(n.startswith(("minitorch/", "notebooks/")) for n in names)
     assert not any("__pycache__" in n or ".ipynb_checkpoints" in n for n in names)
 
@@ -38,3 +38,25 @@ def test_a_name_that_is_not_a_zip_or_a_missing_folder_is_refused_by_name(tmp_pat
     result = handin(str(tmp_path / "nowhere" / "h.zip"), cwd=tmp_path)
     assert result.returncode == 2 and "nowhere" in result.stderr and "no such folder" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_labs_checkpoints_and_caches_stay_out(tmp_path):
+    """JupyterLab keeps a copy of each file saved from it in .ipynb_checkpoints/ beside the
+    file (minitorch/.ipynb_checkpoints/numerical-checkpoint.py): not part of the hand-in."""
+    import shutil
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "minitorch", course / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "notebooks", course / "notebooks")
+    for folder, name in (("minitorch", "numerical-checkpoint.py"), ("notebooks", "01_chain_rule-checkpoint.ipynb"),
+                         ("minitorch/data", "digits-checkpoint.csv")):
+        (course / folder / ".ipynb_checkpoints").mkdir(parents=True, exist_ok=True)
+        (course / folder / ".ipynb_checkpoints" / name).write_text("{}")
+    (course / "minitorch" / "__pycache__").mkdir()
+    (course / "minitorch" / "__pycache__" / "stale.py").write_text("")
+    result = subprocess.run([sys.executable, "-m", "minitorch.handin"], cwd=course, capture_output=True, text=True,
+                            timeout=60, env={**__import__("os").environ, "PYTHONPATH": str(course)})
+    assert result.returncode == 0, result.stderr
+    with zipfile.ZipFile(course / "handin.zip") as z:
+        names = set(z.namelist())
+    assert "minitorch/numerical.py" in names and "notebooks/01_chain_rule.ipynb" in names
+    assert not [n for n in names if "checkpoint" in n or "__pycache__" in n], names

@@ -27,6 +27,8 @@ def execute(notebook, pythonpath: list[pathlib.Path], cwd: pathlib.Path, allow_e
     os.environ["PYTHONPATH"] = os.pathsep.join(str(p) for p in pythonpath)
     os.environ["MINITORCH_GPT_STEPS"] = steps
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")  # as make lab runs the kernels (see the Makefile)
     client = NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=allow_errors,
                             resources={"metadata": {"path": str(cwd)}})
     client.execute()
@@ -180,8 +182,8 @@ CLAIMS = {"01_chain_rule": claims_01, "02_broadcasting": claims_02, "03_reductio
 
 @pytest.mark.slow
 def test_the_gpt_notebook_after_its_full_training_shows_what_its_text_says(tmp_path):
-    """The text describes the full run of 2,000 steps (about a minute here), which the
-    test above shortens."""
+    """The text describes the full run of 2,000 steps (about half a minute on an idle
+    machine; benchmarks/bench_gpt.py times it), which the test above shortens."""
     path = ROOT / "solutions" / "notebooks" / "07_gpt.py"
     notebook = execute(release.read_source_notebook(path), [ROOT / "solutions", ROOT], tmp_path, False,
                        steps="2000")
@@ -222,19 +224,51 @@ def test_release_notebook_fails_only_at_stubs(path, tmp_path):
 
 @pytest.mark.parametrize("path", release.source_notebooks(), ids=lambda p: p.stem)
 def test_each_task_has_a_visible_check_and_a_cell_naming_its_points(path):
-    """Only the package is graded: the visible checks are read-only cells worth nothing,
-    and one graded cell per task tells the learner its points (those of grader/tasks.py)."""
+    """Only the package is graded: the visible checks are read-only cells worth nothing.
+    After each one the release builder (never a notebook by hand) writes, from the task
+    manifest, a read-only markdown cell telling the learner the task's points, and the
+    task's graded cell for nbgrader: empty, folded, holding the points."""
+    assert "is worth" not in path.read_text() and '"grade": true' not in path.read_text()
     notebook = release.read_source_notebook(path)
     cells = {c.metadata["nbgrader"]["grade_id"]: c for c in notebook.cells if "nbgrader" in c.metadata}
     stage = path.stem[:2].lstrip("0")
     tasks = [t for t in TASKS if t.split(".")[0] == stage]
-    assert sorted(cells) == sorted(g for t in tasks for g in (marker(t), f"{marker(t)}_visible"))
+    assert sorted(cells) == sorted(g for t in tasks for g in (marker(t), f"{marker(t)}_visible", f"{marker(t)}_points"))
     for t in tasks:
-        visible, graded = cells[f"{marker(t)}_visible"], cells[marker(t)]
+        visible, points, graded = cells[f"{marker(t)}_visible"], cells[f"{marker(t)}_points"], cells[marker(t)]
         assert not visible.metadata["nbgrader"]["grade"] and visible.metadata["nbgrader"]["locked"]
+        at = notebook.cells.index(visible)
+        assert notebook.cells[at + 1] is points and notebook.cells[at + 2] is graded
+        assert points.cell_type == "markdown" and points.metadata["nbgrader"]["locked"]
+        assert not points.metadata["nbgrader"]["grade"] and points.metadata["minitorch"]["points"] == POINTS[t]
+        assert points.source == release.points_text(t, POINTS[t])
+        assert points.source.startswith(f"**Task {t}** is worth {POINTS[t]:g} point")
+        assert graded.cell_type == "code" and graded.source == "" and graded.metadata["jupyter"]["source_hidden"]
         assert graded.metadata["nbgrader"]["grade"] and graded.metadata["nbgrader"]["points"] == POINTS[t]
-        assert f"worth {POINTS[t]:g} points" in graded.source and "HIDDEN" not in graded.source
         assert f"Task {t}" in visible.source and "HIDDEN" not in visible.source
     headings = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     for t in tasks:
         assert f"Your task {t}" in headings
+
+
+def test_each_helper_a_solution_uses_is_named_in_its_notebook():
+    """A given helper of a task's module that the reference's solution calls (as_matrices,
+    product_like, normal_pdf, _walk...) is named in the notebook that sets the task, so
+    that a learner knows it is there to use."""
+    import ast
+    import textwrap
+
+    from grader.regions import find_regions
+    missing = []
+    for path in sorted((ROOT / "solutions" / "minitorch").rglob("*.py")):
+        text = path.read_text()
+        tree = ast.parse(text)
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        lines = text.splitlines()
+        for region in find_regions(text, path.name):
+            body = textwrap.dedent("\n".join(lines[region.begin + 1:region.end]))
+            used = {node.id for node in ast.walk(ast.parse(body)) if isinstance(node, ast.Name)}
+            notebook = next((ROOT / "solutions" / "notebooks").glob(f"0{region.task.split('.')[0]}_*.py")).read_text()
+            own = {n for n in defined if f"def {n}(" in "\n".join(lines[:region.begin]) and n in region.label}
+            missing += [f"{region.label}: {name}" for name in sorted(used & defined - own) if name not in notebook]
+    assert not missing, missing

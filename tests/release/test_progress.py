@@ -25,7 +25,14 @@ def progress(package_parent: pathlib.Path) -> tuple[str, float]:
 
 
 def rows(text: str) -> dict[str, str]:
-    return {line.split()[0]: line for line in text.splitlines() if line[:1].isdigit()}
+    """Each task's row, its wrapped lines joined."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line[:1].isdigit():
+            found[line.split()[0]] = line
+        elif line.startswith(" " * 29) and found:
+            found[list(found)[-1]] += " " + line.strip()
+    return found
 
 
 def test_reference_is_done_everywhere_and_fast():
@@ -36,11 +43,36 @@ def test_reference_is_done_everywhere_and_fast():
 
 def test_the_release_shows_where_work_is_needed():
     table = rows(progress(ROOT)[0])
-    assert "not started  Task 2.3" in table["2.3"] and "needs Task 1.4 first" in table["7.1"]
+    assert "not started  Task 2.3: the binary ops' backward in minitorch/ops_binary.py" in table["2.3"]
+    assert "(its check also needs Task 1.4 first)" in table["7.1"]
     assert len(table) == 25 and not [t for t, row in table.items() if " done " in row], table
-    for task, row in table.items():  # a stub of the task itself, or one it builds on
-        assert f"not started  Task {task}: " in row or "failing      needs Task " in row, row
+    for task, row in table.items():  # every task untouched: not started, named by its notebook heading
+        assert f"not started  Task {task}: " in row, row
         assert row.count("(") == row.count(")") and "…" not in row, f"a reason cut short: {row}"
+
+
+def test_a_bug_upstream_makes_the_tasks_using_it_wait_and_untouched_ones_not_started(tmp_path):
+    """A wrong unbroadcast (2.2) with stages 1 and 2 written and the rest untouched: 2.2
+    fails with its whole reason (what came back and what was expected), 2.3 waits on 2.2
+    (no blame of its own rules), every later task is not started, each named once."""
+    written = ["numerical.py", "scalar.py", "autodiff.py", "shapes.py", "ops_binary.py"]
+    shutil.copytree(ROOT / "minitorch", tmp_path / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in written:
+        shutil.copy(ROOT / "solutions" / "minitorch" / name, tmp_path / "minitorch" / name)
+    shapes = tmp_path / "minitorch" / "shapes.py"
+    keepdims = "axis=(*range(extra), *stretched), keepdims=True).reshape(shape)"
+    assert shapes.read_text().count(keepdims) == 1
+    shapes.write_text(shapes.read_text().replace(keepdims, "axis=(*range(extra), *stretched))"))
+    text = progress(tmp_path)[0]
+    table = rows(text)
+    assert all(" done " in table[t] for t in ("1.1", "1.2", "1.3", "1.4", "2.1")), text
+    assert "failing" in table["2.2"] and "expected" in table["2.2"] and "keepdims" in table["2.2"], text
+    assert "waits on 2.2" in table["2.3"] and "Sub" not in table["2.3"] and "unbroadcast" in table["2.3"], text
+    for task in [t for t in table if t.split(".")[0] in "34567"]:
+        assert f"not started  Task {task}: " in table[task], table[task]
+    assert "…" not in text
+    assert "Task 6.1: Module.parameters, Linear and MLP in minitorch/nn.py" in table["6.1"]
+    assert "Linear.__init__" not in text and "MLP.__init__" not in text
 
 
 def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
@@ -54,10 +86,11 @@ def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
 # ---- the visible checks' power: every planted bug of the grader's tests shows -------------
 sys.path.insert(0, str(ROOT / "tests" / "grader"))
 import variants
+import variants_edges
 import variants_stage7
 
-BUGGY = variants.BUGGY + variants_stage7.BUGGY
-ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES
+BUGGY = variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY
+ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES
 
 
 def rows_with(patches, stages: set[str], tmp_path: pathlib.Path, monkeypatch) -> dict[str, dict]:
@@ -98,3 +131,19 @@ def test_the_visible_check_of_a_task_catches_each_planted_bug(name, patch, task,
 def test_a_correct_solution_written_differently_passes_every_visible_check(name, patches, tmp_path, monkeypatch):
     rows = rows_with(patches, stages_of(patches), tmp_path, monkeypatch)
     assert all(row["status"] == "done" for row in rows.values()), {t: r["why"] for t, r in rows.items() if r["why"]}
+
+
+@pytest.mark.parametrize("name, task, words", [
+    ("unbroadcast loses keepdims", "2.2", ["unbroadcast(g, (4, 1))", "g of shape (2, 4, 3)", "came back with shape (4,)",
+                                           "expected shape (4, 1)", "keepdims", "got:", "expected:"]),
+    ("sum loses keepdims", "3.2", ["Sum.backward", "input shape (2, 3, 4)", "keepdims=False", "gave shape",
+                                   "expected (1, 3, 1)", "np.expand_dims"]),
+    ("max gives every tie the full gradient", "3.3", ["Max.backward", "inputs of shape (2, 4)", "axis=1",
+                                                       "keepdims=False", "tie", "wrong values", "got:", "expected:"]),
+])
+def test_a_visible_check_names_the_call_the_case_what_came_back_and_what_was_expected(name, task, words, tmp_path,
+                                                                                       monkeypatch):
+    patch = next(b[1] for b in BUGGY if b[0] == name)
+    row = rows_with([patch], {task.split(".")[0]}, tmp_path, monkeypatch)[task]
+    assert row["status"] == "failing" and all(w in row["why"] for w in words), (words, row["why"])
+    assert "AssertionError" not in row["why"] and "axis remapping" not in row["why"]

@@ -12,11 +12,11 @@ from grader.tasks import TASKS, marker
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "solutions" / "minitorch"
-SOURCES = sorted(PACKAGE.glob("*.py"))
+SOURCES = sorted(PACKAGE.rglob("*.py"))
 
 
 def all_regions():
-    return {path.name: find_regions(path.read_text(), str(path)) for path in SOURCES}
+    return {str(path.relative_to(PACKAGE)): find_regions(path.read_text(), str(path)) for path in SOURCES}
 
 
 def test_every_task_has_a_region_and_every_region_a_known_task():
@@ -24,8 +24,17 @@ def test_every_task_has_a_region_and_every_region_a_known_task():
     assert tasks == set(TASKS)
 
 
+def test_each_task_is_filled_in_one_file():
+    """A notebook section names the one file its task is in."""
+    files: dict[str, set[str]] = {}
+    for name, regions in all_regions().items():
+        for region in regions:
+            files.setdefault(region.task, set()).add(name)
+    assert {task: sorted(names) for task, names in files.items() if len(names) > 1} == {}
+
+
 def test_every_task_has_a_pytest_marker(pytestconfig):
-    declared = {line.split(":")[0] for line in pytestconfig.getini("markers")}
+    declared = {line.split(":")[0] for line in pytestconfig.getini("markers")}  # tests/conftest.py adds the tasks'
     assert {marker(t) for t in TASKS} <= declared
 
 
@@ -54,7 +63,9 @@ def test_stubbed_package_imports_and_each_stub_names_its_task(tmp_path):
     for path in SOURCES:
         stubbed = stub(path.read_text(), str(path))
         assert "BEGIN SOLUTION" not in stubbed and "END SOLUTION" not in stubbed
-        (package / path.name).write_text(stubbed)
+        target = package / path.relative_to(PACKAGE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(stubbed)
     probe = """
 import minitorch as mt, numpy as np
 def fails(task, call):

@@ -28,7 +28,7 @@ def test_committed_release_is_fresh(fresh, folder):
 def solution_lines() -> set[str]:
     """Distinctive lines of solution code: long enough not to occur by chance elsewhere."""
     inside, given = set(), set()
-    for path in (ROOT / "solutions" / "minitorch").glob("*.py"):
+    for path in (ROOT / "solutions" / "minitorch").rglob("*.py"):
         text = path.read_text().splitlines()
         spans = [range(r.begin + 1, r.end) for r in find_regions(path.read_text())]
         for number, line in enumerate(text):
@@ -61,6 +61,6 @@ def test_release_notebooks_have_no_outputs():
 
 
 def test_stub_package_marks_every_task():
-    text = "\n".join(p.read_text() for p in (ROOT / "minitorch").glob("*.py"))
+    text = "\n".join(p.read_text() for p in (ROOT / "minitorch").rglob("*.py"))
     for task in __import__("grader.tasks", fromlist=["TASKS"]).TASKS:
         assert f'raise NotImplementedError("Task {task}:' in text

@@ -1,4 +1,4 @@
-"""Neural-network building blocks: ``Module``, ``Parameter``, ``Linear`` and ``MLP``.
+"""The building blocks of stage 6: ``Module``, ``Parameter``, ``Linear`` and ``MLP``.
 
 A Module is a Python object whose attributes may be Parameters, other Modules, or lists,
 tuples and dicts of them; ``parameters()`` finds them all, however deeply nested.
@@ -11,8 +11,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from . import ops_activation, ops_unary
-from .tensor import Tensor
+from .. import ops_activation, ops_unary
+from ..tensor import Tensor
 
 _rng = np.random.default_rng(0)
 

@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .function import no_grad
-from .nn import Linear, Module, Parameter, _rng_normal
-from .ops_activation import gelu
-from .ops_norm import layer_norm
-from .ops_select import where
-from .ops_softmax import softmax
-from .tensor import Tensor
+from ..function import no_grad
+from ..language import sample_next
+from ..ops_activation import gelu
+from ..ops_norm import layer_norm
+from ..ops_select import where
+from ..ops_softmax import softmax
+from ..tensor import Tensor
+from .modules import Linear, Module, Parameter, _rng_normal
 
 
 class Embedding(Module):
@@ -106,7 +107,6 @@ class GPT(Module):
         with no_grad():
             for _ in range(steps):
                 logits = self(idx[:, -self.block_size:]).data[:, -1, :].astype(np.float64)
-                # Task 7.4: sampling with a temperature
-                raise NotImplementedError("Task 7.4: sampling with a temperature")
+                chosen = sample_next(logits, temperature, rng)  # Task 7.4, in language.py
                 idx = np.concatenate([idx, chosen[:, None]], axis=1)
         return idx

@@ -14,13 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from .function import no_grad
-from .nn import Linear, Module, Parameter, _rng_normal
-from .ops_activation import gelu
-from .ops_norm import layer_norm
-from .ops_select import where
-from .ops_softmax import softmax
-from .tensor import Tensor
+from ..function import no_grad
+from ..language import sample_next
+from ..ops_activation import gelu
+from ..ops_norm import layer_norm
+from ..ops_select import where
+from ..ops_softmax import softmax
+from ..tensor import Tensor
+from .modules import Linear, Module, Parameter, _rng_normal
 
 
 class Embedding(Module):
@@ -124,15 +125,6 @@ class GPT(Module):
         with no_grad():
             for _ in range(steps):
                 logits = self(idx[:, -self.block_size:]).data[:, -1, :].astype(np.float64)
-                # Task 7.4: sampling with a temperature
-                ### BEGIN SOLUTION
-                if temperature == 0:
-                    chosen = logits.argmax(axis=-1)
-                else:
-                    z = logits / temperature
-                    p = np.exp(z - z.max(axis=-1, keepdims=True))
-                    p /= p.sum(axis=-1, keepdims=True)
-                    chosen = np.array([rng.choice(len(row), p=row) for row in p])
-                ### END SOLUTION
+                chosen = sample_next(logits, temperature, rng)  # Task 7.4, in language.py
                 idx = np.concatenate([idx, chosen[:, None]], axis=1)
         return idx
