@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from grader.pipeline.lateness import lateness, parse_deadline, submitted_at
+from grader.tasks import TOTAL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UTC = dt.UTC
@@ -103,8 +104,8 @@ def test_exported_cells_never_start_a_spreadsheet_formula(tmp_path):
 def test_no_learner_passes_for_canvas_points_possible_row(tmp_path):
     from grader.outputs.lms import write_exports
     roster = {"Points Possible": {"learner": "Points Possible"}, "ana": {"learner": "ana", "name": "Ana"}}
-    write_exports({"Points Possible": 50.0, "ana": 70.0}, 88.5, roster, tmp_path)
+    write_exports({"Points Possible": 50.0, "ana": 70.0}, TOTAL, roster, tmp_path)
     canvas = list(csv.reader((tmp_path / "canvas.csv").read_text().splitlines()))
     assert [row[0] for row in canvas].count("Points Possible") == 1 and canvas[1] == ["Points Possible", "", "", "",
-                                                                                      "", "88.5"]
+                                                                                      "", f"{TOTAL:g}"]
     assert {row[0]: row[5] for row in canvas[2:]} == {"Ana": "70", "Points Possible (learner)": "50"}
