@@ -264,7 +264,7 @@ language.windows(check_stream, 8, 4, draws)  # the first step's batch
 check_model.zero_grad()
 language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
 same(step_grads[1], check_model.head.bias.grad, "head.bias.grad at the second step of language.train",
-     "against that step's batch alone", hint="Zero the gradients at the start of every step, before the loss is computed.")
+     "against that step's batch alone", hint="Clear the gradients at each step, before backward: they add up otherwise.")
 print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
 
 # %% [markdown]

@@ -55,7 +55,8 @@ ALTERNATIVES = [
         "        p = np.exp(x - x.max(axis=ctx.axes, keepdims=True))\n"
         "        return grad * (p / p.sum(axis=ctx.axes, keepdims=True))")]),
     ("stable_logsumexp with the maximum's infinities cleared in place", [("ops_softmax.py",
-        "    m = x.max(axis=axes, keepdims=True)\n    m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) along an axis: leave as is\n",
+        "    m = x.max(axis=axes, keepdims=True)\n"
+        "    m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) along an axis: leave as is\n",
         "    m = np.amax(x, axis=axes, keepdims=True)\n    m[~np.isfinite(m)] = 0\n")]),
     ("cross-entropy losses picked with take_along_axis", [("losses.py", "losses = -log_p[np.arange(n), target]",
         "losses = -np.take_along_axis(log_p, target.reshape(-1, 1), axis=1).reshape(-1)")]),
