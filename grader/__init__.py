@@ -18,9 +18,11 @@ adapt the course):
                  start, call, time out, restart; refuses undeclared package names).
     checks/      the trusted checks: the part registry, one module per stage, helpers,
                  central differences. Never run in the learner's process.
-    pipeline/    a hand-in's way: intake.py (read without trusting), stages.py (run a
-                 stage's parts), grading.py (one path per learner), lateness.py, course.py
-                 and preprocessor.py (the nbgrader course), queueing.py / queue_worker.py.
+    pipeline/    a hand-in's way: submissions.py (the folder's entries: hand-ins and
+                 refusals, ids), intake.py and unpack.py (read without trusting), stages.py
+                 (run a stage's parts), grading.py (one path per learner), lateness.py,
+                 course.py and preprocessor.py (the nbgrader course), queueing.py /
+                 queue_worker.py.
     outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py, lms.py.
     platforms/   Gradescope's autograder and PrairieLearn's external grader.
     hub/         the course on a JupyterHub with nbgrader's exchange.

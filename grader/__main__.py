@@ -50,9 +50,10 @@ def check(args: argparse.Namespace) -> int:
 def autograde(args: argparse.Namespace) -> int:
     from grader.boundary.confinement import landlock_abi
     from grader.outputs.publish import Progress, write_all, write_part
-    from grader.pipeline.course import Course, safe_id
-    from grader.pipeline.grading import GradeJob, find_learners, grade_class
+    from grader.pipeline.course import Course
+    from grader.pipeline.grading import GradeJob, crashed, grade_class
     from grader.pipeline.lateness import parse_deadline
+    from grader.pipeline.submissions import find_learners, summary
     folder = pathlib.Path(args.submissions).resolve()
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
@@ -73,11 +74,12 @@ def autograde(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     settings = _settings(args)
     course = Course(out / "course", settings, parse_deadline(args.deadline), args.late_penalty).create()
-    found = find_learners(folder)
+    found, refused = find_learners(folder)
+    entries = len(found) + len(refused)
     if shard:
         found = [f for i, f in enumerate(found) if i % shard[1] == shard[0] - 1]
-    jobs = [GradeJob(learner, safe_id(learner), str(path), str(course.root), str(out), settings, notes,
-                     args.deadline, args.late_penalty) for learner, path, notes in found]
+    jobs = [GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes,
+                     args.deadline, args.late_penalty) for f in found]
     course.record_learners({job.learner: job.sid for job in jobs})
     for job in jobs:
         for note in job.notes:
@@ -103,13 +105,17 @@ def autograde(args: argparse.Namespace) -> int:
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
     else:
         grade_class(jobs, args.jobs, done)
+    graded = {r.learner for r in results}
+    results += [crashed(job) for job in jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     sids = {job.learner: job.sid for job in jobs}
+    refusals = [(r.name, r.reason) for r in refused]
+    print(summary(entries, folder, len(results), refusals, args.shard))
     if shard:
-        part = write_part(results, sids, out, args.shard)
+        part = write_part(results, sids, out, args.shard, refusals)
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {args.shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...`")
         return 0
-    report, missing = write_all(results, out, sids, roster)
+    report, missing = write_all(results, out, sids, roster, refusals)
     for learner in missing:
         print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "

@@ -23,7 +23,7 @@ import signal
 import tempfile
 import time
 
-from grader.boundary.users import end_processes_of
+from grader.boundary.users import end_processes_of, live_processes
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.syscall.restype = ctypes.c_long
@@ -84,6 +84,16 @@ class Cage:
             with contextlib.suppress(OSError):
                 found |= {int(p) for p in (group / "cgroup.procs").read_text().split()}
         return found
+
+    def crowded(self) -> bool:
+        """Whether the learner's tree reached its process limit (a bomb): a fork its control group
+        refused, or as many processes as allowed (its user's or its sessions', without groups)."""
+        if (pids := self.groups.get("pids")) is None:
+            return live_processes(self.user, set(self.sessions)) >= self.processes
+        with contextlib.suppress(OSError, ValueError):
+            events = dict(line.split() for line in (pids / "pids.events").read_text().splitlines())
+            return int(events.get("max", 0)) > 0 or int((pids / "pids.current").read_text()) >= self.processes
+        return False
 
     def sweep(self) -> None:
         """End every process in the cage, including ones that left its session."""

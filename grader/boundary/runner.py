@@ -10,9 +10,12 @@ times per stage at most (``Settings.restarts``); nothing of a dead process is re
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import pathlib
+import select
 import subprocess
 import sys
 import time
@@ -28,7 +31,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 class _LearnerException(Exception):
-
     def __init__(self, record: dict) -> None:
         self.type = str(record.get("type", "Exception"))
         self.message = str(record.get("message", ""))
@@ -55,12 +57,15 @@ class Lost(Exception):
 
 # What the learner's process may see of the grader's environment: nothing else (an
 # instructor's shell may hold tokens and passwords, which a package could print into its
-# feedback). The thread counts keep NumPy to one core, as the grading machine expects.
-PASSED_ON = ("PATH", "LANG", "LC_ALL", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# feedback). NumPy gets one thread unless the grader's environment says otherwise (one
+# core is all the cage gives; on a many-core machine its threads would fill the process limit).
+THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+PASSED_ON = ("PATH", "LANG", "LC_ALL", *THREADS)
+POLL = 0.25   # seconds between looks at the process tree while waiting for an answer
 
 
 def learner_environment(scratch: pathlib.Path) -> dict[str, str]:
-    env = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
+    env = dict.fromkeys(THREADS, "1") | {name: os.environ[name] for name in PASSED_ON if name in os.environ}
     env.update(HOME=str(scratch), TMPDIR=str(scratch))
     return env
 
@@ -78,18 +83,35 @@ class LearnerProcess:
     def __enter__(self) -> LearnerProcess:
         return self
 
-    def new_stage(self) -> None:
+    def new_stage(self, package: pathlib.Path | None = None) -> None:
         """Start the next stage's budget (time, restarts) on this process. The process
         itself is kept while it is alive: one confined process per hand-in, not per stage,
-        when its stages grade the same package files."""
+        when its stages grade the same package files. A process started for this stage
+        imports ``package`` (this stage's copy of those files), and an import that failed
+        in an earlier stage is tried again."""
         self.deadline = time.monotonic() + self.settings.stage_seconds
         self.starts = 1 if self.process is not None else 0
         self.task = None
+        if self.process is None:
+            self.package = pathlib.Path(package or self.package).resolve()
+            self.import_error = None
+
+    def start(self, import_seconds: float | None = None) -> None:
+        """Start the process now if it is not running (a call would), giving the import at
+        most ``import_seconds``. Raises as a call would."""
+        if self.import_error is not None:
+            raise Unimportable(self.import_error)
+        if self.process is None:
+            try:
+                self._start(import_seconds)
+            except Unimportable as error:
+                self.import_error = {"type": error.type, "message": error.message, "where": error.where}
+                raise
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _start(self) -> None:
+    def _start(self, import_seconds: float | None = None) -> None:
         if self.starts > self.settings.restarts:
             raise Lost(f"not run: the package's process had to be restarted {self.settings.restarts} times "
                        "in this stage already")
@@ -100,7 +122,7 @@ class LearnerProcess:
         self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))
-        hello = self._answer("importing the package")
+        hello = self._answer("importing the package", import_seconds)
         self.confined = hello.get("confined")
         if s.confine and self.confined is not None and not self.confined.get("landlock") and _landlock_expected():
             self._end()
@@ -109,13 +131,21 @@ class LearnerProcess:
             self._end()
             raise Unimportable(hello.get("raised") or {})
 
-    def _answer(self, doing: str) -> dict:
-        budget = min(self.settings.call_seconds, self.deadline - time.monotonic())
+    def _answer(self, doing: str, most: float | None = None) -> dict:
+        """The next answer, within the call's time and the stage's; a process tree that
+        reaches its process limit meanwhile (a process bomb) is ended and charged to the
+        call at once, as one that hangs is when its time is up."""
+        budget = min(self.settings.call_seconds, most or math.inf, self.deadline - time.monotonic())
         if budget <= 0:
             self._end()
             raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
+        until = time.monotonic() + budget
         try:
-            answer = wire.receive(self._pipes()[1], time.monotonic() + budget)
+            while not select.select([self._pipes()[1]], [], [], max(0.0, min(POLL, until - time.monotonic())))[0]:
+                self._bounded(doing)
+                if time.monotonic() >= until:
+                    raise TimeoutError
+            answer = wire.receive(self._pipes()[1], until)
         except TimeoutError:
             self._end()
             raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
@@ -129,23 +159,23 @@ class LearnerProcess:
             self._end()
             raise Lost(f"the process running the package sent something unreadable while {doing} ({error})") \
                 from None
+        self._bounded(doing)
         if not isinstance(answer, dict):
             self._end()
             raise Lost(f"the process running the package answered nonsense while {doing}")
         return answer
 
+    def _bounded(self, doing: str) -> None:
+        if self.cage is not None and self.cage.crowded():
+            self._end()
+            raise Lost(f"the package's code started processes or threads until it reached the limit of "
+                       f"{self.settings.processes} while {doing} (a process bomb?), and was stopped")
+
     def call(self, probe: str, doing: str = "", **args: Any) -> Any:
         """Run ``probe`` in the learner's process; ``doing`` names it in messages."""
         if self.task is not None:
             check_declared(self.task, probe, args)
-        if self.import_error is not None:
-            raise Unimportable(self.import_error)
-        if self.process is None:
-            try:
-                self._start()
-            except Unimportable as error:
-                self.import_error = {"type": error.type, "message": error.message, "where": error.where}
-                raise
+        self.start()
         doing = doing or f"running {probe}"
         try:
             wire.send(self._pipes()[0], {"probe": probe, "args": args})
@@ -167,18 +197,14 @@ class LearnerProcess:
         if self.process is not None:
             self.process.kill()  # at once, even if the cage below could not sweep
             for stream in (self.process.stdin, self.process.stdout):
-                try:
+                with contextlib.suppress(OSError):
                     if stream is not None:
                         stream.close()
-                except OSError:
-                    pass
         if self.cage is not None:
             self.cage.close()
         if self.process is not None:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                pass
         self.process, self.cage = None, None
 
     def close(self) -> None:

@@ -1,6 +1,8 @@
 """The learner's own user (``Settings.learner_user``, given on the platforms): every
 process running as that user is the learner's, so ending them all ends whatever it
-started, however it detached itself, with or without control groups."""
+started, however it detached itself, with or without control groups. Without control
+groups, counting its processes (or, without a user of its own, its sessions') tells a
+process bomb."""
 
 from __future__ import annotations
 
@@ -33,3 +35,14 @@ def processes() -> dict[int, tuple[int, str]]:
             uid, state = re.search(r"^Uid:\s+(\d+)", text, re.M), re.search(r"^State:\s+(\S)", text, re.M)
             seen[int(entry)] = (int(uid[1]), state[1])   # type: ignore[index]
     return seen
+
+
+def live_processes(user: int | None, sessions: set[int]) -> int:
+    """How many live processes run as ``user``, or without one, in ``sessions``."""
+    if user is not None:
+        return sum(uid == user and state != "Z" for uid, state in processes().values())
+    count = 0
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{entry}/stat", "rb") as stat:
+            count += int(stat.read().rsplit(b")", 1)[1].split()[3]) in sessions
+    return count

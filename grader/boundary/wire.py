@@ -28,8 +28,67 @@ MAX_ARRAYS = 10_000
 MAX_DEPTH = 32
 
 
+MAX_VALUE = 16 * 2**20   # one array or string of an answer; bounded() replaces a larger one
+MAX_ANSWER = 32 * 2**20  # all of an answer's arrays and strings together
+MAX_ITEMS = 100_000      # the numbers, strings and None of an answer, outside arrays
+
+
 class Garbled(ValueError):
     """A frame that does not decode into values."""
+
+
+def bounded(value: Any) -> Any:
+    """``value`` ready to be sent, each part judged on its own: an array or string over
+    ``MAX_VALUE`` (or past ``MAX_ANSWER`` for them all), a list past ``MAX_ITEMS`` values,
+    nesting past ``MAX_DEPTH`` and anything that cannot travel become small markers
+    (``{"oversized": {...}}``, ``{"unsupported": name}``) in their place, so that one
+    oversized part of an answer (a gradient of gigabytes) costs only itself."""
+    room = [MAX_ANSWER, MAX_ITEMS]
+
+    def fit(v: Any, depth: int) -> Any:
+        if depth > MAX_DEPTH - 3:  # room for the marker itself, and for the answer around the value
+            return {"unsupported": "nested too deeply"}
+        if isinstance(v, (np.ndarray, np.generic)):
+            if v.dtype.hasobject:
+                return {"unsupported": "array of Python objects"}
+            if v.nbytes > min(MAX_VALUE, room[0]):
+                return {"oversized": {"shape": list(np.shape(v)), "dtype": str(v.dtype), "bytes": int(v.nbytes)}}
+            room[0] -= v.nbytes
+            return v
+        room[1] -= 1
+        if room[1] < 0:
+            return {"oversized": {"values": "too many"}}
+        if v is None or isinstance(v, (bool, float)):
+            return v
+        if isinstance(v, int):
+            return v if v.bit_length() <= 64 else {"oversized": {"bits": v.bit_length()}}
+        if isinstance(v, str):
+            if len(v) > min(MAX_VALUE, room[0]):
+                return {"oversized": {"characters": len(v)}}
+            room[0] -= len(v)
+            return v
+        if isinstance(v, (tuple, list)):
+            if len(v) > room[1]:
+                return {"oversized": {"length": len(v)}}
+            items = [fit(x, depth + 1) for x in v]
+            return tuple(items) if isinstance(v, tuple) else items
+        if isinstance(v, dict):
+            return {str(k)[:1000]: fit(x, depth + 1) for k, x in list(v.items())[:MAX_ITEMS]}
+        return {"unsupported": type(v).__name__}
+
+    return fit(value, 0)
+
+
+def oversized(value: Any) -> str | None:
+    """What ``bounded`` left in place of a value too large to send, in words; None for any
+    other value."""
+    if not (isinstance(value, dict) and isinstance(value.get("oversized"), dict)):
+        return None
+    seen = value["oversized"]
+    if "bytes" in seen:
+        return f"an array of shape {tuple(seen.get('shape', ()))} and dtype {seen.get('dtype')} " \
+               f"({int(seen['bytes']) / 2**20:,.0f} MiB)"
+    return "a value too large to send back (" + ", ".join(f"{k} {v}" for k, v in seen.items()) + ")"
 
 
 def encode(value: Any) -> bytes:

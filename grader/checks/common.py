@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from grader.boundary.runner import Raised
+from grader.boundary.wire import oversized
 
 
 class CheckFailure(AssertionError):
@@ -48,6 +49,9 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
     expected = np.asarray(expected)
     if got is None:
         raise CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}", "returned None")
+    if (too_large := oversized(got)) is not None:
+        raise CheckFailure(f"{what}: got {too_large}, expected an array of shape {expected.shape}; so large a value "
+                           "is not sent back (only this value is lost)", "oversized answer")
     if isinstance(got, dict) and "unsupported" in got:
         raise CheckFailure(f"{what}: got a {got['unsupported']}, expected a NumPy array (backward rules work "
                            "on plain ndarrays: use .data of a Tensor)", "wrong type")

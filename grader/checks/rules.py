@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from grader.boundary.runner import Raised
+from grader.boundary.wire import oversized
 from grader.checks.common import CheckFailure, describe_params, explain, learner_raised, scaled_atol
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
 
@@ -117,9 +118,9 @@ def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Cal
         if differentiable is not None and i not in differentiable:
             continue
         if not isinstance(g, np.ndarray):
-            raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is "
-                               f"{'None' if g is None else type(g).__name__}, not a float32 array of shape {a.shape}",
-                               "no float32 gradient")
+            got = oversized(g) or ("None" if g is None else type(g).__name__)
+            raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {got}, not a "
+                               f"float32 array of shape {a.shape}", "no float32 gradient")
         if g.dtype != np.float32 or g.shape != a.shape:
             raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {g.dtype} of "
                                f"shape {g.shape}, not float32 of shape {a.shape} (dtype drift: a float64 constant "

@@ -42,7 +42,9 @@ def write_exports(finals: dict[str, float], most: float, roster: dict[str, dict[
         writer.writerow(["Points Possible", "", "", "", "", f"{most:g}"])
         for learner in sorted(set(finals) & set(roster)):
             r = roster[learner]
-            writer.writerow([r.get("name", learner), r.get("canvas_id", ""), r.get("sis_user_id", ""),
+            name = r.get("name", learner)
+            name = f"{name} (learner)" if name.strip().lower() == "points possible" else name  # not a second maxima row
+            writer.writerow([name, r.get("canvas_id", ""), r.get("sis_user_id", ""),
                              r.get("sis_login_id", ""), r.get("section", ""), f"{finals[learner]:g}"])
     with (out / "moodle.csv").open("w", newline="", encoding="utf-8") as file:
         writer = SafeWriter(file)

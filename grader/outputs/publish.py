@@ -17,8 +17,9 @@ from grader.results import LearnerResult
 
 
 def write_all(results: list[LearnerResult], out: pathlib.Path, sids: dict[str, str],
-              roster: dict | None) -> tuple[pathlib.Path, list[str]]:
-    write_csv(results, out / "grades.csv")
+              roster: dict | None, refused: list[tuple[str, str]] | None = None) -> tuple[pathlib.Path, list[str]]:
+    """``refused``: the entries of the submissions folder not taken for hand-ins (name, why)."""
+    write_csv(results, out / "grades.csv", refused or [])
     plot_distribution(results, out / "scores.png")
     rows = classreport.mistakes(results)
     classreport.write_mistakes_csv(rows, out / "mistakes.csv")
@@ -30,20 +31,23 @@ def write_all(results: list[LearnerResult], out: pathlib.Path, sids: dict[str, s
     return report, missing
 
 
-def write_part(results: list[LearnerResult], sids: dict[str, str], out: pathlib.Path, shard: str) -> pathlib.Path:
-    """One shard's results, for ``merge``."""
+def write_part(results: list[LearnerResult], sids: dict[str, str], out: pathlib.Path, shard: str,
+               refused: list[tuple[str, str]] | None = None) -> pathlib.Path:
+    """One shard's results, for ``merge``; every shard names the same refusals."""
     target = out / f"part-{shard.replace('/', '-of-')}.json"
-    target.write_text(json.dumps({"shard": shard, "sids": sids, "results": [r.to_json() for r in results]}))
+    target.write_text(json.dumps({"shard": shard, "sids": sids, "results": [r.to_json() for r in results],
+                                  "refused": [list(r) for r in refused or []]}))
     return target
 
 
 def merge(out: pathlib.Path, parts: list[pathlib.Path], roster: dict | None) -> tuple[pathlib.Path, list[str]]:
     """Collect shard outputs (each a part-*.json beside its feedback/) into ``out``."""
-    results, sids = [], {}
+    results, sids, refused = [], {}, set()
     (out / "feedback").mkdir(parents=True, exist_ok=True)
     for part in parts:
         data = json.loads(part.read_text())
         sids.update(data["sids"])
+        refused |= {(str(name), str(why)) for name, why in data.get("refused", [])}
         results += [LearnerResult.from_json(r) for r in data["results"]]
         for sid in data["sids"].values():
             page = part.parent / "feedback" / f"{sid}.html"
@@ -52,7 +56,7 @@ def merge(out: pathlib.Path, parts: list[pathlib.Path], roster: dict | None) -> 
     learners = [r.learner for r in results]
     if len(set(learners)) != len(learners):
         raise ValueError("a learner appears in more than one part: were the same shards graded twice?")
-    return write_all(results, out, sids, roster)
+    return write_all(results, out, sids, roster, sorted(refused))
 
 
 class Progress:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import pathlib
 import textwrap
+from collections.abc import Sequence
 
 from grader.results import LearnerResult
 from grader.tasks import POINTS, STAGES, TASKS, tasks_of
@@ -52,19 +53,25 @@ class SafeWriter:
         self.writer.writerow([spreadsheet_safe(cell) for cell in row])
 
 
-def write_csv(results: list[LearnerResult], path: pathlib.Path) -> None:
-    """One row per learner: the total, each stage, each task, and the hand-in's problems."""
-    columns = ["learner", "total"] + [f"stage{s}" for s in STAGES] + [f"task{t}" for t in TASKS]
+def write_csv(results: list[LearnerResult], path: pathlib.Path, refused: Sequence[tuple[str, str]] = ()) -> None:
+    """The column ``row`` says what each row is: ``maximum`` (the points possible, first),
+    ``graded`` (one per learner: the total, each stage, each task, the hand-in's problems)
+    or ``refused`` (an entry of the submissions folder not taken for a hand-in, and why).
+    Whatever a learner id is, it cannot pass for another kind of row."""
+    columns = ["row", "learner", "total"] + [f"stage{s}" for s in STAGES] + [f"task{t}" for t in TASKS]
+    tail = ["late_days", "penalty_percent", "final", "problems"]
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = SafeWriter(file)
-        writer.writerow(columns + ["late_days", "penalty_percent", "final", "problems"])
-        writer.writerow(["(maximum)", f"{sum(POINTS.values()):g}"]
+        writer.writerow(columns + tail)
+        writer.writerow(["maximum", "", f"{sum(POINTS.values()):g}"]
                         + [f"{sum(POINTS[t] for t in tasks_of(s)):g}" for s in STAGES]
                         + [f"{POINTS[t]:g}" for t in TASKS] + ["", "", f"{sum(POINTS.values()):g}", ""])
         for r in sorted(results, key=lambda r: r.learner):
-            writer.writerow([r.learner, f"{r.total[0]:g}"] + [f"{r.stage_score(s)[0]:g}" for s in STAGES]
+            writer.writerow(["graded", r.learner, f"{r.total[0]:g}"] + [f"{r.stage_score(s)[0]:g}" for s in STAGES]
                             + [f"{r.tasks[t].score:g}" for t in TASKS]
                             + [r.late_days, f"{r.penalty:g}", f"{r.final:g}", "; ".join(r.problems)])
+        for name, reason in sorted(refused):
+            writer.writerow(["refused", name] + [""] * (len(columns) + len(tail) - 3) + [reason])
 
 
 def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:

@@ -56,15 +56,19 @@ c.Application.log_level = "INFO"
 
 
 def safe_id(learner: str) -> str:
-    """A learner id nbgrader and every file system can use, distinct for distinct ids: a
-    changed id gets a hash of the original at its end, and an id that already ends like
-    that is hashed too, so that no learner's own id can be another's changed one."""
-    clean = re.sub(r"[^A-Za-z0-9_-]", "_", learner)[:40].strip("_") or "learner"
-    if clean == learner and not HASHED.search(learner):
+    """A learner id nbgrader, a command line and every file system can use, distinct for
+    distinct ids even where case is ignored (macOS, Windows): an id is kept only when it
+    is lower-case letters, digits, ``_`` and ``-`` not at its start; any other gets a hash
+    of the original at its end, and an id that already ends like that is hashed too, so
+    that no learner's own id can be another's changed one."""
+    if PLAIN.match(learner) and not HASHED.search(learner):
         return learner
-    return f"{clean}-{hashlib.sha1(learner.encode()).hexdigest()[:8]}"
+    clean = re.sub(r"[^A-Za-z0-9_-]", "_", learner)[:40].strip("_-") or "learner"
+    digest = hashlib.sha1(learner.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{clean}-{digest}"
 
 
+PLAIN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 HASHED = re.compile(r"-[0-9a-f]{8}$")
 
 

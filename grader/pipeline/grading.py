@@ -55,7 +55,8 @@ def grade_stages(hand_in: HandIn, settings: Settings,
                  progress: Callable[[str], None] = lambda stage: None) -> LearnerResult:
     """Every stage's checks against a hand-in already read (``check``, ``autograde``, a
     queue worker). What one stage learns of the hand-in (an import that hangs) is kept for
-    the later ones in a ``HandInMemory`` that lives as long as this call."""
+    the later ones in a ``HandInMemory`` that lives as long as this call; what it noted
+    for the learner joins the hand-in's problems."""
     from grader.pipeline.stages import HandInMemory, run_stage
     memory = HandInMemory()
     result = LearnerResult(hand_in.learner, problems=list(hand_in.problems))
@@ -68,6 +69,7 @@ def grade_stages(hand_in: HandIn, settings: Settings,
                 result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
     finally:
         memory.close()
+    result.problems += memory.notes()
     return result
 
 
@@ -136,27 +138,3 @@ def become_subreaper() -> None:
     if hasattr(os, "sched_getaffinity"):
         import ctypes
         ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-
-
-def find_learners(folder: pathlib.Path) -> list[tuple[str, pathlib.Path, tuple[str, ...]]]:
-    """One learner per entry of ``folder`` (a .zip named by its id, or a folder), with notes
-    for it. Two entries with the same id are both graded, under their full names."""
-    entries = []
-    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-        if entry.name.startswith("."):
-            continue
-        name = entry.name
-        learner = name[:-4] if name.lower().endswith(".zip") and not entry.is_dir(follow_symlinks=False) else name
-        entries.append((learner, pathlib.Path(entry.path), name))
-    counts: dict[str, int] = {}
-    for learner, _, _ in entries:
-        counts[learner] = counts.get(learner, 0) + 1
-    found = []
-    for learner, path, name in entries:
-        notes: tuple[str, ...] = ()
-        if counts[learner] > 1:
-            notes = (f"two hand-ins have the learner id {learner!r}: each was graded under its full name ({name!r}); "
-                     "the instructor decides which one counts",)
-            learner = name
-        found.append((learner, path, notes))
-    return found

@@ -11,27 +11,22 @@ sentence in ``problems`` and, if nothing can be graded, ``broken``; nothing here
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shutil
 import stat
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from grader.pipeline.unpack import MAX_FILE, File, damage, graded, printable, walk, zip_entries
 from grader.tasks import STAGES
 
-SKIPPED = {".venv", "venv", "env", "__pycache__", ".ipynb_checkpoints", "build", "dist", ".git", "node_modules",
-           ".pytest_cache", ".hypothesis", ".mypy_cache", "__MACOSX", "site-packages", ".tox", "grader-output"}
 MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}(\.py)?$")
-MAX_FILE = 1 * 2**20          # one package file
 MAX_PACKAGE = 8 * 2**20       # all of a package's files
 MAX_FILES = 200               # files in a package
-MAX_ENTRIES = 200_000         # entries looked at in a folder or zip
-MAX_DEPTH = 16
 DATA = Path(__file__).resolve().parents[2] / "minitorch" / "data"  # the course's data, not the learner's
 
 
@@ -44,32 +39,26 @@ class HandIn:
     broken: str | None = None                                  # why nothing can be graded
 
 
-@dataclass
-class _File:
-    parts: tuple[str, ...]
-    size: int
-    read: Callable[[], bytes | None]  # None: unreadable, already explained
-
-
 def read_hand_in(path: Path, learner: str, into: Path) -> HandIn:
     hand_in = HandIn(learner)
+    name = printable(path.name)
     try:
         mode = os.lstat(path).st_mode
     except OSError as error:
-        hand_in.broken = f"{path.name} could not be read ({error.strerror})"
+        hand_in.broken = f"{name} could not be read ({error.strerror})"
         return _done(hand_in)
     if stat.S_ISLNK(mode):
-        hand_in.broken = f"{path.name} is a symbolic link; hand in the folder or .zip itself"
+        hand_in.broken = f"{name} is a symbolic link; hand in the folder or .zip itself"
     elif stat.S_ISDIR(mode):
-        _collect(hand_in, _walk(path, hand_in), into)
+        _collect(hand_in, walk(path, hand_in), into)
     elif stat.S_ISREG(mode) and path.name.lower().endswith(".zip"):
         try:
             with zipfile.ZipFile(path) as archive:
-                _collect(hand_in, _zip_entries(archive, hand_in), into)
+                _collect(hand_in, zip_entries(archive, hand_in), into)
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError) as error:
-            hand_in.broken = f"{path.name} is not a readable .zip file ({type(error).__name__}: {error})"[:300]
+            hand_in.broken = f"{name} is not a readable .zip file ({damage(error)})"[:300]
     else:
-        hand_in.broken = f"{path.name} is not a folder or a .zip file"
+        hand_in.broken = f"{name} is not a folder or a .zip file"
     return _done(hand_in)
 
 
@@ -83,102 +72,16 @@ def _done(hand_in: HandIn) -> HandIn:
     return hand_in
 
 
-def _walk(top: Path, hand_in: HandIn):
-    """Regular files below ``top``, without following links; the rest is noted."""
-    stack: list[tuple[Path, tuple[str, ...]]] = [(top, ())]
-    seen = 0
-    while stack:
-        folder, parts = stack.pop()
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            hand_in.ignored.append("/".join(parts) + "/ (unreadable)")
-            continue
-        for entry in entries:
-            seen += 1
-            if seen > MAX_ENTRIES:
-                hand_in.problems.append(f"more than {MAX_ENTRIES} files: the rest was not looked at")
-                return
-            name = entry.name
-            here = (*parts, name)
-            if entry.is_symlink():
-                hand_in.ignored.append("/".join(here) + " (a symbolic link)")
-            elif entry.is_dir(follow_symlinks=False):
-                if name in SKIPPED or name.startswith(".") or len(here) > MAX_DEPTH:
-                    hand_in.ignored.append("/".join(here) + "/")
-                else:
-                    stack.append((Path(entry.path), here))
-            elif entry.is_file(follow_symlinks=False):
-                size = entry.stat(follow_symlinks=False).st_size
-                yield _File(here, size, functools.partial(_read_regular, entry.path, here, hand_in))
-            elif _graded(here):
-                hand_in.ignored.append("/".join(here) + " (not a regular file)")
-
-
-def _read_regular(path: str, parts: tuple, hand_in: HandIn) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as error:
-        hand_in.problems.append(f"{'/'.join(parts)} could not be read ({error.strerror})")
-        return None
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            return None
-        return file.read(MAX_FILE + 1)
-
-
-def _zip_entries(archive: zipfile.ZipFile, hand_in: HandIn):
-    infos = archive.infolist()
-    if len(infos) > MAX_ENTRIES:
-        hand_in.problems.append(f"more than {MAX_ENTRIES} entries: the rest was not looked at")
-    for info in infos[:MAX_ENTRIES]:
-        name = info.filename.replace("\\", "/")  # zips made on Windows
-        parts = tuple(p for p in PurePosixPath(name).parts if p not in ("", "/", "."))
-        if not parts or info.is_dir():
-            continue
-        if ".." in parts:
-            hand_in.problems.append(f"{name}: a path leading out of the zip, skipped")
-            continue
-        if any(p in SKIPPED or p.startswith(".") for p in parts[:-1]):
-            top = next(p for p in parts[:-1] if p in SKIPPED or p.startswith("."))
-            label = "/".join(parts[:parts.index(top) + 1]) + "/"
-            if label not in hand_in.ignored:
-                hand_in.ignored.append(label)
-            continue
-        kind = (info.external_attr >> 16) & 0o170000
-        if kind and kind != stat.S_IFREG:
-            if _graded(parts):
-                hand_in.ignored.append(f"{name} (a link or special file)")
-            continue
-        if info.flag_bits & 0x1:
-            if _graded(parts):
-                hand_in.problems.append(f"{name} is encrypted and cannot be read")
-            continue
-
-        def read(info=info, parts=parts):
-            try:
-                with archive.open(info) as file:
-                    return file.read(MAX_FILE + 1)
-            except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, NotImplementedError) as error:
-                hand_in.problems.append(f"{'/'.join(parts)} could not be unpacked ({type(error).__name__})")
-                return None
-        yield _File(parts, info.file_size, read)
-
-
-def _graded(parts: tuple) -> bool:
-    return "minitorch" in parts[:-1] and parts[-1].endswith(".py")
-
-
-def _collect(hand_in: HandIn, files, into: Path) -> None:
+def _collect(hand_in: HandIn, files: Iterable[File], into: Path) -> None:
     """Group the package files by the ``minitorch/`` folder they are in, pick the package
     of each stage (the one in a folder named like the stage, else the shallowest), and
     copy the chosen ones into ``into``."""
-    packages: dict[tuple, dict[tuple, _File]] = {}
+    packages: dict[tuple, dict[tuple, File]] = {}
     notebooks = 0
     for f in files:
         if f.parts[-1].endswith(".ipynb"):
             notebooks += 1
-        if not _graded(f.parts):
+        if not graded(f.parts):
             continue
         at = len(f.parts) - 1 - f.parts[::-1].index("minitorch", 1)
         root, inner = f.parts[:at + 1], f.parts[at + 1:]
@@ -187,6 +90,7 @@ def _collect(hand_in: HandIn, files, into: Path) -> None:
             continue
         packages.setdefault(root, {})[inner] = f
     roots = sorted((r for r, fs in packages.items() if ("__init__.py",) in fs), key=lambda r: (len(r), r))
+    hand_in.ignored += [f"{'/'.join(r)}/ (no __init__.py, so not a package)" for r in sorted(packages) if r not in roots]
     if not roots:
         hand_in.broken = "no minitorch/ package found (a folder minitorch/ holding __init__.py)"
         return
@@ -202,11 +106,13 @@ def _collect(hand_in: HandIn, files, into: Path) -> None:
         used = sorted({"/".join(r) for r in copies})
         hand_in.problems.append(f"graded the package in {', '.join(used)}" if len(used) > 1 else
                                 f"graded the package {used[0]}/")
+    hand_in.ignored += [f"{'/'.join(r)}/ (another minitorch package: each stage grades the one in its own folder, "
+                        "else the shallowest)" for r in roots if r not in copies]
     if not hand_in.packages and not hand_in.broken:
         hand_in.broken = "the minitorch/ package could not be read"
 
 
-def _copy(files: dict[tuple, _File], target: Path, root: tuple, hand_in: HandIn) -> Path | None:
+def _copy(files: dict[tuple, File], target: Path, root: tuple, hand_in: HandIn) -> Path | None:
     where = "/".join(root)
     if len(files) > MAX_FILES:
         hand_in.problems.append(f"{where}/ has more than {MAX_FILES} .py files: not graded")

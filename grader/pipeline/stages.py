@@ -2,10 +2,13 @@
 
 ``run_stage`` starts the learner's process (``boundary.runner.LearnerProcess``), runs every
 part of the stage's tasks, and returns a ``Verdict`` per part. ``HandInMemory`` is what the
-stages of one hand-in learn about it as they go: a package whose import hung or killed its
-process in one stage is not run again in later stages with the same files (each time it
-would cost the stage's whole time budget). It is a value the caller holds for one hand-in,
-never a module global.
+stages of one hand-in learn about it as they go, a value the caller holds for one hand-in,
+never a module global: the learner's process, kept for the next stage when it grades the
+same files; whether the package's import hung or killed its process, in which case a later
+stage gives the import one short try of its own (``retry_seconds``) instead of its whole
+budget again, since nothing makes it certain that it would fail the same way there; and
+the notes for the learner that no part's verdict holds (a file with a syntax error that
+was never imported).
 """
 
 from __future__ import annotations
@@ -27,14 +30,23 @@ from grader.settings import Settings
 from grader.tasks import PARTS, stage_of
 
 
+def retry_seconds(settings: Settings) -> float:
+    """The import's time in a stage after one where it hung: a quarter of a call's, at
+    least 5 s (an import takes about 1 s), never more than a call's."""
+    return min(settings.call_seconds, max(5.0, settings.call_seconds / 4))
+
+
 @dataclass
 class HandInMemory:
-    """What earlier stages of this hand-in found (package digest -> why its import failed),
-    and the learner's process they used, kept for the next stage when it grades the same
-    files (starting a confined process costs more than most stages' checks)."""
+    """What earlier stages of this hand-in found: whose import hung or killed its process
+    (package digest -> why; a later stage gives it one short try), the files no stage
+    imported that do not compile, and the learner's process they used, kept for the next
+    stage when it grades the same files (starting a confined process costs more than most
+    stages' checks)."""
     hung: dict[str, str] = field(default_factory=dict)
     process: LearnerProcess | None = None
     digest: str = ""
+    unused: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)  # digest -> broken files never imported
 
     def process_for(self, package: pathlib.Path, digest: str, settings: Settings) -> LearnerProcess:
         if self.process is not None and (self.digest != digest or self.process.settings != settings):
@@ -42,8 +54,14 @@ class HandInMemory:
         if self.process is None:
             self.process, self.digest = LearnerProcess(package, settings), digest
         else:
-            self.process.new_stage()
+            self.process.new_stage(package)
         return self.process
+
+    def notes(self) -> list[str]:
+        """For the learner: each file that does not compile and that no stage imported."""
+        found = sorted(set().union(*self.unused.values()))
+        return [f"{file} has {why}{f' at line {line}' if line != '0' else ''} and was not used (never imported), "
+                "so it cost nothing" for file, line, why in found]
 
     def close(self) -> None:
         if self.process is not None:
@@ -58,12 +76,18 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
     own = memory is None  # a caller without a memory gets a process for this stage only
     memory = memory if memory is not None else HandInMemory()
     digest = _digest(pathlib.Path(package))
-    if digest in memory.hung:
-        return failed_everywhere(f"{memory.hung[digest]} (in an earlier stage: this stage was not run again)",
-                                 "crash or timeout", [stage])
     verdicts = []
     w = memory.process_for(pathlib.Path(package), digest, settings)
     try:
+        if digest in memory.hung:
+            seconds = retry_seconds(settings)
+            try:
+                w.start(import_seconds=seconds)
+            except Lost as error:
+                return failed_everywhere(f"{error} (as in an earlier stage: this stage gave the import one short "
+                                         f"try of {seconds:g} s, not its whole budget)", "crash or timeout", [stage])
+            except Unimportable:
+                pass  # each part says so
         for task, parts in PARTS.items():
             if stage_of(task) != stage:
                 continue
@@ -71,6 +95,7 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
             for name, points in parts.items():
                 message, pitfall, keep = _run_part(registry[(task, name)], w, f"{task}/{name}")
                 verdicts.append(Verdict(task, name, points, points * keep, message, pitfall))
+        _look_at_unused_files(w, digest, memory)
     finally:
         if own:
             memory.close()
@@ -78,6 +103,22 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
             and "importing the package" in verdicts[0].message:
         memory.hung[digest] = verdicts[0].message
     return verdicts
+
+
+def _look_at_unused_files(w: LearnerProcess, digest: str, memory: HandInMemory) -> None:
+    """The package's files that this stage's process has not imported and that do not
+    compile: they cost nothing, but the learner should know. A file counts only if no
+    stage imported it (a package may import a module only when a later stage uses it)."""
+    if w.process is None:
+        return
+    w.task = None
+    try:
+        found = w.call("unused_files", doing="looking for files that were never imported", package=str(w.package))
+    except (Lost, Raised, Unimportable):
+        return
+    seen = {tuple(str(x)[:200] for x in item) for item in (found if isinstance(found, list) else [])
+            if isinstance(item, list) and len(item) == 3}
+    memory.unused[digest] = memory.unused[digest] & seen if digest in memory.unused else seen
 
 
 def _digest(package: pathlib.Path) -> str:

@@ -1,8 +1,12 @@
 """A class of learners, one per failure mode, for the class-grading test.
 
-Each learner is (id, how to build the hand-in, expectation). Expectations: "reference"
-(the reference package's score), "zero", or a number of points; plus words its feedback
-or problems must hold. Builders get the folder of hand-ins and the learner's id.
+Each learner is (id, how to build the hand-in, expectation, words its feedback or problems
+must hold). Expectations: "reference" (the reference package's score), "zero",
+"reference-0.5" (that many points less), "reference-stage N" (less stage N's points),
+"reference-part TASK/PART" (less that part's points), or "refused" (no row of its own: a
+refused one, whose reason holds the words). Builders get the folder of hand-ins and the
+learner's id (the entry's name, less .zip); ``SHOWN`` gives the row's label where it
+differs from the id.
 """
 
 import os
@@ -69,12 +73,61 @@ def stubbed_with(code: str):
                   source=ROOT / "minitorch")
 
 
+def appended(code: str, source=REFERENCE):
+    """``source`` with ``code`` run at the end of the package's import."""
+    def build(where: pathlib.Path, learner: str) -> pathlib.Path:
+        target = folder(source=source)(where, learner)
+        with (target / "minitorch" / "__init__.py").open("a") as init:
+            init.write("\n" + code + "\n")
+        return target
+    return build
+
+
 def raw(data: bytes, name_suffix=".zip"):
     def build(where, learner):
         target = where / f"{learner}{name_suffix}"
         target.write_bytes(data)
         return target
     return build
+
+
+def in_its_first_copy(code: str):
+    """A package in ``01_chain_rule/minitorch/`` (stage 1 grades it) and the same files in
+    ``minitorch/`` (the other stages): ``code`` runs on import in the first copy only."""
+    guarded = "import os as _o\nif _o.path.basename(_o.path.dirname(_o.path.dirname(__file__))) == 'package0':\n" \
+              + "".join(f"    {line}\n" for line in code.splitlines())
+    def build(where, learner):
+        target = on_import(guarded)(where, learner)
+        shutil.copytree(target / "minitorch", target / "01_chain_rule" / "minitorch")
+        return target
+    return build
+
+
+def damaged_member(member: str, extra: str | None = None):
+    """A zip of the reference (stored, not compressed) with one byte of ``member`` changed:
+    its CRC no longer matches. ``extra``: a member added first (for damaging it)."""
+    def build(where, learner):
+        staging = folder(notebooks=False)(where / ".staging", learner)
+        if extra:
+            (staging / extra).write_text("HELPER = 1\n" * 20)
+        target = where / f"{learner}.zip"
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
+            for path in sorted(staging.rglob("*")):
+                if path.is_file():
+                    archive.write(path, str(path.relative_to(staging)))
+        shutil.rmtree(where / ".staging")
+        data = bytearray(target.read_bytes())
+        with zipfile.ZipFile(target) as archive:
+            info = archive.getinfo(member)
+        start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+        data[start + 5] ^= 0x20
+        target.write_bytes(bytes(data))
+        return target
+    return build
+
+
+def another_package(target):
+    shutil.copytree(target / "minitorch", target / "old" / "minitorch")
 
 
 def fifo_in_package(target):
@@ -154,11 +207,74 @@ CHEATS = {
 SCRIPT_ERROR = '<script>alert(1)</script><img src=x onerror=alert(2)>'
 
 
+HUGE_GRADIENT = """
+import numpy as _np
+from . import ops_norm as _norm
+_backward = _norm.LayerNorm.backward
+def _huge(ctx, grad):
+    gx, _, gb = _backward(ctx, grad)
+    return gx, _np.broadcast_to(_np.float64(0.0), (2**28,)), gb   # 2 GiB, next to correct gradients
+_norm.LayerNorm.backward = staticmethod(_huge)
+"""
+BOMB_IN_CALLS = """
+from . import function as _function
+def _bomb(self, *args, **kwargs):
+    import os, time
+    while True:
+        try:
+            if os.fork() == 0:
+                while True:
+                    time.sleep(1)
+        except OSError:
+            pass
+_function.Context.__init__ = _bomb
+"""
+NFC, NFD = "cr\u00e8me", "cre\u0300me"
+NON_UTF8 = os.fsdecode(b"latin1-caf\xe9")
+# entries whose row in grades.csv is labelled otherwise than their name
+SHOWN = {"-leading-dash": "'-leading-dash", NON_UTF8: "latin1-caf\\xe9", NFC: "cr\\xe8me", NFD: "cre\\u0300me"}
+SLOW = {"bomb-in-calls": 60.0}   # seconds a learner's grading may take at most (FLAGS' budgets)
+
+
+def odd_names():
+    """Issue 25's hand-ins that must not vanish or collide, and the maxima row's impostor."""
+    return [
+        ("...zip", renamed(zipped(folder(notebooks=False)), "...zip"), "refused", "starts with a dot"),
+        (".DS_Store", raw(b"\x00\x00\x00\x01Bud1", ""), "refused", "starts with a dot"),
+        ("   ", folder(notebooks=False), "reference", ""),
+        ("-leading-dash", folder(notebooks=False), "reference", ""),
+        ("l" * 200, zipped(folder(notebooks=False)), "reference", ""),
+        (NON_UTF8, folder(notebooks=False), "reference", ""),
+        ("Case-Twin", folder(notebooks=False), "reference", "differ only in case"),
+        ("case-twin", folder(notebooks=False), "reference", "differ only in case"),
+        (NFC, folder(notebooks=False), "reference", "Unicode normalisation"),
+        (NFD, folder(notebooks=False), "reference", "Unicode normalisation"),
+        ("(maximum)", folder(notebooks=False), "reference", ""),
+    ]
+
+
+def issue25():
+    """One learner (or more) per hole of issue 25 beyond the names."""
+    return [
+        ("import-hangs-in-one-stage", in_its_first_copy("import time as _t\n_t.sleep(600)"), "reference-stage 1",
+         "took longer"),
+        ("import-exits-in-one-stage", in_its_first_copy("_o._exit(0)"), "reference-stage 1", "died"),
+        ("huge-gradient", appended(HUGE_GRADIENT), "reference-part 7.1/gradients for weight and bias",
+         "2,048 MiB"),
+        ("damaged-unused-member", damaged_member("minitorch/extra_helpers.py", "minitorch/extra_helpers.py"),
+         "reference", "the zip's member minitorch/extra_helpers.py is damaged (CRC mismatch"),
+        ("damaged-tensor", damaged_member("minitorch/tensor.py"), "zero",
+         "the zip's member minitorch/tensor.py is damaged (CRC mismatch"),
+        ("two-packages", with_files(folder(), another_package), "reference", "old/minitorch/ (another minitorch"),
+        ("bomb-in-calls", appended(BOMB_IN_CALLS, source=ROOT / "minitorch"), "zero", "process bomb"),
+    ]
+
+
 def learners():
     cls = [
         ("honest-a", folder(), "reference", ""),
         ("blank", folder(source=ROOT / "minitorch"), "zero", "not implemented"),
-        ("corrupt-zip", raw(b"PK\x03\x04 this is not a zip"), "zero", "not a readable .zip"),
+        ("corrupt-zip", raw(b"PK\x03\x04 this is not a zip"), "zero", "not a readable .zip file (no zip directory"),
         ("not-a-zip.tar.gz", raw(b"hello", ""), "zero", "not a folder or a .zip"),
         ("encrypted-zip", zipped(folder(), extra=None), "reference", ""),
         ("windows-zip", zipped(folder(), windows=True), "reference", ""),
@@ -169,7 +285,8 @@ def learners():
         ("dangling-link", with_files(folder(), dangling_link), "reference", "symbolic link"),
         ("links-to-grader", with_files(folder(), link_to_grader), "reference", "symbolic link"),
         ("folder-named-py", with_files(folder(), folder_named_py), "reference", ""),
-        ("unused-syntax-error", with_files(folder(), unused_syntax_error), "reference", ""),
+        ("unused-syntax-error", with_files(folder(), unused_syntax_error), "reference",
+         "minitorch/scratchpad.py has a syntax error"),
         ("junk-folders", with_files(folder(), junk), "reference", ".venv/"),
         ("broken-notebooks", with_files(folder(), bad_notebooks), "reference", ""),
         ("no-package", with_files(folder(), lambda t: shutil.rmtree(t / "minitorch")), "zero", "no minitorch/"),
@@ -191,4 +308,4 @@ def learners():
     cls += [(name, on_import(code), "reference", "") for name, code in HOSTILE_IMPORTS.items()]
     cls += [(name, stubbed_with(code), "zero", "") for name, code in CHEATS.items()]
     cls.append(("honest-c", folder(), "reference", ""))
-    return cls
+    return cls + odd_names() + issue25()

@@ -13,14 +13,16 @@ import subprocess
 import sys
 
 import pytest
-from hostile import PLANTED, SCRIPT_ERROR, learners
+from hostile import PLANTED, SCRIPT_ERROR, SHOWN, SLOW, learners
 
 from grader.boundary.confinement import landlock_abi
-from grader.pipeline.course import safe_id
+from grader.tasks import PARTS, POINTS, tasks_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FLAGS = ["--jobs", "2", "--call-seconds", "5", "--stage-seconds", "20"]
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(landlock_abi() < 1, reason="grading a hostile class needs Landlock")]
+ROSTER = {"honest-a": "Honest A", "(maximum)": "Max Imum", "-leading-dash": "Dash"}
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800),  # two gradings of the class, on a busy machine too
+              pytest.mark.skipif(landlock_abi() < 1, reason="grading a hostile class needs Landlock")]
 
 
 def fingerprint(folder: pathlib.Path) -> dict:
@@ -32,9 +34,27 @@ def fingerprint(folder: pathlib.Path) -> dict:
     return seen
 
 
-def read_grades(path: pathlib.Path) -> dict:
-    rows = list(csv.DictReader(path.open(encoding="utf-8")))
-    return {r["learner"]: r for r in rows[1:]}
+def read_grades(path: pathlib.Path, kind: str = "graded") -> dict:
+    """grades.csv's rows of one kind (graded, refused, maximum), by learner."""
+    return {r["learner"]: r for r in csv.DictReader(path.open(encoding="utf-8")) if r["row"] == kind}
+
+
+def sids(out: pathlib.Path) -> dict:
+    """The course's map of learner ids (as grades.csv shows them) to safe ids."""
+    from grader.outputs.tables import spreadsheet_safe
+    return {spreadsheet_safe(learner): sid for sid, learner in csv.reader((out / "course" / "learners.csv").open())}
+
+
+def expected_total(expectation: str, reference: float) -> float:
+    """"reference", "zero", "reference-0.5", "reference-stage 1" or "reference-part TASK/PART"."""
+    if expectation in ("reference", "zero"):
+        return reference if expectation == "reference" else 0.0
+    if expectation.startswith("reference-stage "):
+        return reference - sum(POINTS[t] for t in tasks_of(expectation.split(" ", 1)[1]))
+    if expectation.startswith("reference-part "):
+        task, part = expectation.split(" ", 1)[1].split("/", 1)
+        return reference - PARTS[task][part]
+    return reference - float(expectation.removeprefix("reference-"))
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +65,15 @@ def graded(tmp_path_factory):
         build(hand_ins, learner)
         expected[learner] = (expectation, phrase)
     before = fingerprint(hand_ins)
+    roster = tmp_path_factory.mktemp("roster") / "roster.csv"
+    with roster.open("w", newline="", encoding="utf-8") as file:
+        csv.writer(file).writerows([["learner", "name", "canvas_id"]] + [[k, v, str(i)] for i, (k, v) in
+                                                                         enumerate(ROSTER.items())])
     runs = []
     for run in range(2):
         out = tmp_path_factory.mktemp(f"out{run}")
-        done = subprocess.run([sys.executable, "-m", "grader", "autograde", str(hand_ins), "--out", str(out), *FLAGS],
-                              cwd=ROOT, capture_output=True, text=True, timeout=900)
+        done = subprocess.run([sys.executable, "-m", "grader", "autograde", str(hand_ins), "--out", str(out), *FLAGS,
+                               "--roster", str(roster)], cwd=ROOT, capture_output=True, text=True, timeout=900)
         assert done.returncode == 0, done.stderr[-3000:]
         runs.append((out, done))
     return hand_ins, expected, before, runs
@@ -57,22 +81,62 @@ def graded(tmp_path_factory):
 
 def test_every_learner_gets_the_expected_grade_with_a_reason(graded):
     hand_ins, expected, _, runs = graded
-    grades = read_grades(runs[0][0] / "grades.csv")
+    out = runs[0][0]
+    grades, refused, feedback = read_grades(out / "grades.csv"), read_grades(out / "grades.csv", "refused"), sids(out)
     reference = float(grades["honest-a"]["total"])
     assert reference >= 75
     wrong = {}
     for learner, (expectation, phrase) in expected.items():
-        key = learner if learner not in ("dup", "dup.zip") else learner
+        key = SHOWN.get(learner, learner)
+        if expectation == "refused":
+            if phrase not in refused.get(key, {}).get("problems", "") or key in grades:
+                wrong[learner] = ("not refused with its reason", refused.get(key))
+            continue
         row = grades.get(key)
         if row is None:
             wrong[learner] = "no row"
             continue
-        want = {"reference": reference, "zero": 0.0, "reference-0.5": reference - 0.5}[expectation]
-        page = (runs[0][0] / "feedback" / f"{safe_id(key)}.html").read_text(encoding="utf-8")
+        want = expected_total(expectation, reference)
+        page = (out / "feedback" / f"{feedback[key]}.html").read_text(encoding="utf-8")
         text = row["problems"] + page
         if float(row["total"]) != want or phrase.lower() not in text.lower():
-            wrong[learner] = (row["total"], want, phrase, row["problems"][:200])
+            wrong[learner] = (row["total"], want, phrase, row["problems"][:300])
     assert wrong == {}
+
+
+def test_hand_ins_in_are_rows_out_and_refusals_named(graded):
+    """Every entry of the submissions folder is a graded row or a refused one, in grades.csv
+    and in the run's summary; no two rows, safe ids or feedback pages are one, even where
+    case is ignored; one row holds the maxima, whatever the learners are called."""
+    hand_ins, _, _, runs = graded
+    out, done = runs[0]
+    entries = len(os.listdir(hand_ins))
+    grades, refused = read_grades(out / "grades.csv"), read_grades(out / "grades.csv", "refused")
+    rows = list(csv.DictReader((out / "grades.csv").open(encoding="utf-8")))
+    assert len(rows) == 1 + entries == 1 + len(grades) + len(refused)
+    assert [r["row"] for r in rows].count("maximum") == 1 and rows[0]["row"] == "maximum"
+    assert grades["(maximum)"]["total"] == grades["honest-a"]["total"]
+    assert f"{entries} entries in {hand_ins}: {len(grades)} graded (a row each in grades.csv), {len(refused)} " \
+           "refused (named in grades.csv)" in done.stdout
+    assert all(f"refused {name!r}: " in done.stdout for name in refused)
+    pages = [p.name for p in (out / "feedback").iterdir()]
+    assert len({p.casefold() for p in pages}) == len(pages) == len(grades)
+    assert len({sid.casefold() for sid in sids(out).values()}) == len(grades)
+    canvas = list(csv.reader((out / "canvas.csv").open(encoding="utf-8")))
+    assert [row[0] for row in canvas[1:]].count("Points Possible") == 1
+    assert {row[0]: row[5] for row in canvas[2:]} == {name: grades[SHOWN.get(learner, learner)]["final"]
+                                                       for learner, name in ROSTER.items()}
+
+
+def test_no_learner_costs_more_than_its_budgets(graded):
+    """A learner's time from the progress lines (a process bomb in every call is stopped at
+    the call, not when the call's time is up)."""
+    _, _, _, runs = graded
+    for learner, most in SLOW.items():
+        for _, done in runs:
+            line = next(line for line in done.stdout.splitlines() if f" {learner}: " in line)
+            seconds = float(line.rsplit("(", 1)[1].split(" s)")[0])
+            assert seconds < most, (learner, seconds)
 
 
 def test_two_runs_agree_and_hand_ins_are_untouched(graded):
@@ -107,7 +171,7 @@ def test_nbgraders_own_autograde_agrees(graded):
     out = graded[3][0][0]
     grades = read_grades(out / "grades.csv")
     course = out / "course"
-    sid = safe_id("hangs-in-one-rule")
+    sid = sids(out)["hangs-in-one-rule"]
     env = dict(os.environ, PATH=str(pathlib.Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
     done = subprocess.run([str(pathlib.Path(sys.executable).parent / "nbgrader"), "autograde", "03_reductions",
                            "--student", sid, "--force"], cwd=course, capture_output=True, text=True, env=env,

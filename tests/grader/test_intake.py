@@ -53,3 +53,42 @@ def test_a_corrupt_zip_is_a_message_not_a_crash(tmp_path):
     bad.write_bytes(b"PK\x03\x04garbage")
     hand_in = read_hand_in(bad, "dee", tmp_path / "copy")
     assert hand_in.packages == {} and "not a readable .zip" in hand_in.broken
+
+
+def stored_zip(staged, target, damaged=None):
+    """A zip of ``staged`` without compression; one byte of ``damaged`` changed (its CRC then fails)."""
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as z:
+        for path in sorted(staged.rglob("*.py")):
+            z.write(path, str(path.relative_to(staged.parent)))
+    if damaged:
+        data = bytearray(target.read_bytes())
+        with zipfile.ZipFile(target) as z:
+            info = z.getinfo(damaged)
+        data[info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + 3] ^= 0x20
+        target.write_bytes(bytes(data))
+    return target
+
+
+def test_a_damaged_zip_member_and_a_damaged_zip_are_named_with_their_reason(tmp_path):
+    staged = write_package(tmp_path / "staged" / "minitorch")
+    (staged / "helpers.py").write_text("X = 1\n")
+    hand_in = read_hand_in(stored_zip(staged, tmp_path / "eve.zip", "minitorch/helpers.py"), "eve", tmp_path / "copy")
+    assert "the zip's member minitorch/helpers.py is damaged (CRC mismatch" in " ".join(hand_in.problems)
+    assert hand_in.broken is None and not (hand_in.packages["1"] / "helpers.py").exists()
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes((tmp_path / "eve.zip").read_bytes()[:-30])  # its zip directory cut off
+    broken = read_hand_in(cut, "cut", tmp_path / "copy2").broken
+    assert broken is not None and "no zip directory found" in broken
+
+
+def test_every_package_file_left_out_is_named(tmp_path):
+    learner = tmp_path / "fay"
+    write_package(learner / "minitorch")
+    write_package(learner / "old" / "minitorch")
+    (learner / "loose" / "minitorch").mkdir(parents=True)
+    (learner / "loose" / "minitorch" / "ops.py").write_text("x = 1\n")
+    (learner / "minitorch" / os.fsdecode(b"h\xe9lper.py")).write_text("x = 1\n")
+    text = " ".join(read_hand_in(learner, "fay", tmp_path / "copy").problems)
+    assert "old/minitorch/ (another minitorch package" in text
+    assert "loose/minitorch/ (no __init__.py, so not a package)" in text
+    assert "minitorch/h\\xe9lper.py (not a module name Python can import)" in text

@@ -93,6 +93,20 @@ def shout():
     sys.stderr.write("noise")
     return 42
 
+def bomb():
+    import time
+    while True:
+        try:
+            if os.fork() == 0:
+                while True:
+                    time.sleep(1)
+        except OSError:
+            pass
+
+def huge_beside_small():
+    import numpy as np
+    return [np.ones(3), np.ones(2**27), "fine"]  # 1 GiB beside two small values
+
 def fill_disk():
     with open("big", "wb") as f:
         for _ in range(1000):
@@ -293,6 +307,23 @@ def test_the_wire_carries_no_objects():
         wire.encode(obj)
 
 
+def test_each_value_of_an_answer_is_bounded_on_its_own():
+    from grader.boundary import wire
+    twelve = np.zeros(12 * 2**20 // 8)  # 12 MiB: under the limit for one value, but three exceed the answer's
+    nested: list = []
+    for _ in range(40):
+        nested = [nested]
+    answer = wire.bounded({"ok": [np.ones(2), np.empty(2, dtype=object), 2**70, "x" * (17 * 2**20),
+                                  [0.5] * 200_000, nested, object(), twelve, twelve, twelve]})
+    ok = answer["ok"]
+    assert np.array_equal(ok[0], np.ones(2)) and ok[1] == {"unsupported": "array of Python objects"}
+    assert ok[2] == {"oversized": {"bits": 71}} and ok[3] == {"oversized": {"characters": 17 * 2**20}}
+    assert ok[4] == {"oversized": {"length": 200_000}} and "nested too deeply" in str(ok[5])
+    assert ok[6] == {"unsupported": "object"} and ok[7] is twelve and ok[8] is twelve
+    assert wire.oversized(ok[9]) == "an array of shape (1572864,) and dtype float64 (12 MiB)"
+    assert len(wire.encode(answer)) < wire.MAX_FRAME
+
+
 def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
     import io
     import struct
@@ -322,19 +353,66 @@ def test_an_answer_a_check_cannot_handle_costs_that_part_only():
     assert keep == 0.0 and pitfall == "unjudgeable answer" and "could not judge" in message
 
 
-def test_a_package_whose_import_hangs_costs_its_time_once_not_in_every_stage(tmp_path):
-    from grader.pipeline.stages import HandInMemory, run_stage
+def test_an_import_that_hung_gets_one_short_try_in_each_later_stage(tmp_path):
+    """A hung import costs a stage's budget once; a later stage with the same files gives
+    it one short try (it may import there: here, only the copy in `first/` hangs)."""
+    from grader.pipeline.stages import HandInMemory, retry_seconds, run_stage
     memory = HandInMemory()
-    hanging = tmp_path / "hangs" / "minitorch"
-    hanging.mkdir(parents=True)
-    (hanging / "__init__.py").write_text("import time\ntime.sleep(600)\n")
+    code = "import os, time\nif os.path.basename(os.path.dirname(os.path.dirname(__file__))) == 'first':\n" \
+           "    time.sleep(600)\n"
+    for copy in ("first", "second"):
+        (tmp_path / copy / "minitorch").mkdir(parents=True)
+        (tmp_path / copy / "minitorch" / "__init__.py").write_text(code)
     quick = Settings(call_seconds=1.5, stage_seconds=10, restarts=1)
-    first = run_stage(hanging, "1", quick, memory)
+    first = run_stage(tmp_path / "first" / "minitorch", "1", quick, memory)
     assert "importing the package" in first[0].message and all(v.earned == 0 for v in first)
     start = time.monotonic()
-    later = run_stage(hanging, "2", quick, memory)
-    assert time.monotonic() - start < 1 and all("earlier stage" in v.message and v.earned == 0 for v in later)
-    (hanging / "__init__.py").write_text("import time\ntime.sleep(600)  # changed: judged again\n")
-    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick, memory))
+    again = run_stage(tmp_path / "first" / "minitorch", "2", quick, memory)
+    assert time.monotonic() - start < retry_seconds(quick) + 1.5
+    assert all("one short try" in v.message and v.earned == 0 for v in again)
+    elsewhere = run_stage(tmp_path / "second" / "minitorch", "3", quick, memory)  # same files, imports there
+    assert not any("importing the package" in v.message or "short try" in v.message for v in elsewhere)
+    assert {v.pitfall for v in elsewhere} == {"raised an error"}  # the empty package has no Exp, no Sum...
     # the next hand-in (a memory of its own), even with the same files, is judged afresh
-    assert all("earlier stage" not in v.message for v in run_stage(hanging, "2", quick, HandInMemory()))
+    assert all("short try" not in v.message for v in run_stage(tmp_path / "first" / "minitorch", "2", quick,
+                                                                HandInMemory()))
+
+
+@pytest.mark.parametrize("groups", [True, False], ids=["control groups", "sessions only"])
+def test_a_process_bomb_in_a_call_is_stopped_at_once_and_charged_to_that_call(package, groups, monkeypatch):
+    import grader.boundary.cage as cage
+    if groups and (os.geteuid() != 0 or not pathlib.Path("/sys/fs/cgroup/pids").is_dir()):
+        pytest.skip("needs root and the cgroup v1 pids controller")
+    if not groups:
+        monkeypatch.setattr(cage, "_make_cgroups", lambda *args: {})
+    with LearnerProcess(package, Settings(call_seconds=20)) as w:
+        start = time.monotonic()
+        with pytest.raises(Lost, match="process bomb"):
+            w.call("call", function="bomb", args=[])
+        assert time.monotonic() - start < 5  # not the call's 20 s
+        assert w.call("call", function="shout", args=[]) == 42  # a fresh process for the next call
+
+
+def test_an_oversized_value_is_replaced_by_a_marker_and_costs_only_itself(package):
+    from grader.checks.common import CheckFailure, explain
+    with LearnerProcess(package, Settings()) as w:
+        small, huge, text = w.call("call", function="huge_beside_small", args=[])
+        assert np.array_equal(small, np.ones(3)) and text == "fine"
+        assert huge == {"oversized": {"shape": [2**27], "dtype": "float64", "bytes": 2**30}}
+        assert w.call("call", function="shout", args=[]) == 42  # the same process lives on
+    with pytest.raises(CheckFailure, match="1,024 MiB") as failure:
+        explain("the gradient for input 1", huge, np.ones(4))
+    assert failure.value.pitfall == "oversized answer"
+
+
+def test_a_file_that_was_never_imported_and_does_not_compile_is_named(package):
+    (package / "scratch.py").write_text("x = 1\n\ndef broken(:\n")
+    (package / "tried.py").write_text("def broken(:\n")  # imported, and its error charged: not to be named
+    (package / "fine.py").write_text("y = 2\n")
+    with (package / "__init__.py").open("a") as init:
+        init.write("\ndef use_tried():\n    from . import tried\n")
+    with LearnerProcess(package, Settings()) as w:
+        with pytest.raises(Raised, match="SyntaxError"):
+            w.call("call", function="use_tried", args=[])
+        found = w.call("unused_files", package=str(package))
+    assert found == [["minitorch/scratch.py", 3, "a syntax error (invalid syntax)"]]

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from grader.pipeline.lateness import lateness, parse_deadline, submitted_at
+from grader.tasks import TOTAL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UTC = dt.UTC
@@ -56,7 +57,7 @@ def test_autograde_writes_canvas_and_moodle_imports_and_applies_the_policy(tmp_p
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "cy is not in the roster" in done.stderr
-    grades = {r["learner"]: r for r in csv.DictReader((out / "grades.csv").open())}
+    grades = {r["learner"]: r for r in csv.DictReader((out / "grades.csv").open()) if r["row"] == "graded"}
     total = float(grades["ana"]["total"])
     assert (grades["ana"]["late_days"], float(grades["ana"]["final"])) == ("0", total)
     assert (grades["bo"]["late_days"], grades["bo"]["penalty_percent"]) == ("2", "20")
@@ -98,3 +99,13 @@ def test_exported_cells_never_start_a_spreadsheet_formula(tmp_path):
     write_mistakes_csv(rows, tmp_path / "mistakes.csv")
     cells = [c for row in csv.reader((tmp_path / "mistakes.csv").open()) for c in row]
     assert cells[-1].startswith("'=HYPERLINK") and not any(c.startswith(("=", "@", "+")) for c in cells)
+
+
+def test_no_learner_passes_for_canvas_points_possible_row(tmp_path):
+    from grader.outputs.lms import write_exports
+    roster = {"Points Possible": {"learner": "Points Possible"}, "ana": {"learner": "ana", "name": "Ana"}}
+    write_exports({"Points Possible": 50.0, "ana": 70.0}, TOTAL, roster, tmp_path)
+    canvas = list(csv.reader((tmp_path / "canvas.csv").read_text().splitlines()))
+    assert [row[0] for row in canvas].count("Points Possible") == 1 and canvas[1] == ["Points Possible", "", "", "",
+                                                                                      "", f"{TOTAL:g}"]
+    assert {row[0]: row[5] for row in canvas[2:]} == {"Ana": "70", "Points Possible (learner)": "50"}

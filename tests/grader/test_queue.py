@@ -62,7 +62,7 @@ def local_grades(hand_ins, tmp_path_factory) -> str:
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     grades = (out / "grades.csv").read_text()
-    assert [row[:2] for row in csv.reader(grades.splitlines())][2:] == [
+    assert [row[1:3] for row in csv.reader(grades.splitlines()) if row[0] == "graded"] == [
         ["ana", FULL], ["bo", "0"], ["cy", f"{TOTAL - 0.5:g}"], ["slow", FULL], ["stray", FULL], ["writes-checks", "0"]]
     return grades
 

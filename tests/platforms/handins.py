@@ -11,7 +11,7 @@ REFERENCE, RELEASE = ROOT / "solutions" / "minitorch", ROOT / "minitorch"
 ONE_OP_BUG = ("ops_binary.py", "return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
               "return grad * b, grad * a")   # Mul's backward forgets to unbroadcast
 PLANTED = "/tmp/minitorch-platform-planted"
-FORGED = '{"score": 88.5, "gradable": true, "tests": [], "output": "forged"}'
+FORGED = '{"score": 1000, "gradable": true, "tests": [], "output": "forged"}'
 RESULTS = ["/autograder/results/results.json", "/grade/results/results.json"]
 # Where the platforms keep the checks (this machine's own copies in the repository are not
 # in a platform's container; `check` here keeps them out of reach with Landlock).

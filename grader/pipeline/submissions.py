@@ -1,0 +1,118 @@
+"""The submissions folder: which of its entries are hand-ins, and under which ids.
+
+Every entry of the folder ends as a hand-in to grade or as a refusal with its reason, so
+that hand-ins in = rows out + refusals named (grades.csv and the run's summary show both).
+A learner id is the entry's name (less ``.zip``) as a person can read it: bytes that are
+not UTF-8 and control characters are written as escapes (``\\xe9``, ``\\n``). Ids that
+differ only in case or Unicode normalisation (``Ana``/``ana``; ``é`` as one character or
+two) are a person's to tell apart: each is graded under its own full name, with a note,
+and never shares a row, a safe id or a feedback file with another (safe ids are also
+distinct ignoring case, as file names are on macOS and Windows).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import unicodedata
+from dataclasses import dataclass
+
+from grader.pipeline.course import safe_id
+from grader.pipeline.unpack import printable
+
+
+@dataclass(frozen=True)
+class Found:
+    learner: str                  # the id shown to people (grades.csv, feedback)
+    sid: str                      # the safe id (nbgrader, file names)
+    path: pathlib.Path
+    notes: tuple[str, ...] = ()   # about this hand-in among the others
+
+
+@dataclass(frozen=True)
+class Refused:
+    name: str                     # the entry's name, as a person can read it
+    reason: str
+
+
+def _key(name: str) -> str:
+    """What two ids a person could take for one share."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def _nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
+
+
+def find_learners(folder: pathlib.Path) -> tuple[list[Found], list[Refused]]:
+    """Each entry of ``folder`` as a hand-in (a .zip named by its learner's id, or a folder;
+    anything else is graded too and gets zero with its reason) or a refusal (hidden
+    entries: ``.DS_Store``, macOS's ``._name`` copies, a name of dots)."""
+    entries: list[tuple[str, str, pathlib.Path]] = []   # (learner id, full name, path), as people read them
+    refused = []
+    for entry in sorted(os.scandir(folder), key=lambda e: os.fsencode(e.name)):
+        name = printable(entry.name)
+        if entry.name.startswith("."):
+            refused.append(Refused(name, "its name starts with a dot, as hidden files' do (.DS_Store, macOS's ._ "
+                                         "copies): not taken for a hand-in; rename it to the learner's id to grade it"))
+            continue
+        is_zip = entry.name.lower().endswith(".zip") and not entry.is_dir(follow_symlinks=False)
+        entries.append((printable(entry.name[:-4]) if is_zip else name, name, pathlib.Path(entry.path)))
+    groups: dict[str, list[int]] = {}
+    for i, (learner, _, _) in enumerate(entries):
+        groups.setdefault(_key(learner), []).append(i)
+    shown: dict[int, str] = {i: entries[i][0] for members in groups.values() if len(members) == 1 for i in members}
+    notes: dict[int, tuple[str, ...]] = {}
+    taken = {_nfc(s) for s in shown.values()}
+    for members in (m for m in groups.values() if len(m) > 1):
+        names = [entries[i][1] for i in members]
+        alike = len({_nfc(n) for n in names}) < len(names)
+        for i in members:  # names alike even in full are shown with every character not ASCII escaped
+            candidate = ascii(entries[i][2].name)[1:-1] if alike else entries[i][1]
+            shown[i] = _claim(candidate, taken)
+        listed = ", ".join(f"'{shown[i]}'" for i in members)
+        same = "the same learner id" if len({entries[i][0] for i in members}) == 1 else \
+            "learner ids that differ only in case or Unicode normalisation"
+        note = (f"{COUNTS.get(len(members), len(members))} hand-ins have {same} ({listed}): each was graded under "
+                "its own name; the instructor decides which one counts")
+        notes.update((i, (note,)) for i in members)
+    sids = assign_sids([shown[i] for i in range(len(entries))])
+    found = [Found(shown[i], sids[shown[i]], path, notes.get(i, ())) for i, (_, _, path) in enumerate(entries)]
+    return found, refused
+
+
+COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+def _claim(candidate: str, taken: set[str]) -> str:
+    name, number = candidate, 1
+    while _nfc(name) in taken:
+        number += 1
+        name = f"{candidate} ({number})"
+    taken.add(_nfc(name))
+    return name
+
+
+def assign_sids(learners: list[str]) -> dict[str, str]:
+    """A safe id per learner id, no two alike even ignoring case (``safe_id``'s hash makes a
+    clash unlikely; a clash left is resolved here, in the order given)."""
+    sids: dict[str, str] = {}
+    taken: set[str] = set()
+    for learner in learners:
+        sid = safe_id(learner)
+        number = 1
+        while sid.casefold() in taken:
+            number += 1
+            sid = f"{safe_id(learner)}-{number}"
+        taken.add(sid.casefold())
+        sids[learner] = sid
+    return sids
+
+
+def summary(entries: int, folder: pathlib.Path, graded: int, refused: list[tuple[str, str]],
+            shard: str | None = None) -> str:
+    """The run's account of the folder: hand-ins in = rows out + refusals named."""
+    here = f" (shard {shard} grades its share)" if shard else ""
+    lines = [f"{entries} entr{'y' if entries == 1 else 'ies'} in {folder}{here}: {graded} graded (a row each in "
+             f"grades.csv), {len(refused)} refused (named in grades.csv)"]
+    return "\n".join(lines + [f"  refused {name!r}: {why}" for name, why in refused])
