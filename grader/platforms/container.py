@@ -125,7 +125,9 @@ def find_hand_in(upload: pathlib.Path, staging: pathlib.Path) -> tuple[pathlib.P
             fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             with os.fdopen(fd, "rb") as source:
                 (package / entry.name).write_bytes(source.read(MAX_FILE + 1))
-        return package.parent, [f"graded the {len(loose)} uploaded .py file(s) as the package minitorch/"]
+        return package.parent, [f"graded the {len(loose)} uploaded .py file(s) as the package minitorch/ (files in "
+                                "its subfolders, such as minitorch/nn/, cannot be uploaded one by one: upload the "
+                                "handin.zip that `make handin` writes)"]
     return upload, []
 
 

@@ -53,9 +53,6 @@ ops_unary.Softplus.forward(ctx, np.array([-1.0, 0.0, 2.0]))
 got = ops_unary.Softplus.backward(ctx, np.ones(3))
 assert np.allclose(got, 1 / (1 + np.exp(-np.array([-1.0, 0.0, 2.0])))), f"Softplus.backward: got {got}"
 print("Task 3.4 passes the visible checks")
-
-# %% nbgrader={"grade": true, "grade_id": "task3_4", "locked": true, "schema_version": 3, "solution": false, "task": false}
-# Task 3.4: its points and this text come from the task manifest (grader/tasks.toml)
 '''
 MANIFEST = '''
 [task."3.4"]
@@ -128,7 +125,9 @@ def test_adding_a_task_as_the_guide_says(tmp_path):
     stub = (copy / "minitorch/ops_unary.py").read_text()
     assert 'raise NotImplementedError("Task 3.4: Softplus.backward")' in stub and "1 + np.exp(-x)" not in stub
     notebook = json.loads((copy / "notebooks/03_reductions.ipynb").read_text())
-    assert any("Task 3.4 is worth 1 point." in "".join(c["source"]) for c in notebook["cells"])
+    assert any("**Task 3.4** is worth 1 point." in "".join(c["source"]) for c in notebook["cells"])
+    graded = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task3_4"]
+    assert len(graded) == 1 and graded[0]["metadata"]["nbgrader"]["points"] == 1
 
     # the reference keeps every point, the new one included
     scores = grade(copy, copy / "solutions", tmp_path / "reference")
