@@ -20,12 +20,10 @@ import pathlib
 import tempfile
 from typing import Any
 
-from nbformat import NotebookNode
-
 from grader.pipeline.intake import read_hand_in
-from grader.pipeline.preprocessor import GradeFromChecks, outputs
+from grader.pipeline.preprocessor import GradeFromChecks, write_cells
 from grader.results import LearnerResult, failed_everywhere
-from grader.tasks import STAGES, TASKS, marker
+from grader.tasks import STAGES
 
 
 class GradeNotebookStage(GradeFromChecks):
@@ -46,15 +44,6 @@ class GradeNotebookStage(GradeFromChecks):
         result = LearnerResult(student, problems=list(hand_in.problems))
         result.add(verdicts)
         (folder / f"{notebook}.verdicts.json").write_text(json.dumps(result.to_json(), indent=1))
-        cells = {marker(t): t for t in TASKS}
-        first = True
-        for cell in nb.cells:
-            task = cells.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
-            if task in result.tasks:
-                cell.outputs = outputs(result.tasks[task])
-                if first and result.problems:
-                    note = "".join(f"Note: {p}\n" for p in result.problems)
-                    cell.outputs.insert(0, NotebookNode(output_type="stream", name="stdout", text=note))
-                first = False
+        write_cells(nb, result, result.problems)
         return nb, resources
 

@@ -58,11 +58,23 @@ class GradeFromChecks(NbGraderPreprocessor):
         result = LearnerResult(student)
         result.add(verdicts)
         (folder / "verdicts.json").write_text(json.dumps(result.to_json(), indent=1))
-        for cell in nb.cells:
-            task = {marker(t): t for t in TASKS}.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
-            if task in result.tasks:
-                cell.outputs = outputs(result.tasks[task])
+        write_cells(nb, result)
         return nb, resources
+
+
+def write_cells(nb: Any, result: LearnerResult, notes: list[str] | None = None) -> None:
+    """Each task's verdicts into its graded cell, as nbgrader scores cells; ``notes`` about
+    the hand-in as a whole go above the first of them."""
+    cells = {marker(t): t for t in TASKS}
+    first = True
+    for cell in nb.cells:
+        task = cells.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
+        if task in result.tasks:
+            cell.outputs = outputs(result.tasks[task])
+            if first and notes:
+                cell.outputs.insert(0, NotebookNode(output_type="stream", name="stdout",
+                                                    text="".join(f"Note: {n}\n" for n in notes)))
+            first = False
 
 
 def outputs(task_result: TaskResult) -> list:
