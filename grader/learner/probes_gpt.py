@@ -66,8 +66,9 @@ def _given_attention(self, x):
 
 
 def _given_block(self, x):
-    """A trusted Block (NumPy, forward only) in place of the learner's while their GPT is
-    checked, so that a slip in Block.forward costs the Block part of Task 7.3, not both."""
+    """A trusted Block (NumPy, forward only, its MLP with GELU's tanh form as the reference's)
+    in place of the learner's while their GPT is checked, so that a slip in Block.forward
+    costs the Block part of Task 7.3, not both."""
     data = np.asarray(x.data)
 
     def norm(a, ln):
@@ -77,7 +78,7 @@ def _given_block(self, x):
 
     h = data + np.asarray(_given_attention(self.attn, type(x)(norm(data, self.ln1))).data)
     u = _apply_linear(norm(h, self.ln2), self.up)
-    gelu = 0.5 * u * (1 + np.frompyfunc(math.erf, 1, 1)(u / math.sqrt(2)).astype(np.float64))
+    gelu = 0.5 * u * (1 + np.tanh(math.sqrt(2 / math.pi) * (u + 0.044715 * u ** 3)))
     return type(x)(h + _apply_linear(gelu, self.down))
 
 

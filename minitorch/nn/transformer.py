@@ -4,7 +4,7 @@ H heads of D // H features each, V tokens in the vocabulary.
 
 Everything is built from the operations of the earlier stages, so the engine that trained
 an MLP trains this too: embeddings are indexing, attention is matmul, ``where`` and
-softmax, the MLP is Linear and GELU.
+softmax, the MLP is Linear and GELU (its tanh form, as in GPT-2).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class CausalSelfAttention(Module):
 
 class Block(Module):
     """A pre-norm residual block: x + attn(ln1(x)), then x + mlp(ln2(x)), the MLP 4x wide
-    with GELU."""
+    with GELU in its tanh form, as GPT-2: ``down(gelu(up(h), approximate="tanh"))``."""
 
     def __init__(self, dim: int, heads: int) -> None:
         self.ln1, self.attn = LayerNorm(dim), CausalSelfAttention(dim, heads)

@@ -20,6 +20,14 @@ BUGGY = [
      "7.2", "several heads"),
     ("block without the residual around attention", ("nn/transformer.py", "x = x + self.attn(self.ln1(x))",
                                                      "x = self.attn(self.ln1(x))"), "7.3", "Block"),
+    ("block with ReLU instead of GELU", ("nn/transformer.py", 'gelu(self.up(self.ln2(x)), approximate="tanh")',
+                                         "self.up(self.ln2(x)).relu()"), "7.3", "Block"),
+    ("block applies GELU after the down projection", ("nn/transformer.py",
+        'return x + self.down(gelu(self.up(self.ln2(x)), approximate="tanh"))',
+        'return x + gelu(self.down(self.up(self.ln2(x))), approximate="tanh")'), "7.3", "Block"),
+    ("block without the residual around the MLP", ("nn/transformer.py",
+        'return x + self.down(gelu(self.up(self.ln2(x)), approximate="tanh"))',
+        'return self.down(gelu(self.up(self.ln2(x)), approximate="tanh"))'), "7.3", "Block"),
     ("gpt forgets the position embeddings", ("nn/transformer.py",
         "x = self.token(idx) + self.position(np.arange(idx.shape[1]))", "x = self.token(idx)"), "7.3", "GPT"),
     ("gpt skips the final layer norm", ("nn/transformer.py", "return self.head(self.ln_f(x))", "return self.head(x)"),
@@ -65,6 +73,8 @@ ALTERNATIVES = [
         "n = g.shape[-1]\n"
         "        grad_x = (rstd / n) * (n * g - g.sum(axis=-1, keepdims=True)\n"
         "                               - xhat * (g * xhat).sum(axis=-1, keepdims=True))")]),
+    ("block with the exact GELU (gelu(h), not the tanh form)", [("nn/transformer.py",
+        'gelu(self.up(self.ln2(x)), approximate="tanh")', "gelu(self.up(self.ln2(x)))")]),
     ("attention masked with -inf and softmax of the scaled scores", [("nn/transformer.py",
         "weights = softmax(where(causal, scores, -1e9), axis=-1)",
         "weights = softmax(where(causal, scores, -np.inf), axis=-1)")]),
