@@ -70,8 +70,11 @@ def test_a_one_op_slip_costs_only_that_ops_share(tmp_path):
     assert result.tasks["2.3"].score == POINTS["2.3"] - 1
 
 
-def test_a_block_slip_is_not_charged_again_to_the_gpt(tmp_path):
-    result = grade_variant(tmp_path, "block without the residual around attention").tasks["7.3"]
+@pytest.mark.parametrize("name", ["block without the residual around attention", "block with ReLU instead of GELU",
+                                  "block applies GELU after the down projection",
+                                  "block without the residual around the MLP"])
+def test_a_block_slip_is_not_charged_again_to_the_gpt(tmp_path, name):
+    result = grade_variant(tmp_path, name).tasks["7.3"]
     assert [v.part for v in result.verdicts if not v.passed] == ["Block"]
 
 
