@@ -97,6 +97,36 @@ def test_gpt_shapes_parameters_and_causality():
         model(np.zeros((1, 7), dtype=np.int64))
 
 
+@pytest.mark.task7_3
+def test_block_is_pre_norm_residual_with_the_tanh_gelu_mlp():
+    """With the attention branch set to output 0, Block(x) = x + down(gelu(up(ln2(x)))) with
+    GELU's tanh form (as GPT-2), not the exact one; and the gradient of x matches central
+    differences of that NumPy function."""
+    mt.manual_seed(2)
+    block = nn.Block(8, 2)
+    block.attn.proj.weight.data[...] = 0.0
+    block.attn.proj.bias.data[...] = 0.0
+    block.ln2.weight.data[...] = np.random.default_rng(1).standard_normal(8)
+    x = np.random.default_rng(2).standard_normal((2, 3, 8))
+    up, down = (np.array(block.up.weight.data), np.array(block.up.bias.data)), \
+        (np.array(block.down.weight.data), np.array(block.down.bias.data))
+    ln = np.array(block.ln2.weight.data), np.array(block.ln2.bias.data)
+
+    def np_block(a, cdf):
+        u = np_layer_norm(a, *ln) @ up[0].T + up[1]
+        return a + (u * cdf(u)) @ down[0].T + down[1]
+
+    tanh_cdf = lambda u: 0.5 * (1 + np.tanh(math.sqrt(2 / math.pi) * (u + 0.044715 * u ** 3)))  # noqa: E731
+    exact_cdf = lambda u: 0.5 * (1 + np.vectorize(math.erf)(u / math.sqrt(2)))  # noqa: E731
+    tx = mt.Tensor(x, requires_grad=True)
+    out = block(tx)
+    assert np.allclose(out.data, np_block(x, tanh_cdf), atol=1e-12)
+    assert np.abs(out.data - np_block(x, exact_cdf)).max() > 1e-6  # the two forms are told apart
+    g = np.random.default_rng(3).standard_normal(x.shape)
+    out.backward(g)
+    assert np.allclose(tx.grad, numeric_vjp(lambda a: np_block(a, tanh_cdf), [x], g, 0), rtol=1e-5, atol=1e-7)
+
+
 @pytest.mark.task7_4
 def test_generate_is_greedy_at_temperature_zero_and_uses_only_the_window():
     mt.manual_seed(0)
@@ -152,7 +182,8 @@ def test_layer_norm_attention_and_a_gpt_step_match_pytorch():
         q, k, v = (lin(a, m).reshape(3, 5, 2, 4).transpose(1, 2) for m in (blk.attn.query, blk.attn.key, blk.attn.value))
         att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         h = h + lin(att.transpose(1, 2).reshape(3, 5, 8), blk.attn.proj)
-        h = h + lin(F.gelu(lin(F.layer_norm(h, (8,), P(blk.ln2.weight), P(blk.ln2.bias)), blk.up)), blk.down)
+        h = h + lin(F.gelu(lin(F.layer_norm(h, (8,), P(blk.ln2.weight), P(blk.ln2.bias)), blk.up), approximate="tanh"),
+                     blk.down)
     logits = lin(F.layer_norm(h, (8,), P(model.ln_f.weight), P(model.ln_f.bias)), model.head)
     reference = F.cross_entropy(logits.reshape(15, 7), torch.tensor(target.reshape(15)))
     reference.backward()
