@@ -26,8 +26,8 @@ from .tensor import Tensor
 def mean_last(x: np.ndarray) -> np.ndarray:
     """``x.mean(axis=-1, keepdims=True)``, as a product with a vector of 1 / D.
 
-    Over rows of 64 numbers, BLAS's matrix-vector product takes a fifth of the time of
-    NumPy's ``mean``, which works row by row at a fixed cost per row.
+    Over rows of 64 numbers, BLAS's matrix-vector product is two to four times faster
+    than NumPy's ``mean``, which works row by row at a fixed cost per row.
     """
     return (x @ np.full(x.shape[-1], 1.0 / x.shape[-1], dtype=x.dtype))[..., np.newaxis]
 
