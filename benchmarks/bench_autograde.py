@@ -17,6 +17,7 @@ started: the pool, the learners' confined processes, nbgrader), then what a clas
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import pathlib
 import re
@@ -37,21 +38,33 @@ def cpu_seconds() -> float:
 
 def one_hand_in(repeats: int = 3) -> None:
     """``check`` on the reference in a fresh process, and the cost of one learner's process."""
-    script = ("import sys, time, resource, tempfile, pathlib\n"
-              "start = time.perf_counter()\n"
-              "from grader.pipeline.grading import grade_learner\nfrom grader.outputs import feedback\n"
-              "from grader.settings import Settings\n"
-              "r = grade_learner(pathlib.Path(sys.argv[1]), 'you', Settings())\n"
-              "feedback.write(r, pathlib.Path(tempfile.mkdtemp()) / 'feedback.html')\n"
-              "print(time.perf_counter() - start, r.total[0], r.total[1])\n")
-    walls, cpus = [], []
+    # The hand-in graded as grade_learner does, with a time stamp after each phase: the
+    # interpreter's start and the grader's imports, reading the hand-in, each stage (the first
+    # also starts the learner's confined process), and writing the page.
+    script = ("import time\nbegan = time.perf_counter()\n"
+              "import sys, tempfile, pathlib, json\n"
+              "from grader.pipeline.grading import grade_stages\nfrom grader.pipeline.intake import read_hand_in\n"
+              "from grader.outputs import feedback\nfrom grader.settings import Settings\n"
+              "marks = [('imports', time.perf_counter())]\n"
+              "scratch = pathlib.Path(tempfile.mkdtemp())\n"
+              "hand_in = read_hand_in(pathlib.Path(sys.argv[1]), 'you', scratch)\n"
+              "marks.append(('reading the hand-in', time.perf_counter()))\n"
+              "def stage(name): marks.append((name, time.perf_counter()))\n"
+              "r = grade_stages(hand_in, Settings(), stage)\n"
+              "marks.append(('end', time.perf_counter()))\n"
+              "feedback.write(r, scratch / 'feedback.html')\n"
+              "marks.append(('the page', time.perf_counter()))\n"
+              "print(json.dumps({'marks': [(n, t - began) for n, t in marks], 'points': r.total}))\n")
+    walls, cpus, runs = [], [], []
     for _ in range(repeats):
-        before = cpu_seconds()
-        out = subprocess.run([sys.executable, "-c", script, str(ROOT / "solutions")], cwd=ROOT, check=True,
-                             capture_output=True, text=True).stdout.split()
-        walls.append(float(out[0]))
+        before, start = cpu_seconds(), time.perf_counter()
+        out = json.loads(subprocess.run([sys.executable, "-c", script, str(ROOT / "solutions")], cwd=ROOT, check=True,
+                                        capture_output=True, text=True).stdout)
+        walls.append(time.perf_counter() - start)
         cpus.append(cpu_seconds() - before)
-        assert out[1] == out[2], f"the reference did not earn every point: {out[1]} / {out[2]}"
+        runs.append(out["marks"])
+        got, most = out["points"]
+        assert got == most, f"the reference did not earn every point: {got} / {most}"
     from grader.boundary.runner import LearnerProcess
     from grader.settings import Settings
     before, start = cpu_seconds(), time.perf_counter()
@@ -61,8 +74,17 @@ def one_hand_in(repeats: int = 3) -> None:
     wall, cpu = min(walls), min(cpus)
     print(f"one hand-in (check on the reference, best of {repeats}): {wall:.2f} s wall ({wall / 2:.2f}x the 2 s goal), "
           f"{cpu:.2f} CPU-seconds ({cpu / 2:.2f}x the goal)")
-    print(f"  of which starting the confined learner's process (once per hand-in): {process_wall:.2f} s, "
-          f"{process_cpu:.2f} CPU-s; the checks, the intake, the page and Python's start: the rest")
+    marks = runs[walls.index(wall)]
+    print("  where the wall time of that run went:")
+    print(f"    {'starting Python':34s} {wall - marks[-1][1]:5.2f} s")
+    print(f"    {'importing the grader':34s} {marks[0][1]:5.2f} s")
+    for (before_, at_before), (name, at) in zip(marks, marks[1:]):
+        if before_.isdigit():  # the stage that began at the previous mark ended here
+            print(f"    {'stage ' + before_ + ' (its checks)':34s} {at - at_before:5.2f} s")
+        elif not name.isdigit():
+            print(f"    {name:34s} {at - at_before:5.2f} s")
+    print(f"    {'(the process start, in stage 1)':34s} {process_wall:5.2f} s, {process_cpu:.2f} CPU-s "
+          "(one confined learner's process serves all 7 stages)")
     print(f"README: A hand-in is graded in {wall:.1f} s of wall time and {cpu:.1f} CPU-seconds (7 stages, the reference, "
           "this machine).")
 

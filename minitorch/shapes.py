@@ -92,9 +92,12 @@ def check_broadcast(op: str, *shapes) -> Shape:
 
 def broadcasts_to(shape: Shape, target: Shape) -> bool:
     """Whether an array of ``shape`` broadcasts to exactly ``target``."""
-    if len(shape) > len(target):
+    extra = len(target) - len(shape)  # leading axes that shape lacks
+    if extra < 0:
         return False
-    for n, t in zip(shape, target[len(target) - len(shape):]):
+    if shape == target[extra:]:  # only leading axes added (a bias row, say): the common case
+        return True
+    for n, t in zip(shape, target[extra:]):
         if n != t and n != 1:
             return False
     return True

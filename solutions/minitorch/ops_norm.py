@@ -23,6 +23,15 @@ from .function import Context, Function
 from .tensor import Tensor
 
 
+def mean_last(x: np.ndarray) -> np.ndarray:
+    """``x.mean(axis=-1, keepdims=True)``, as a product with a vector of 1 / D.
+
+    Over rows of 64 numbers, BLAS's matrix-vector product is two to four times faster
+    than NumPy's ``mean``, which works row by row at a fixed cost per row.
+    """
+    return (x @ np.full(x.shape[-1], 1.0 / x.shape[-1], dtype=x.dtype))[..., np.newaxis]
+
+
 class LayerNorm(Function):
     """out = (x - mean) / sqrt(var + eps) * weight + bias, over the last axis."""
 
@@ -31,8 +40,8 @@ class LayerNorm(Function):
         if weight.shape != x.shape[-1:] or bias.shape != x.shape[-1:]:
             raise ValueError(f"layer_norm: weight {weight.shape} and bias {bias.shape} must have the shape of the "
                              f"last axis of x, {x.shape[-1:]}")
-        centred = x - x.mean(axis=-1, keepdims=True)
-        rstd = 1.0 / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)
+        centred = x - mean_last(x)
+        rstd = 1.0 / np.sqrt(mean_last(centred * centred) + eps)
         xhat = centred
         xhat *= rstd  # in place: centred is not needed any more
         ctx.save_for_backward(xhat, rstd, weight)
@@ -49,7 +58,7 @@ class LayerNorm(Function):
         grad_weight = (grad * xhat).sum(axis=batch_axes)
         grad_bias = grad.sum(axis=batch_axes)
         g = grad * weight  # d(loss)/d(xhat)
-        grad_x = rstd * (g - g.mean(axis=-1, keepdims=True) - xhat * (g * xhat).mean(axis=-1, keepdims=True))
+        grad_x = rstd * (g - mean_last(g) - xhat * mean_last(g * xhat))
         return grad_x, grad_weight, grad_bias
         ### END SOLUTION
 

@@ -26,12 +26,43 @@ from .function import Context, Function
 from .shapes import normalize_axes
 
 
+def max_keepdims(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``x.max(axis=axes, keepdims=True)``, faster along one short axis.
+
+    NumPy reduces each row of a short axis at a fixed cost of about 0.1 us: the 2,048 rows
+    of 16 attention scores in notebook 7 take 200 us, ten times their arithmetic. Taking
+    ``np.maximum`` of the axis' two halves, then of the halves of that, works on whole
+    arrays instead: 4 calls for 16 entries, up to three times faster. (For an odd length the
+    halves share one entry, which a maximum does not mind.)
+    """
+    n = x.shape[axes[0]] if len(axes) == 1 else 0
+    if not 8 <= n <= 64 or x.size < 256 * n:  # a long axis or few rows: NumPy's own is best
+        return x.max(axis=axes, keepdims=True)
+    before = (slice(None),) * axes[0]
+    while n > 1:
+        half = (n + 1) // 2
+        x = np.maximum(x[before + (slice(None, half),)], x[before + (slice(n - half, None),)])
+        n = half
+    return x
+
+
+def sum_keepdims(x: np.ndarray, axis: int) -> np.ndarray:
+    """``x.sum(axis=axis, keepdims=True)``; along the last axis, as a product with a vector
+    of ones, which BLAS does four times faster than NumPy's row-by-row ``sum`` when the
+    rows are short (16 attention weights)."""
+    if axis != x.ndim - 1:
+        return x.sum(axis=axis, keepdims=True)
+    return (x @ np.ones(x.shape[-1], dtype=x.dtype))[..., np.newaxis]
+
+
 def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """log(sum(exp(x))) over ``axes``, the axes kept with size 1, without overflow for large
     x or underflow to log(0) when every x is very negative."""
     # Task 5.3: stable_logsumexp
     ### BEGIN SOLUTION
-    m = x.max(axis=axes, keepdims=True)
+    m = max_keepdims(x, axes)  # x.max(axis=axes, keepdims=True), faster
+    if np.isfinite(m).all():  # the common case
+        return m + np.log(np.exp(x - m).sum(axis=axes, keepdims=True))
     m = np.where(np.isfinite(m), m, 0)  # all -inf (or inf) along an axis: leave as is
     with np.errstate(divide="ignore"):  # log(0) = -inf is the right answer for all -inf
         return m + np.log(np.exp(x - m).sum(axis=axes, keepdims=True))
@@ -89,8 +120,8 @@ class Softmax(Function):
     @staticmethod
     def forward(ctx: Context, x: np.ndarray, axis: int = -1) -> np.ndarray:
         ctx.axis = normalize_axes(axis, x.ndim, x.shape)[0]
-        shifted = np.exp(x - x.max(axis=ctx.axis, keepdims=True))  # every exponent <= 0
-        out = shifted / shifted.sum(axis=ctx.axis, keepdims=True)
+        shifted = np.exp(x - max_keepdims(x, (ctx.axis,)))  # every exponent <= 0
+        out = shifted / sum_keepdims(shifted, ctx.axis)
         ctx.save_for_backward(out)
         return out
 
@@ -99,7 +130,7 @@ class Softmax(Function):
         (out,) = ctx.saved
         # Task 5.3: Softmax.backward
         ### BEGIN SOLUTION
-        return out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True))
+        return out * (grad - sum_keepdims(grad * out, ctx.axis))
         ### END SOLUTION
 
 

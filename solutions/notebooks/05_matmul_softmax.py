@@ -176,6 +176,11 @@ print("stable:", shifted / shifted.sum())
 # `stable_logsumexp(x, axes)` keeps the reduced axes with size 1, so that `x - out`
 # broadcasts. `LogSumExp` reduces like `sum`: with `keepdims=False` the upstream gradient
 # lacks the reduced axes, so put them back (`np.expand_dims`) before broadcasting.
+#
+# The module gives two helpers you may use instead of `x.max(axis, keepdims=True)` and
+# `x.sum(axis, keepdims=True)`: `max_keepdims(x, axes)` and `sum_keepdims(x, axis)` compute
+# the same numbers, two to four times faster over short rows such as notebook 7's 16
+# attention weights (NumPy's own reductions pay a fixed cost for every row).
 
 # %% nbgrader={"grade": false, "grade_id": "task5_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.3: no overflow near 1000, then each backward against central differences of

@@ -101,7 +101,9 @@ print("embedding output", out.shape, "; rows 1 and 4 get gradient", emb.weight.g
 #    $$\frac{\partial \hat x_i}{\partial x_j} = r\Big(\delta_{ij} - \frac1D\Big) - \frac{r}{D}\,\hat x_i \hat x_j.$$
 # 4. **Sum over $i$.** $\partial L/\partial x_j = \sum_i h_i\,\partial\hat x_i/\partial x_j$
 #    $= r\big(h_j - \overline{h} - \hat x_j\,\overline{h\hat x}\big)$, where the bars are means
-#    over the last axis.
+#    over the last axis. `mean_last(x)`, given in the module, is `x.mean(axis=-1,
+#    keepdims=True)` computed as a matrix-vector product: the same numbers, two to four
+#    times faster over rows of 64.
 #
 # Forget step 3's middle term and you get $r(h_j - \bar h)$: right for the mean's path,
 # wrong for the variance's. The hidden tests compare all three gradients with central
