@@ -180,9 +180,9 @@ print("Task 7.2 passes the visible checks")
 # curves hardly differ: by less than 0.0005 anywhere (the cell below measures it). The
 # exact form needs erf, which NumPy does not have; SciPy's works through the numbers one
 # at a time, about 1.9 ms for this model's hidden layer (512 rows of 256), twice a step
-# (once per block): nearly a fifth of a training step here. Measured on the course's test
-# machine, one step of the model below took 21.2 ms with the exact GELU and 19.4 ms with
-# the tanh form. The exact `gelu(h)` gives a right `Block` too: the checks accept both.
+# (once per block): nearly a fifth of a training step here. On the course's test machine
+# one step of the model below takes about 21 ms of CPU time with the exact GELU and 19 ms
+# with the tanh form. The exact `gelu(h)` gives a right `Block` too: the checks accept both.
 #
 # `GPT.forward(idx)` looks up the token embeddings of `idx` (B, T) and adds the position
 # embeddings of 0..T-1 (broadcast over the batch), runs the blocks in order, then the
@@ -371,10 +371,10 @@ for t in (0.5, 1.0):
 
 # %% [markdown]
 # Each of the 300 rows starts from the end token, and the first name it finishes is
-# counted. At temperature 0.5 the model plays safe: in our run 55% of its names were real
-# names from the list, and 28 of the 300 repeated an earlier one. At 1.0 only 21% were
-# real; it made nearly twice as many new names (237 against 132), only one of them twice,
-# and some are odd. (The cell prints these counts for your run.)
+# counted. At temperature 0.5 the model plays safe: in our run 58% of its names were real
+# names from the list, and 22 of the 300 repeated an earlier one. At 1.0 only 17% were
+# real; it made about twice as many new names (250 against 124), none of them twice, and
+# some are odd. (The cell prints these counts for your run.)
 # Finally, where each head looks: each row is a position reading the earlier ones, so
 # everything above the diagonal is 0, the causal mask at work.
 
