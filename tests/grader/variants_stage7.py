@@ -2,11 +2,11 @@
 
 BUGGY = [
     ("layer norm forgets the mean's path", ("ops_norm.py",
-        "grad_x = rstd * (g - g.mean(axis=-1, keepdims=True) - xhat * (g * xhat).mean(axis=-1, keepdims=True))",
-        "grad_x = rstd * (g - xhat * (g * xhat).mean(axis=-1, keepdims=True))"), "7.1", "path through the mean"),
+        "grad_x = rstd * (g - mean_last(g) - xhat * mean_last(g * xhat))",
+        "grad_x = rstd * (g - xhat * mean_last(g * xhat))"), "7.1", "path through the mean"),
     ("layer norm forgets the variance's path", ("ops_norm.py",
-        "grad_x = rstd * (g - g.mean(axis=-1, keepdims=True) - xhat * (g * xhat).mean(axis=-1, keepdims=True))",
-        "grad_x = rstd * (g - g.mean(axis=-1, keepdims=True))"), "7.1", "path through the variance"),
+        "grad_x = rstd * (g - mean_last(g) - xhat * mean_last(g * xhat))",
+        "grad_x = rstd * (g - mean_last(g))"), "7.1", "path through the variance"),
     ("layer norm bias gradient not summed over the batch", ("ops_norm.py", "grad_bias = grad.sum(axis=batch_axes)",
                                                              "grad_bias = grad.sum(axis=0)"), "7.1", "input 2"),
     ("attention without the scale", ("nn/transformer.py", "scores = (q @ k) * (1.0 / math.sqrt(d))", "scores = q @ k"),
@@ -69,7 +69,7 @@ ALTERNATIVES = [
         "        optimizer.zero_grad()\n        loss = loss_on(model, x, y)\n        loss.backward()\n        optimizer.step()\n",
         "        loss = loss_on(model, x, y)\n        loss.backward()\n        optimizer.step()\n        optimizer.zero_grad()\n")]),
     ("layer norm backward through the centred input", [("ops_norm.py",
-        "grad_x = rstd * (g - g.mean(axis=-1, keepdims=True) - xhat * (g * xhat).mean(axis=-1, keepdims=True))",
+        "grad_x = rstd * (g - mean_last(g) - xhat * mean_last(g * xhat))",
         "n = g.shape[-1]\n"
         "        grad_x = (rstd / n) * (n * g - g.sum(axis=-1, keepdims=True)\n"
         "                               - xhat * (g * xhat).sum(axis=-1, keepdims=True))")]),
