@@ -42,13 +42,9 @@ class MatMul(Function):
         ### BEGIN SOLUTION
         grad_a = grad_b = None
         if ctx.needs_input_grad[0]:
-            grad_a = grad2 @ np.swapaxes(b2, -1, -2)
-            if grad_a.shape != a.shape:  # a was a vector, or its batch axes were broadcast
-                grad_a = unbroadcast(grad_a, a2.shape).reshape(a.shape)
+            grad_a = unbroadcast(grad2 @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)
         if ctx.needs_input_grad[1]:
-            grad_b = product_like(np.swapaxes(a2, -1, -2), grad2, b2)
-            if grad_b.shape != b.shape:
-                grad_b = unbroadcast(grad_b, b2.shape).reshape(b.shape)
+            grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)
         return grad_a, grad_b
         ### END SOLUTION
 
