@@ -185,7 +185,7 @@ CLAIMS = {"01_chain_rule": claims_01, "02_broadcasting": claims_02, "03_reductio
 
 @pytest.mark.slow
 def test_the_gpt_notebook_after_its_full_training_shows_what_its_text_says(tmp_path):
-    """The text describes the full run of 2,000 steps (about half a minute on an idle
+    """The text describes the full run of 2,000 steps (about 23 s in float32 on an idle
     machine; benchmarks/bench_gpt.py times it), which the test above shortens."""
     path = ROOT / "solutions" / "notebooks" / "07_gpt.py"
     notebook = execute(release.read_source_notebook(path), [ROOT / "solutions", ROOT], tmp_path, False,
