@@ -17,7 +17,7 @@
 # causal multi-head self-attention from your own operations (7.2); assemble the
 # pre-norm residual `Block` and the `GPT` around it (7.3); write the training step and
 # sampling with a temperature (7.4); then train the model (the cell shows the time left as it
-# trains: about half a minute here) and read what it invents.
+# trains: about 25 s here) and read what it invents.
 #
 # **Time:** about 2 to 3 hours, plus the training.
 
