@@ -267,3 +267,39 @@ def test_linear_on_a_sequence_and_transposed_views():
         (ta @ tb).backward(up)
         assert np.allclose(ta.grad, numeric_vjp(np.matmul, [a, bb], up, 0), atol=1e-6)
         assert np.allclose(tb.grad, numeric_vjp(np.matmul, [a, bb], up, 1), atol=1e-6)
+
+
+# ---- the given reductions over short rows (softmax, layer norm) ---------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("n", [8, 9, 16, 27, 64, 65, 3])
+def test_max_keepdims_and_sum_keepdims_equal_numpy_on_every_axis(n, dtype):
+    """The halving maximum and the matrix-vector sum, on every axis (negative too), with NaN
+    and -inf in some rows, on a transposed (non-contiguous) array: NumPy's own answers."""
+    from minitorch.ops_norm import mean_last
+    from minitorch.ops_softmax import max_keepdims, sum_keepdims
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal((300, n, 4)).astype(dtype)
+    x[0, n // 2, 0], x[1, :, 1], x[2, -1, 2] = np.nan, -np.inf, np.inf
+    for array in (x, np.ascontiguousarray(np.moveaxis(x, 1, -1)), np.moveaxis(x, 1, -1)):
+        for axis in range(-array.ndim, array.ndim):
+            expected = array.max(axis=axis, keepdims=True)
+            got = max_keepdims(array, (axis,))
+            assert got.shape == expected.shape and np.array_equal(got, expected, equal_nan=True), (axis, array.shape)
+            total = sum_keepdims(array, axis)
+            assert total.shape == expected.shape and total.dtype == array.dtype
+            np.testing.assert_allclose(total, array.sum(axis=axis, keepdims=True), rtol=1e-5, atol=1e-5)
+    rows = rng.standard_normal((500, n)).astype(dtype)
+    np.testing.assert_allclose(mean_last(rows), rows.mean(axis=-1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
+def test_the_short_row_helpers_leave_integers_and_empty_rows_to_numpy():
+    from minitorch.ops_norm import mean_last
+    from minitorch.ops_softmax import max_keepdims, sum_keepdims
+    flags = np.ones((300, 16), dtype=bool)
+    assert np.array_equal(sum_keepdims(flags, 1), flags.sum(axis=1, keepdims=True))
+    small = np.full((300, 16), 27, dtype=np.int8)
+    assert np.array_equal(sum_keepdims(small, -1), small.sum(axis=-1, keepdims=True))
+    counts = np.arange(300 * 16).reshape(300, 16)
+    assert np.array_equal(mean_last(counts), counts.mean(axis=-1, keepdims=True))
+    assert np.array_equal(max_keepdims(counts, (1,)), counts.max(axis=1, keepdims=True))
+    assert mean_last(np.zeros((3, 0))).shape == (3, 1)

@@ -173,9 +173,10 @@ def claims_07(printed: str, steps: int = int(GPT_TEST_STEPS)) -> None:
     (_, known_cold, new_cold, repeats_cold), (_, known_warm, new_warm, repeats_warm) = made
     assert known_cold > known_warm + 10 and new_warm > 1.3 * new_cold and repeats_cold > repeats_warm, made
     if steps >= 2000:  # the text's numbers: 58% and 22 repeats at 0.5; 17% at 1.0; 250 new names against 124
-        assert 2.0 < validation < 2.2 and 50 <= known_cold <= 66 and 12 <= known_warm <= 24, (validation, made)
+        assert 2.0 < validation < 2.2 and 51 <= known_cold <= 66 and 12 <= known_warm <= 24, (validation, made)
         assert 12 <= repeats_cold <= 36 and 1.6 < new_warm / new_cold < 2.6 and repeats_warm <= 5, made
     assert numbers(r"the largest weight above the diagonal, over all heads: ([\d.e+-]+)", printed) == [0.0]
+    assert "the parameters' dtypes after training: float32\n" in printed  # the text: it trains in float32
 
 
 CLAIMS = {"01_chain_rule": claims_01, "02_broadcasting": claims_02, "03_reductions": claims_03,
