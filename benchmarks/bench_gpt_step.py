@@ -13,9 +13,8 @@
 
 The model and batch are notebook 7's: vocabulary 27, windows of 16, 64 features, 4 heads,
 2 blocks, batches of 32 windows, Adam at lr 3e-3, GELU in its tanh form (as the notebook's
-``Block``, and GPT-2). Each implementation
-starts from the same weights and trains on the same windows; their final losses are
-printed to show that they computed the same thing. Everything runs on one thread (BLAS
+``Block``, and GPT-2). Each implementation starts from the same weights and trains on the
+same windows; their final losses are printed to show that they computed the same thing. Everything runs on one thread (BLAS
 and PyTorch alike); times are CPU seconds of this process.
 
 The model takes the tanh form because the exact GELU needs erf, which NumPy lacks: SciPy's

@@ -178,7 +178,7 @@ print("stable:", shifted / shifted.sum())
 # lacks the reduced axes, so put them back (`np.expand_dims`) before broadcasting.
 #
 # The module gives two helpers you may use instead of `x.max(axis, keepdims=True)` and
-# `x.sum(axis, keepdims=True)`: `max_keepdims(x, axes)` and `sum_keepdims(x, axis)` compute
+# `x.sum(axis, keepdims=True)`: `max_keepdims(x, axis)` and `sum_keepdims(x, axis)` compute
 # the same numbers (up to rounding), 1.8 to 4 times faster over many short rows such as
 # notebook 7's 16 attention weights (NumPy's own reductions pay a fixed cost for every row).
 

@@ -283,7 +283,7 @@ def test_max_keepdims_and_sum_keepdims_equal_numpy_on_every_axis(n, dtype):
     for array in (x, np.ascontiguousarray(np.moveaxis(x, 1, -1)), np.moveaxis(x, 1, -1)):
         for axis in range(-array.ndim, array.ndim):
             expected = array.max(axis=axis, keepdims=True)
-            got = max_keepdims(array, (axis,))
+            got = max_keepdims(array, axis)
             assert got.shape == expected.shape and np.array_equal(got, expected, equal_nan=True), (axis, array.shape)
             total = sum_keepdims(array, axis)
             assert total.shape == expected.shape and total.dtype == array.dtype
@@ -301,5 +301,5 @@ def test_the_short_row_helpers_leave_integers_and_empty_rows_to_numpy():
     assert np.array_equal(sum_keepdims(small, -1), small.sum(axis=-1, keepdims=True))
     counts = np.arange(300 * 16).reshape(300, 16)
     assert np.array_equal(mean_last(counts), counts.mean(axis=-1, keepdims=True))
-    assert np.array_equal(max_keepdims(counts, (1,)), counts.max(axis=1, keepdims=True))
+    assert np.array_equal(max_keepdims(counts, 1), counts.max(axis=1, keepdims=True))
     assert mean_last(np.zeros((3, 0))).shape == (3, 1)
