@@ -1,25 +1,42 @@
 """The helpers of the notebooks' visible checks: a failure names the call, the case (shapes,
-dtype, axis, keepdims...), what came back and what was expected, and the likely mistake.
+dtype, axis, keepdims...), what came back and what was expected, and the pattern that fits
+(``minitorch.diagnose``: the diagnosis the hidden checks share).
 
-    same(got, expected, "unbroadcast(g, (4, 1))", "g of shape (2, 4, 3)")
-    check_backward(ops_binary.Sub, [a, b], upstream, reference=np.subtract)
+    with checking("2.2"):        # a check cell: your exceptions come back with the line and case
+        same(got, expected, "unbroadcast(g, (4, 1))", "g of shape (2, 4, 3)")
+        check_backward(ops_binary.Sub, [a, b], upstream, reference=np.subtract)
 
-``CheckFailed`` is an AssertionError; its frames here are hidden from IPython's traceback.
+``CheckFailed`` is an AssertionError; in a notebook it shows its message alone, first and
+in full (IPython's ``_render_traceback_`` hook), and a wrong 2-D or larger array is also
+drawn as heat maps below it.
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import pathlib
+import sys
+import traceback
 import types
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from . import diagnose
 from .function import Context
 from .gradcheck import numerical_grads
+
+PACKAGE = pathlib.Path(__file__).resolve().parent
+_task: list[str] = []  # the task whose check cell runs (checking)
 
 
 class CheckFailed(AssertionError):
     """A visible check that failed; the message says what to fix."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
+        first, _, more = str(self).partition("\n")
+        return [f"\x1b[0;31mCheckFailed\x1b[0m: \x1b[1m{first}\x1b[0m", *more.splitlines()]
 
 
 def _show(value: Any) -> str:
@@ -37,42 +54,97 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def _stuck() -> str:
+    return f"Stuck? mt.hint(\"{_task[-1]}\") gives a hint, one step at a time." if _task else ""
+
+
 def fail(call: str, case: str, problem: str, got: Any = None, expected: Any = None, hint: str = "") -> None:
     """Raise CheckFailed: "call with case: problem. hint" and both values."""
     __tracebackhide__ = True
     text = f"{call}{f' with {case}' if case else ''}: {problem}"
-    if hint:
-        text += f"\n  {hint}"
+    for line in (hint, _stuck()):
+        text += f"\n  {line}" if line else ""
     if got is not None or expected is not None:
         text += f"\n  got:       {_show(got)}\n  expected:  {_show(expected)}"
     raise CheckFailed(text)
 
 
-def _stretches(small: tuple, big: tuple) -> bool:
-    return len(small) <= len(big) and all(n in (m, 1) for n, m in zip(small[::-1], big[::-1]))
+def _yours(error: BaseException) -> list[traceback.FrameSummary]:
+    """The frames of ``error`` in the package's own files (not the checks' machinery)."""
+    mine = {PACKAGE / "visible.py", PACKAGE / "diagnose.py", PACKAGE / "heatmaps.py"}
+    return [f for f in traceback.extract_tb(error.__traceback__)
+            if pathlib.Path(f.filename).resolve().is_relative_to(PACKAGE) and pathlib.Path(f.filename).resolve() not in mine]
 
 
-def _values_hint(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> tuple[str, str]:
-    g, e = got.astype(np.float64).ravel(), expected.astype(np.float64).ravel()
-    bad = ~np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
-    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), expected.shape))
-    where = f"at index {index} it is {g[np.argmax(bad)]:.6g}, expected {e[np.argmax(bad)]:.6g}"
-    if not np.all(np.isfinite(g[np.isfinite(e)])):
-        return where, "It holds nan or inf where the answer is finite: an exp overflowed, or 0/0 (compute it another way)."
-    if np.abs(e).max(initial=0) > 0 and np.allclose(g, -e, rtol=rtol, atol=atol):
-        return where, "It has the wrong sign."
-    nonzero = np.abs(e) > 1e-8
-    if nonzero.sum() >= 2:
-        ratio = g[nonzero] / e[nonzero]
-        if np.allclose(ratio, ratio[0], rtol=1e-6) and not np.isclose(ratio[0], 1):
-            return where, f"It is off by a constant factor of {ratio[0]:.4g}."
-    return where, ""
+def _names(line: str, frame: types.FrameType | None) -> str:
+    """The values of the short variables a check's line uses: the case it was running."""
+    try:
+        tree = ast.parse(line.strip().rstrip(":").removeprefix("with ").removeprefix("for ") or "None")
+    except SyntaxError:
+        return ""
+    seen: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and frame is not None and node.id in frame.f_locals and node.id not in seen:
+            value = frame.f_locals[node.id]
+            if not isinstance(value, (types.ModuleType, types.FunctionType, type)) and len(repr(value)) <= 70:
+                seen[node.id] = repr(value) if not isinstance(value, np.ndarray) else f"an array of shape {value.shape}"
+    return ", ".join(f"{k} = {v}" for k, v in seen.items())
+
+
+def _raised(error: Exception, call: str, case: str, hint: str = "") -> CheckFailed:
+    """Your exception as a check failure: the call and case, your line, and a hint."""
+    frames = _yours(error)
+    text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}"
+    for frame in frames[-2:]:
+        shown = pathlib.Path(frame.filename).resolve().relative_to(PACKAGE.parent).as_posix()
+        text += f"\n  in {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
+    for line in (hint, _stuck()):
+        text += f"\n  {line}" if line else ""
+    return CheckFailed(text)
+
+
+@contextlib.contextmanager
+def checking(task: str) -> Iterator[None]:
+    """A check cell's body: an exception of your code (not a stub's NotImplementedError)
+    comes back as a CheckFailed naming the check's line, its case and your line."""
+    __tracebackhide__ = True
+    _task.append(task)
+    try:
+        yield
+    except (CheckFailed, NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        frames = [(f, n) for f, n in traceback.walk_tb(error.__traceback__)]
+        cell = [(f, n) for f, n in frames if not pathlib.Path(f.f_code.co_filename).resolve().is_relative_to(PACKAGE)]
+        frame, number = cell[0] if cell else (None, 0)  # the check's own line
+        line = ""
+        if frame is not None:
+            import linecache
+            line = linecache.getline(frame.f_code.co_filename, number).strip()
+        from .hints import hint_text
+        raise _raised(error, f"Task {task}'s check, at the line `{line}`" if line else f"Task {task}'s check",
+                      _names(line, frame), hint_text(task, 1)) from None
+    finally:
+        _task.pop()
+
+
+def _values(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, **known: Any) -> tuple[str, str]:
+    found = diagnose.value_pattern(got, expected, rtol=rtol, atol=atol, **known)
+    return found.where, found.text
+
+
+def _scalar_wrong(got: Any, expected: float, rtol: float, atol: float) -> str:
+    if not isinstance(got, float):
+        return f"came back as {_kind(got)}; expected the Python float {expected!r}"
+    found = diagnose.value_pattern(np.array(got), np.array(expected), rtol=rtol, atol=atol)
+    return f"came back as {got!r}; expected {expected!r}" + (f". {found.text}" if found.text else "")
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
-         dtype: Any = None, hint: str = "") -> None:
+         dtype: Any = None, hint: str = "", swapped: Any = None, inputs: Sequence[np.ndarray] = ()) -> None:
     """``got`` must equal ``expected``: the same type (a tuple, a float, an array), for an
-    array the same shape, dtype (``dtype``, or ``expected``'s) and values (to atol, rtol)."""
+    array the same shape, dtype (``dtype``, or ``expected``'s) and values (to atol, rtol).
+    ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``)."""
     __tracebackhide__ = True
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
         if type(got) is not type(expected) or got != expected:
@@ -81,8 +153,7 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         return
     if isinstance(expected, float):
         if not isinstance(got, float) or not np.isclose(got, expected, rtol=rtol, atol=atol):
-            fail(call, case, f"came back as {_kind(got) if not isinstance(got, float) else repr(got)}; expected the "
-                 f"Python float {expected!r}", hint=hint)
+            fail(call, case, _scalar_wrong(got, expected, rtol, atol), hint=hint)
         return
     expected = np.asarray(expected)
     want = np.dtype(dtype) if dtype is not None else expected.dtype
@@ -94,23 +165,20 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         fail(call, case, f"came back as {_kind(got)}; expected an array of shape {expected.shape} ({want}): "
              "np.asarray(...) makes one (a Python number forgets the dtype)", got, expected, hint)
     if got.shape != expected.shape:
-        extra = hint
-        if got.size == expected.size and tuple(n for n in got.shape if n != 1) == tuple(n for n in expected.shape if n != 1):
-            extra = "The numbers may be right but a size-1 axis is missing or extra: keep it (keepdims=True, or np.expand_dims)."
-        elif got.size > expected.size and _stretches(expected.shape, got.shape):
-            extra = ("It has the broadcast shape: sum over the axes the input was stretched along (unbroadcast) to get "
-                     "the input's shape.")
-        elif got.shape == expected.shape[::-1] and got.ndim == 2:
-            extra = "It is transposed: check the order of the operands and their transposes."
-        fail(call, case, f"came back with shape {got.shape}; expected shape {expected.shape}", got, expected,
-             " ".join(p for p in (extra, hint if extra != hint else "") if p))
-    numbers = got.dtype.kind in "fiub"
-    if not numbers:
+        extra = diagnose.shape_pattern(got.shape, expected.shape).text
+        fail(call, case, f"came back with shape {got.shape}; expected shape {expected.shape}"
+             + (f". {extra}" if extra else ""), got, expected, hint)
+    if got.dtype.kind not in "fiub":
         fail(call, case, f"came back with dtype {got.dtype}; expected numbers ({want})", got, expected, hint)
     right = np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
     if not right:
-        where, extra = _values_hint(got, expected, rtol, atol)
-        fail(call, case, f"came back with wrong values: {where}", got, expected, " ".join(p for p in (extra, hint) if p))
+        known = {"swapped": None if swapped is None else np.asarray(swapped), "inputs": inputs}
+        where, pattern = _values(got, expected, rtol, atol, **known)
+        if expected.ndim >= 2:
+            from .heatmaps import show_after_cell
+            show_after_cell(got, expected, f"{call}{f' with {case}' if case else ''}")
+        fail(call, case, f"came back with wrong values. {pattern + ' ' if pattern else ''}The largest difference: "
+             f"{where}", got, expected, hint)
     if got.dtype != want and want.kind == "f":
         fail(call, case, f"came back as {got.dtype}; expected {want} (the input's dtype): a float64 constant or array "
              "crept in (dtype drift)", hint=hint)
@@ -136,11 +204,17 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     what = _describe(inputs, params) + (f", {case}" if case else "")
     kept = [np.array(a, copy=True) for a in inputs]
     ctx = Context(tuple(needs) if needs is not None else (True,) * len(inputs))
-    out = op.forward(ctx, *inputs, **params)
+    try:
+        out = op.forward(ctx, *inputs, **params)
+    except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
+        raise _raised(error, f"{op.__name__}.forward", what, hint) from None
     if upstream is None:
         upstream = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.asarray(out).dtype)
     given = np.array(upstream, copy=True)
-    grads = op.backward(ctx, upstream)
+    try:
+        grads = op.backward(ctx, upstream)
+    except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
+        raise _raised(error, name, what, hint) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
              "which the engine takes for one gradient; return tuple(g for ...) or a list")
@@ -162,6 +236,8 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
             continue
         dtype = np.asarray(inputs[i]).dtype
         loose = 1e-4 if dtype == np.float32 else 0.0  # float32 keeps about 7 digits
+        others = [w for j, w in enumerate(expected) if j != i and w is not None and np.shape(w) == np.shape(want)]
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
-             dtype=dtype if dtype.kind == "f" else None, hint=hint)
+             dtype=dtype if dtype.kind == "f" else None, hint=hint, swapped=others[0] if len(others) == 1 else None,
+             inputs=[np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"])
     return grads
