@@ -14,7 +14,8 @@ short name, for a class report) and ``where`` (the largest difference and its in
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 

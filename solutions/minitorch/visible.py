@@ -13,30 +13,17 @@ drawn as heat maps below it.
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import pathlib
-import sys
-import traceback
 import types
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import diagnose
+from .failures import CheckFailed, checking, raised, stuck
 from .function import Context
 from .gradcheck import numerical_grads
 
-PACKAGE = pathlib.Path(__file__).resolve().parent
-_task: list[str] = []  # the task whose check cell runs (checking)
-
-
-class CheckFailed(AssertionError):
-    """A visible check that failed; the message says what to fix."""
-
-    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
-        first, _, more = str(self).partition("\n")
-        return [f"\x1b[0;31mCheckFailed\x1b[0m: \x1b[1m{first}\x1b[0m", *more.splitlines()]
+__all__ = ["CheckFailed", "check_backward", "checking", "fail", "same"]
 
 
 def _show(value: Any) -> str:
@@ -54,78 +41,15 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _stuck() -> str:
-    return f"Stuck? mt.hint(\"{_task[-1]}\") gives a hint, one step at a time." if _task else ""
-
-
 def fail(call: str, case: str, problem: str, got: Any = None, expected: Any = None, hint: str = "") -> None:
     """Raise CheckFailed: "call with case: problem. hint" and both values."""
     __tracebackhide__ = True
     text = f"{call}{f' with {case}' if case else ''}: {problem}"
-    for line in (hint, _stuck()):
+    for line in (hint, stuck()):
         text += f"\n  {line}" if line else ""
     if got is not None or expected is not None:
         text += f"\n  got:       {_show(got)}\n  expected:  {_show(expected)}"
     raise CheckFailed(text)
-
-
-def _yours(error: BaseException) -> list[traceback.FrameSummary]:
-    """The frames of ``error`` in the package's own files (not the checks' machinery)."""
-    mine = {PACKAGE / "visible.py", PACKAGE / "diagnose.py", PACKAGE / "heatmaps.py"}
-    return [f for f in traceback.extract_tb(error.__traceback__)
-            if pathlib.Path(f.filename).resolve().is_relative_to(PACKAGE) and pathlib.Path(f.filename).resolve() not in mine]
-
-
-def _names(line: str, frame: types.FrameType | None) -> str:
-    """The values of the short variables a check's line uses: the case it was running."""
-    try:
-        tree = ast.parse(line.strip().rstrip(":").removeprefix("with ").removeprefix("for ") or "None")
-    except SyntaxError:
-        return ""
-    seen: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and frame is not None and node.id in frame.f_locals and node.id not in seen:
-            value = frame.f_locals[node.id]
-            if not isinstance(value, (types.ModuleType, types.FunctionType, type)) and len(repr(value)) <= 70:
-                seen[node.id] = repr(value) if not isinstance(value, np.ndarray) else f"an array of shape {value.shape}"
-    return ", ".join(f"{k} = {v}" for k, v in seen.items())
-
-
-def _raised(error: Exception, call: str, case: str, hint: str = "") -> CheckFailed:
-    """Your exception as a check failure: the call and case, your line, and a hint."""
-    frames = _yours(error)
-    text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}"
-    for frame in frames[-2:]:
-        shown = pathlib.Path(frame.filename).resolve().relative_to(PACKAGE.parent).as_posix()
-        text += f"\n  in {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
-    for line in (hint, _stuck()):
-        text += f"\n  {line}" if line else ""
-    return CheckFailed(text)
-
-
-@contextlib.contextmanager
-def checking(task: str) -> Iterator[None]:
-    """A check cell's body: an exception of your code (not a stub's NotImplementedError)
-    comes back as a CheckFailed naming the check's line, its case and your line."""
-    __tracebackhide__ = True
-    _task.append(task)
-    try:
-        yield
-    except (CheckFailed, NotImplementedError, KeyboardInterrupt):
-        raise
-    except Exception as error:
-        frames = [(f, n) for f, n in traceback.walk_tb(error.__traceback__)]
-        cell = [(f, n) for f, n in frames if not pathlib.Path(f.f_code.co_filename).resolve().is_relative_to(PACKAGE)]
-        frame, number = cell[0] if cell else (None, 0)  # the check's own line
-        line = ""
-        if frame is not None:
-            import linecache
-            line = linecache.getline(frame.f_code.co_filename, number).strip()
-        from .hints import hint_text
-        raise _raised(error, f"Task {task}'s check, at the line `{line}`" if line else f"Task {task}'s check",
-                      _names(line, frame), hint_text(task, 1)) from None
-    finally:
-        _task.pop()
 
 
 def _values(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, **known: Any) -> tuple[str, str]:
@@ -141,10 +65,12 @@ def _scalar_wrong(got: Any, expected: float, rtol: float, atol: float) -> str:
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
-         dtype: Any = None, hint: str = "", swapped: Any = None, inputs: Sequence[np.ndarray] = ()) -> None:
+         dtype: Any = None, hint: str = "", swapped: Any = None, inputs: Sequence[np.ndarray] = (),
+         moved_from: Any = None) -> None:
     """``got`` must equal ``expected``: the same type (a tuple, a float, an array), for an
     array the same shape, dtype (``dtype``, or ``expected``'s) and values (to atol, rtol).
-    ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``)."""
+    ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``); with
+    ``moved_from`` (a parameter before a step), the pattern is sought in the step taken."""
     __tracebackhide__ = True
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
         if type(got) is not type(expected) or got != expected:
@@ -174,6 +100,10 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     if not right:
         known = {"swapped": None if swapped is None else np.asarray(swapped), "inputs": inputs}
         where, pattern = _values(got, expected, rtol, atol, **known)
+        if moved_from is not None:
+            start = np.asarray(moved_from, np.float64)
+            step = diagnose.value_pattern(got - start, expected - start, rtol=rtol, atol=atol).text
+            pattern = f"The step it took, compared with the right step: {step}" if step else pattern
         if expected.ndim >= 2:
             from .heatmaps import show_after_cell
             show_after_cell(got, expected, f"{call}{f' with {case}' if case else ''}")
@@ -207,14 +137,14 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     try:
         out = op.forward(ctx, *inputs, **params)
     except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
-        raise _raised(error, f"{op.__name__}.forward", what, hint) from None
+        raise raised(error, f"{op.__name__}.forward", what, hint) from None
     if upstream is None:
         upstream = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.asarray(out).dtype)
     given = np.array(upstream, copy=True)
     try:
         grads = op.backward(ctx, upstream)
     except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
-        raise _raised(error, name, what, hint) from None
+        raise raised(error, name, what, hint) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
              "which the engine takes for one gradient; return tuple(g for ...) or a list")

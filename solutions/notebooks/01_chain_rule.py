@@ -138,7 +138,8 @@ with checking("1.2"):
     for name, on_scalars, with_numpy, point in cases:
         got = [float(grad) for _, grad in on_scalars(*[mt.Scalar(v) for v in point]).chain_rule(0.5)]
         expected = [float(d) for d in mt.numerical_grads(with_numpy, point, 0.5)]
-        same(np.array(got), np.array(expected), f"the backward of {name}", f"inputs {point}, g = 0.5 (one number per input)")
+        same(np.array(got), np.array(expected), f"the backward of {name}", f"inputs {point}, g = 0.5 (one number per input)",
+             swapped=np.array(expected[::-1]))  # what the two inputs' gradients give in the other order
     same(float(mt.Scalar(0.0).relu().chain_rule(1.0)[0][1]), 0.0, "the backward of relu", "the input exactly 0, g = 1",
          hint="At exactly 0, take relu's derivative to be 0, as PyTorch does.")
     print(f"Task 1.2 passes the visible checks ({len(cases) + 1} cases, every operation)")

@@ -113,8 +113,6 @@ with checking("6.1"):
 # Check Task 6.2: three steps against SGD's formulas worked out with NumPy, with momentum
 # kept per parameter, weight decay, and parameters that sit out a step or every step
 with checking("6.2"):
-
-
     def sgd_by_hand(start, grads, lrs, momentum, weight_decay):
         p, buffer = start.copy(), None
         for grad, lr in zip(grads, lrs):
@@ -137,11 +135,13 @@ with checking("6.2"):
             sgd.lr = lrs[step]
             for p, steps in zip(params, grads):
                 p.grad = steps[step]
+            before = [p.data.copy() for p in params]
             sgd.step()
             for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
                 same(p.data, sgd_by_hand(start, steps[:step + 1], lrs, momentum, weight_decay),
                      f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
                      f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", atol=1e-12,
+                     moved_from=before[i],
                      hint="b = momentum * b + (g + weight_decay * p) in state['momentum_buffer'], then p -= lr * b, "
                           "with lr read at every step (keep it out of the buffer).")
     print("Task 6.2 passes the visible checks")
@@ -159,8 +159,6 @@ with checking("6.2"):
 # three steps against its formulas worked out with NumPy, each parameter with its own
 # step count, a tiny gradient (where eps goes matters), with and without weight decay
 with checking("6.3"):
-
-
     def adam_by_hand(start, grads, lrs, weight_decay, beta1=0.9, beta2=0.999, eps=1e-8):
         p, m, v, t = start.copy(), 0.0, 0.0, 0
         for grad, lr in zip(grads, lrs):
@@ -184,6 +182,7 @@ with checking("6.3"):
             adam.lr = lrs[step]
             for p, steps in zip(params, grads):
                 p.grad = steps[step]
+            before = [p.data.copy() for p in params]
             adam.step()
             if step == 0 and weight_decay == 0.0:
                 same(params[0].data, np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
@@ -193,6 +192,7 @@ with checking("6.3"):
                 same(p.data, adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
                      f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
                      f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", rtol=1e-9, atol=1e-12,
+                     moved_from=before[i],
                      hint="Per parameter: t counts from 1; m, v the raw running averages in the state; "
                           "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
     print("Task 6.3 passes the visible checks")

@@ -14,7 +14,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "solutions" / "minitorch
 LAYERS = [
     {"autodiff", "numerical", "shapes", "datasets", "plotting_training", "progress", "handin", "notebook",
      "diagnose", "heatmaps", "hints"},
-    {"scalar", "tensor", "plotting"},
+    {"scalar", "tensor", "plotting", "failures"},
     {"function"},
     {"gradcheck", "ops_activation", "ops_binary", "ops_index", "ops_linalg", "ops_reduce",
      "ops_shape", "ops_softmax", "ops_unary", "ops_norm", "ops_select"},
