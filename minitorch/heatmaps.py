@@ -32,6 +32,8 @@ def _flat(values: np.ndarray) -> np.ndarray:
 
 def draw(got: np.ndarray, expected: np.ndarray, title: str = "") -> Any:
     """A matplotlib Figure (not pyplot's) of got, expected and got - expected."""
+    from matplotlib import colormaps
+    from matplotlib.ticker import MaxNLocator
     from matplotlib.figure import Figure
 
     got_2d, expected_2d = _flat(got), _flat(expected)
@@ -47,10 +49,12 @@ def draw(got: np.ndarray, expected: np.ndarray, title: str = "") -> Any:
                                     (axes[1], expected_2d, "what was expected", bound),
                                     (axes[2], difference, "came back - expected", gap)]:
         shown = np.ma.masked_invalid(values)
-        image = ax.imshow(shown, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
-        image.cmap.set_bad("#f2c200")  # NaN and inf in yellow
+        colours = colormaps["RdBu_r"].with_extremes(bad="#f2c200")  # NaN and inf in yellow
+        image = ax.imshow(shown, cmap=colours, vmin=-limit, vmax=limit, aspect="auto", interpolation="nearest")
         ax.set_title(name, fontsize=9)
         ax.tick_params(labelsize=7)
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(MaxNLocator(integer=True))  # element indices, not pixel edges
         fig.colorbar(image, ax=ax, shrink=0.9).ax.tick_params(labelsize=7)
     if np.ndim(expected) > 2:
         axes[0].set_ylabel(f"axes 0..{np.ndim(expected) - 2} stacked", fontsize=7)

@@ -126,8 +126,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "backward, step.",
             "The batches come from the loop that is given; the model takes a Tensor of x[batch], the loss compares "
             "with y[batch].",
-            "Call optimizer.zero_grad() before backward, optimizer.step() after it, and add loss.item() times the "
-            "batch's length to the total."),
+            "Clear the gradients with the optimizer's zero_grad method before backward, let it step after, and add "
+            "the loss as a float (its item method) times the batch's length to the total."),
     "7.1": ("Layer norm's gradient for x is rstd times (g minus its mean minus xhat times the mean of g times xhat), "
             "all means over the last axis, where g is grad times weight.",
             "The forward saved xhat, rstd and weight; mean_last takes the mean over the last axis with keepdims. "
@@ -148,8 +148,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "position(positions), every block in turn, then head of ln_f of the result."),
     "7.4": ("Training is the stage-6 step; sampling turns the logits into probabilities (after dividing by the "
             "temperature) and draws one token per row.",
-            "The step: zero_grad, loss_on(model, x, y), backward, step. For sampling: temperature 0 means the "
-            "argmax; otherwise a stable softmax of logits / temperature.",
+            "The step: clear the gradients, the loss from loss_on for the model and (x, y), backward, then the "
+            "optimizer's step. For sampling: temperature 0 means the argmax; otherwise a stable softmax of the logits "
+            "divided by the temperature.",
             "Subtract each row's maximum before exp, divide by the row's sum, and draw with rng.choice(size, p=row) "
             "for each row; return the chosen tokens as an array."),
 }

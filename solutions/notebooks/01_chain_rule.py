@@ -74,6 +74,8 @@ ax.set_title("12 steps of gradient descent, learning rate 0.15");
 # $(f(x+\varepsilon) - f(x))/\varepsilon$ only shrinks like $\varepsilon$.
 # `central_difference(f, *values, arg=0, eps=1e-6)` differentiates with respect to
 # `values[arg]`.
+#
+# Stuck? `mt.hint("1.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.1
@@ -113,6 +115,8 @@ with checking("1.1"):
 # Two facts save work: $\tanh' = 1 - \tanh^2$ and $\sigma' = \sigma (1 - \sigma)$, both
 # from the output, which the rule can see as `out`. At exactly 0, take relu's derivative
 # to be 0 (as PyTorch does).
+#
+# Stuck? `mt.hint("1.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.2: each rule, called directly with g = 0.5, against central differences of
@@ -188,6 +192,8 @@ plotting.draw_graph(worked_model(*leaves()), show_grad=False);
 # later walk tensor graphs. Do it without recursion: a graph can be 10,000 operations
 # deep, and Python's recursion limit is about 1,000. A depth-first search with your own
 # stack works: push a node, then its parents; emit the node once its parents are done.
+#
+# Stuck? `mt.hint("1.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.3 (on a small diamond of its own: a feeds both b and c)
@@ -227,6 +233,8 @@ with checking("1.3"):
 # `.grad`), then to `node.chain_rule`, and **add** what comes back into a running total
 # per parent. Adding, never assigning: that is what makes the diamond come out right,
 # and what makes a second `backward()` add to the gradients instead of replacing them.
+#
+# Stuck? `mt.hint("1.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.4: x is used twice, so dy/dx = 3 e^x + 3x e^x

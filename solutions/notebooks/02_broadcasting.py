@@ -64,6 +64,8 @@ plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
 # Compute the result shape of broadcasting any number of shapes, as
 # `np.broadcast_shapes` does, and raise a `ValueError` that names the shapes when they do
 # not fit (for example `(2, 3)` with `(4,)`).
+#
+# Stuck? `mt.hint("2.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.1
@@ -108,6 +110,8 @@ plotting.draw_values([upstream, upstream.sum(axis=0), upstream.sum(axis=1, keepd
 # Sum `grad` (which has the broadcast shape) down to `shape`. This is the *only* place in
 # the package where the reverse of broadcasting lives; every op that broadcasts calls it.
 # Return a new array: never change `grad` itself.
+#
+# Stuck? `mt.hint("2.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.2
@@ -153,6 +157,8 @@ with checking("2.2"):
 # float64 array in the formula (`np.ones(3)`, or a `np.float64` number) turns the result
 # into float64. The engine checks every gradient a rule returns: if its shape or dtype
 # differs from its input's, you get an error naming the op and the input.
+#
+# Stuck? `mt.hint("2.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.3: each rule on plain arrays (both inputs broadcast, a random upstream

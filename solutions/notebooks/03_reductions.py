@@ -49,6 +49,8 @@ from minitorch.visible import check_backward, checking, fail, same  # the checks
 # Several rules are cheapest from the output the forward saved rather than from `x`.
 # A rule of one input returns its gradient as one array, as `Neg.backward` does (a tuple
 # of one array works too). Keep the dtype: float32 in, float32 out.
+#
+# Stuck? `mt.hint("3.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% tags=["not-graded", "raises-exception"]
 x = np.linspace(-4, 4, 400)
@@ -118,6 +120,8 @@ plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_
 # The forward turned `axis` (None, an int, a tuple, negatives allowed) into a sorted
 # tuple of non-negative axes, `ctx.axes`, and stored `ctx.keepdims` and the input's
 # `ctx.shape`. `np.expand_dims` accepts a tuple of axes.
+#
+# Stuck? `mt.hint("3.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task3_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.2: Sum and Mean over several axes, negative axes, keepdims and all axes,
@@ -157,6 +161,8 @@ plotting.draw_values([x, x.max(axis=1, keepdims=True), share], ["x", "x.max(axis
 # The forward saved `x` and the extremes `out` *with* the reduced axes kept (size 1), so
 # `x == out` marks the winners. Count them per reduced group, in the gradient's dtype
 # (an integer count would turn a float32 gradient into float64).
+#
+# Stuck? `mt.hint("3.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task3_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.3: max and min share the gradient equally among tied extremes

@@ -40,6 +40,8 @@ from minitorch.visible import check_backward, checking, fail, same  # the checks
 #   transpose the gradient by the *inverse* permutation: input axis `i` sits at output
 #   position `axes.index(i)`. (For 2-D, the inverse of swapping is swapping.)
 # * `broadcast_to` repeats elements: its backward is the sum from notebook 2.
+#
+# Stuck? `mt.hint("4.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% tags=["not-graded", "raises-exception"]
 x = np.arange(6.0).reshape(2, 3)
@@ -95,6 +97,8 @@ print("  np.add.at(full, ...)     ->", exact)
 # The forward saved the input's shape, dtype and the index (ints, slices with steps,
 # `None`, `...`, integer arrays, boolean masks, or a tuple of them: NumPy accepts them all
 # in `np.add.at` too).
+#
+# Stuck? `mt.hint("4.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task4_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 4.2: repeated rows, a reversed slice, a mask, None and ..., each against
@@ -123,6 +127,8 @@ with checking("4.2"):
 # In the picture each input keeps its colour inside the joined array. The backward cuts
 # along the same lines: column 0 of the gradient goes to input 0, columns 1 to 3 to
 # input 1, columns 4 and 5 to input 2.
+#
+# Stuck? `mt.hint("4.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% tags=["not-graded", "raises-exception"]
 parts = [np.array([[1.0], [2.0]]), np.arange(3.0, 9.0).reshape(2, 3), np.arange(9.0, 13.0).reshape(2, 2)]

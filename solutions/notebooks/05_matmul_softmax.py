@@ -73,6 +73,8 @@ plotting.draw_matmul_shapes((8, 1, 4, 3), (5, 3, 2));
 # transposed view (a `Linear` layer multiplies by `weight.T`), its gradient then comes
 # back in the weight's own memory order, and the optimizer's update runs several times
 # faster. Plain `@` gives the same numbers, just slower later.
+#
+# Stuck? `mt.hint("5.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task5_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.1: matrices, a broadcast batch, and 1-D operands on either side, against
@@ -127,6 +129,8 @@ print(f"GELU is lowest at x = {x[gelu.argmin()]:.2f}, where it is {gelu.min():.3
 # `normal_cdf`, `normal_pdf` and `tanh_inner` ready for you, and the forward saved
 # $\Phi(x)$ as `cdf` (its tanh form for `"tanh"`): erf is slow to compute, so use `cdf`
 # rather than calling `normal_cdf` again.
+#
+# Stuck? `mt.hint("5.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task5_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.2: both forms against central differences of GELU written with NumPy and
@@ -183,6 +187,8 @@ print("stable:", shifted / shifted.sum())
 # `x.sum(axis, keepdims=True)`: `max_keepdims(x, axis)` and `sum_keepdims(x, axis)` compute
 # the same numbers (up to rounding), 1.8 to 4 times faster over many short rows such as
 # notebook 7's 16 attention weights (NumPy's own reductions pay a fixed cost for every row).
+#
+# Stuck? `mt.hint("5.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task5_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.3: no overflow near 1000, then each backward against central differences of
@@ -267,6 +273,8 @@ print(f"the probability of class 2: {p[2]:.3f} before the step, {q[2]:.3f} after
 # `ctx.needs_input_grad[1]` is True, and `None` otherwise. The upstream gradient is one
 # number for `"mean"` and `"sum"` (divide by $N$ for the mean) and one number per sample
 # for `"none"`.
+#
+# Stuck? `mt.hint("5.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task5_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 5.4: class indices and class probabilities, each reduction: the loss against

@@ -46,6 +46,8 @@ from minitorch.visible import check_backward, checking, fail, same  # the checks
 #   `mt.manual_seed` makes runs repeatable).
 # * `MLP([2, 64, 64, 3])` is three `Linear` layers with the activation between them, and
 #   none after the last (the loss applies its own softmax).
+#
+# Stuck? `mt.hint("6.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.1: parameters found everywhere and once, Linear's start and output, MLP's layers
@@ -108,6 +110,8 @@ with checking("6.1"):
 # **SGD with momentum** keeps a running direction $b \leftarrow \mu b + g$ (on the first
 # step, $b = g$) and steps along it: consistent directions build up speed, zig-zags
 # cancel out.
+#
+# Stuck? `mt.hint("6.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.2: three steps against SGD's formulas worked out with NumPy, with momentum
@@ -153,6 +157,8 @@ with checking("6.2"):
 # by $m / \sqrt{v}$: every weight moves by about the learning rate, whatever the scale of
 # its gradient. Both averages start at 0, which biases them toward 0 in the first steps;
 # dividing by $1 - \beta^t$ at step $t$ corrects that.
+#
+# Stuck? `mt.hint("6.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.3: Adam's first step is lr times the sign of the gradient (almost exactly);
@@ -186,7 +192,7 @@ with checking("6.3"):
             adam.step()
             if step == 0 and weight_decay == 0.0:
                 same(params[0].data, np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
-                     "parameter 0 after the first step", atol=1e-6,
+                     "parameter 0 after the first step", atol=1e-6, moved_from=np.array([1.0, -2.0]),
                      hint="After one step Adam moves each weight by about lr (m_hat / sqrt(v_hat) is ±1 when t = 1).")
             for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
                 same(p.data, adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
@@ -204,6 +210,8 @@ with checking("6.3"):
 # `zero_grad` (gradients accumulate, remember), forward, loss, `backward`, `step`. Return
 # the mean loss over the epoch, each batch weighted by its size. `fit` (given) calls it
 # once per epoch and records the validation loss too.
+#
+# Stuck? `mt.hint("6.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.4: the epoch's loss weights each batch by its size; each batch is one

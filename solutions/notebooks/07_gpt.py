@@ -108,6 +108,8 @@ print("embedding output", out.shape, "; rows 1 and 4 get gradient", emb.weight.g
 # Forget step 3's middle term and you get $r(h_j - \bar h)$: right for the mean's path,
 # wrong for the variance's. The hidden tests compare all three gradients with central
 # differences, float32 included.
+#
+# Stuck? `mt.hint("7.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.1: a layer norm of your own against central differences
@@ -139,6 +141,8 @@ with checking("7.1"):
 #
 # Keep the weights in `self.last_attention` (its `.data`) for the pictures below. The
 # backward needs nothing new: every op here already has yours.
+#
+# Stuck? `mt.hint("7.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.2: shapes, causality, and attention weights that sum to 1
@@ -192,6 +196,8 @@ with checking("7.2"):
 # `GPT.forward(idx)` looks up the token embeddings of `idx` (B, T) and adds the position
 # embeddings of 0..T-1 (broadcast over the batch), runs the blocks in order, then the
 # final `ln_f` and the `head`, giving logits (B, T, V): one score per next token.
+#
+# Stuck? `mt.hint("7.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% tags=["not-graded"]
 curve_x = np.linspace(-6, 6, 120_001)
@@ -256,6 +262,8 @@ with checking("7.3"):
 # `rng.choice`. Temperature 1 samples the model's own distribution; below 1 sharpens it
 # (safer, more repetitive names), above 1 flattens it (wilder ones); temperature 0 means
 # "always the most likely token" (argmax, no randomness).
+#
+# Stuck? `mt.hint("7.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.4: a few training steps lower the loss; temperature 0 is greedy
