@@ -112,6 +112,10 @@ def value_pattern(got: np.ndarray, expected: np.ndarray, *, rtol: float = 1e-5, 
     if zeroed.any() and zeroed.sum() == wrong:
         return Finding(f"It is zero where it should not be ({wrong} of {g.size} values), and right elsewhere.",
                        "zero where it should not be", where)
+    leaked = ~close & (np.abs(e) <= atol)
+    if leaked.any() and leaked.sum() == wrong:
+        return Finding(f"It is nonzero where it should be 0 ({wrong} of {g.size} values), and right elsewhere: a mask "
+                       "or a condition not applied?", "nonzero where it should be zero", where)
     for x in inputs:
         x = np.asarray(x)
         if x.dtype.kind not in "fiu" or not stretches(x.shape, e.shape):

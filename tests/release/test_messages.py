@@ -13,12 +13,13 @@ import nbformat
 import numpy as np
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-SOLUTIONS = ROOT / "solutions" / "minitorch"
 from minitorch import diagnose, failures, heatmaps, hints  # the release's copies: given code, no regions
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SOLUTIONS = ROOT / "solutions" / "minitorch"
+
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from mistakes import MISTAKES  # noqa: E402
+from mistakes import MISTAKES
 
 
 def test_the_grader_keeps_the_same_diagnosis():
@@ -40,6 +41,7 @@ X = np.array([[1.0, -2.0, 3.0, -0.5], [2.0, 0.7, -1.0, 4.0], [-3.0, 1.5, 2.5, -0
     (np.zeros_like(E), E, {}, "all zeros", "zero everywhere"),
     (np.where(X > 1, 0.0, E), E, {}, "zero where it should not be", "zero where it should not be"),
     (E + 1, E, {"swapped": E + 1}, "gradients swapped", "swapped"),
+    (E, np.tril(E), {}, "nonzero where it should be zero", "nonzero where it should be 0"),
     (np.where(X > 0, E, 1.0), E, {"inputs": [X]}, "right only where inputs are positive", "only where the input is positive"),
     (np.where(X > 2, np.inf, E), E, {}, "overflow or nan", "NaN or inf"),
     (E + np.eye(3, 4) * 0.5, E, {}, "wrong values", ""),
