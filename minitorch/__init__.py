@@ -15,6 +15,7 @@ from . import datasets, language, nn, optim, plotting, training
 from .autodiff import backpropagate, topological_order
 from .function import Context, Function, is_grad_enabled, no_grad
 from .gradcheck import GradcheckError, gradcheck, numerical_grads
+from .hints import hint
 from .losses import cross_entropy, mse_loss
 from .nn import manual_seed
 from .numerical import central_difference
@@ -42,5 +43,5 @@ __all__ = [
     "reshape", "transpose", "broadcast_to", "squeeze", "unsqueeze", "flatten",
     "getitem", "cat", "stack", "matmul", "gelu", "logsumexp", "log_softmax", "softmax",
     "cross_entropy", "mse_loss", "gradcheck", "GradcheckError", "numerical_grads", "manual_seed", "where", "layer_norm",
-    "nn", "optim", "training", "datasets", "plotting", "language",
+    "nn", "optim", "training", "datasets", "plotting", "language", "hint",
 ]

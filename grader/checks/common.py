@@ -10,6 +10,7 @@ import numpy as np
 
 from grader.boundary.runner import Borrowed, Raised
 from grader.boundary.wire import oversized
+from grader.checks.diagnose import value_pattern
 
 
 class CheckFailure(AssertionError):
@@ -112,26 +113,10 @@ def _stretches(shape: tuple, target: tuple) -> bool:
 
 
 def _diagnose(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, kind: str) -> tuple[str, str]:
-    g, e = got.astype(np.float64).ravel(), expected.astype(np.float64).ravel()
-    broken = ~np.isfinite(g) & np.isfinite(e)
-    gaps = np.nan_to_num(np.abs(g - e), nan=-1.0, posinf=np.inf)
-    worst = int(np.argmax(broken)) if broken.any() else int(np.argmax(gaps))
-    index = tuple(int(i) for i in np.unravel_index(worst, expected.shape))
-    where = f"at index {index} it is {g[worst]:.6g}, expected {e[worst]:.6g}"
-    if broken.any():
-        return f"it has inf or nan values ({where}).", "overflow or nan"
-    if np.abs(e).max(initial=0) > 0 and np.allclose(g, -e, rtol=rtol, atol=atol):
-        return f"it has the wrong sign ({where}).", "wrong sign"
-    nonzero = np.abs(e) > 1e-8
-    if nonzero.sum() >= 2:
-        ratio = g[nonzero] / e[nonzero]
-        if np.allclose(ratio, ratio[0], rtol=1e-6) and not np.isclose(ratio[0], 1) \
-                and np.allclose(g, ratio[0] * e, rtol=rtol, atol=atol):
-            return f"it is off by a constant factor of {ratio[0]:.4g} ({where}).", "constant factor"
-    if kind == "matmul" and expected.ndim == 2 and expected.shape[0] == expected.shape[1] \
-            and np.allclose(got, expected.T, rtol=rtol, atol=atol):
-        return f"it is the transpose of the right answer ({where}).", "transposed matmul gradient"
-    return f"{where}.", "wrong values"
+    """The pattern a wrong array fits, in the words of the visible checks (diagnose.py)."""
+    found = value_pattern(got, expected, rtol=rtol, atol=atol)
+    pitfall = "transposed matmul gradient" if found.pitfall == "transposed" and kind == "matmul" else found.pitfall
+    return (f"{found.text} The largest difference: {found.where}." if found.text else f"{found.where}."), pitfall
 
 
 # ---- running one learner's rule ---------------------------------------------------------

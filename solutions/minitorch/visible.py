@@ -1,10 +1,14 @@
 """The helpers of the notebooks' visible checks: a failure names the call, the case (shapes,
-dtype, axis, keepdims...), what came back and what was expected, and the likely mistake.
+dtype, axis, keepdims...), what came back and what was expected, and the pattern that fits
+(``minitorch.diagnose``: the diagnosis the hidden checks share).
 
-    same(got, expected, "unbroadcast(g, (4, 1))", "g of shape (2, 4, 3)")
-    check_backward(ops_binary.Sub, [a, b], upstream, reference=np.subtract)
+    with checking("2.2"):        # a check cell: your exceptions come back with the line and case
+        same(got, expected, "unbroadcast(g, (4, 1))", "g of shape (2, 4, 3)")
+        check_backward(ops_binary.Sub, [a, b], upstream, reference=np.subtract)
 
-``CheckFailed`` is an AssertionError; its frames here are hidden from IPython's traceback.
+``CheckFailed`` is an AssertionError; in a notebook it shows its message alone, first and
+in full (IPython's ``_render_traceback_`` hook), and a wrong 2-D or larger array is also
+drawn as heat maps below it.
 """
 
 from __future__ import annotations
@@ -14,12 +18,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from . import diagnose
+from .failures import CheckFailed, checking, raised, stuck
 from .function import Context
 from .gradcheck import numerical_grads
 
-
-class CheckFailed(AssertionError):
-    """A visible check that failed; the message says what to fix."""
+__all__ = ["CheckFailed", "check_backward", "checking", "fail", "same"]
 
 
 def _show(value: Any) -> str:
@@ -41,38 +45,32 @@ def fail(call: str, case: str, problem: str, got: Any = None, expected: Any = No
     """Raise CheckFailed: "call with case: problem. hint" and both values."""
     __tracebackhide__ = True
     text = f"{call}{f' with {case}' if case else ''}: {problem}"
-    if hint:
-        text += f"\n  {hint}"
+    for line in (hint, stuck()):
+        text += f"\n  {line}" if line else ""
     if got is not None or expected is not None:
         text += f"\n  got:       {_show(got)}\n  expected:  {_show(expected)}"
     raise CheckFailed(text)
 
 
-def _stretches(small: tuple, big: tuple) -> bool:
-    return len(small) <= len(big) and all(n in (m, 1) for n, m in zip(small[::-1], big[::-1]))
+def _values(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, **known: Any) -> tuple[str, str]:
+    found = diagnose.value_pattern(got, expected, rtol=rtol, atol=atol, **known)
+    return found.where, found.text
 
 
-def _values_hint(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float) -> tuple[str, str]:
-    g, e = got.astype(np.float64).ravel(), expected.astype(np.float64).ravel()
-    bad = ~np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
-    index = tuple(int(i) for i in np.unravel_index(int(np.argmax(bad)), expected.shape))
-    where = f"at index {index} it is {g[np.argmax(bad)]:.6g}, expected {e[np.argmax(bad)]:.6g}"
-    if not np.all(np.isfinite(g[np.isfinite(e)])):
-        return where, "It holds nan or inf where the answer is finite: an exp overflowed, or 0/0 (compute it another way)."
-    if np.abs(e).max(initial=0) > 0 and np.allclose(g, -e, rtol=rtol, atol=atol):
-        return where, "It has the wrong sign."
-    nonzero = np.abs(e) > 1e-8
-    if nonzero.sum() >= 2:
-        ratio = g[nonzero] / e[nonzero]
-        if np.allclose(ratio, ratio[0], rtol=1e-6) and not np.isclose(ratio[0], 1):
-            return where, f"It is off by a constant factor of {ratio[0]:.4g}."
-    return where, ""
+def _scalar_wrong(got: Any, expected: float, rtol: float, atol: float) -> str:
+    if not isinstance(got, float):
+        return f"came back as {_kind(got)}; expected the Python float {expected!r}"
+    found = diagnose.value_pattern(np.array(got), np.array(expected), rtol=rtol, atol=atol)
+    return f"came back as {got!r}; expected {expected!r}" + (f". {found.text}" if found.text else "")
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
-         dtype: Any = None, hint: str = "") -> None:
+         dtype: Any = None, hint: str = "", swapped: Any = None, inputs: Sequence[np.ndarray] = (),
+         moved_from: Any = None) -> None:
     """``got`` must equal ``expected``: the same type (a tuple, a float, an array), for an
-    array the same shape, dtype (``dtype``, or ``expected``'s) and values (to atol, rtol)."""
+    array the same shape, dtype (``dtype``, or ``expected``'s) and values (to atol, rtol).
+    ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``); with
+    ``moved_from`` (a parameter before a step), the pattern is sought in the step taken."""
     __tracebackhide__ = True
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
         if type(got) is not type(expected) or got != expected:
@@ -81,8 +79,7 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         return
     if isinstance(expected, float):
         if not isinstance(got, float) or not np.isclose(got, expected, rtol=rtol, atol=atol):
-            fail(call, case, f"came back as {_kind(got) if not isinstance(got, float) else repr(got)}; expected the "
-                 f"Python float {expected!r}", hint=hint)
+            fail(call, case, _scalar_wrong(got, expected, rtol, atol), hint=hint)
         return
     expected = np.asarray(expected)
     want = np.dtype(dtype) if dtype is not None else expected.dtype
@@ -94,23 +91,24 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         fail(call, case, f"came back as {_kind(got)}; expected an array of shape {expected.shape} ({want}): "
              "np.asarray(...) makes one (a Python number forgets the dtype)", got, expected, hint)
     if got.shape != expected.shape:
-        extra = hint
-        if got.size == expected.size and tuple(n for n in got.shape if n != 1) == tuple(n for n in expected.shape if n != 1):
-            extra = "The numbers may be right but a size-1 axis is missing or extra: keep it (keepdims=True, or np.expand_dims)."
-        elif got.size > expected.size and _stretches(expected.shape, got.shape):
-            extra = ("It has the broadcast shape: sum over the axes the input was stretched along (unbroadcast) to get "
-                     "the input's shape.")
-        elif got.shape == expected.shape[::-1] and got.ndim == 2:
-            extra = "It is transposed: check the order of the operands and their transposes."
-        fail(call, case, f"came back with shape {got.shape}; expected shape {expected.shape}", got, expected,
-             " ".join(p for p in (extra, hint if extra != hint else "") if p))
-    numbers = got.dtype.kind in "fiub"
-    if not numbers:
+        extra = diagnose.shape_pattern(got.shape, expected.shape).text
+        fail(call, case, f"came back with shape {got.shape}; expected shape {expected.shape}"
+             + (f". {extra}" if extra else ""), got, expected, hint)
+    if got.dtype.kind not in "fiub":
         fail(call, case, f"came back with dtype {got.dtype}; expected numbers ({want})", got, expected, hint)
     right = np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
     if not right:
-        where, extra = _values_hint(got, expected, rtol, atol)
-        fail(call, case, f"came back with wrong values: {where}", got, expected, " ".join(p for p in (extra, hint) if p))
+        known = {"swapped": None if swapped is None else np.asarray(swapped), "inputs": inputs}
+        where, pattern = _values(got, expected, rtol, atol, **known)
+        if moved_from is not None:
+            start = np.asarray(moved_from, np.float64)
+            step = diagnose.value_pattern(got - start, expected - start, rtol=rtol, atol=atol).text
+            pattern = f"The step it took, compared with the right step: {step}" if step else pattern
+        if expected.ndim >= 2:
+            from .heatmaps import show_after_cell
+            show_after_cell(got, expected, f"{call}{f' with {case}' if case else ''}")
+        fail(call, case, f"came back with wrong values. {pattern + ' ' if pattern else ''}The largest difference: "
+             f"{where}", got, expected, hint)
     if got.dtype != want and want.kind == "f":
         fail(call, case, f"came back as {got.dtype}; expected {want} (the input's dtype): a float64 constant or array "
              "crept in (dtype drift)", hint=hint)
@@ -136,11 +134,17 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     what = _describe(inputs, params) + (f", {case}" if case else "")
     kept = [np.array(a, copy=True) for a in inputs]
     ctx = Context(tuple(needs) if needs is not None else (True,) * len(inputs))
-    out = op.forward(ctx, *inputs, **params)
+    try:
+        out = op.forward(ctx, *inputs, **params)
+    except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
+        raise raised(error, f"{op.__name__}.forward", what, hint) from None
     if upstream is None:
         upstream = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.asarray(out).dtype)
     given = np.array(upstream, copy=True)
-    grads = op.backward(ctx, upstream)
+    try:
+        grads = op.backward(ctx, upstream)
+    except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
+        raise raised(error, name, what, hint) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
              "which the engine takes for one gradient; return tuple(g for ...) or a list")
@@ -162,6 +166,8 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
             continue
         dtype = np.asarray(inputs[i]).dtype
         loose = 1e-4 if dtype == np.float32 else 0.0  # float32 keeps about 7 digits
+        others = [w for j, w in enumerate(expected) if j != i and w is not None and np.shape(w) == np.shape(want)]
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
-             dtype=dtype if dtype.kind == "f" else None, hint=hint)
+             dtype=dtype if dtype.kind == "f" else None, hint=hint, swapped=others[0] if len(others) == 1 else None,
+             inputs=[np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"])
     return grads

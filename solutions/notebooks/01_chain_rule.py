@@ -38,7 +38,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import plotting
-from minitorch.visible import check_backward, fail, same  # the checks' messages
+from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Why derivatives: gradient descent
@@ -74,17 +74,20 @@ ax.set_title("12 steps of gradient descent, learning rate 0.15");
 # $(f(x+\varepsilon) - f(x))/\varepsilon$ only shrinks like $\varepsilon$.
 # `central_difference(f, *values, arg=0, eps=1e-6)` differentiates with respect to
 # `values[arg]`.
+#
+# Stuck? `mt.hint("1.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.1
-same(mt.central_difference(math.sin, 0.3), math.cos(0.3), "central_difference(math.sin, 0.3)", "d/dx sin at 0.3")
-same(mt.central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1), 2.0,
-     "central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1)", "d/db of a * b: nudge values[arg], not values[0]")
-# a curved function: the one-sided difference is off by about 2.5e-6 of the slope here
-slope = 5 * math.exp(5.0)
-same(mt.central_difference(lambda v: math.exp(5 * v), 1.0), slope, "central_difference(lambda v: math.exp(5 * v), 1.0)",
-     "a curved function", rtol=1e-7, atol=0, hint="Nudge both ways: (f(x + eps) - f(x - eps)) / (2 * eps).")
-print("Task 1.1 passes the visible checks")
+with checking("1.1"):
+    same(mt.central_difference(math.sin, 0.3), math.cos(0.3), "central_difference(math.sin, 0.3)", "d/dx sin at 0.3")
+    same(mt.central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1), 2.0,
+         "central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1)", "d/db of a * b: nudge values[arg], not values[0]")
+    # a curved function: the one-sided difference is off by about 2.5e-6 of the slope here
+    slope = 5 * math.exp(5.0)
+    same(mt.central_difference(lambda v: math.exp(5 * v), 1.0), slope, "central_difference(lambda v: math.exp(5 * v), 1.0)",
+         "a curved function", rtol=1e-7, atol=0, hint="Nudge both ways: (f(x + eps) - f(x - eps)) / (2 * eps).")
+    print("Task 1.1 passes the visible checks")
 
 # %% [markdown]
 # ## The chain rule, one operation at a time
@@ -112,34 +115,38 @@ print("Task 1.1 passes the visible checks")
 # Two facts save work: $\tanh' = 1 - \tanh^2$ and $\sigma' = \sigma (1 - \sigma)$, both
 # from the output, which the rule can see as `out`. At exactly 0, take relu's derivative
 # to be 0 (as PyTorch does).
+#
+# Stuck? `mt.hint("1.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.2: each rule, called directly with g = 0.5, against central differences of
 # the same function written with NumPy (mt.numerical_grads: none of your code involved)
-cases = [  # name, on Scalars, with NumPy, the point
-    ("a + b", lambda a, b: a + b, np.add, (2.0, -3.0)),
-    ("a - b", lambda a, b: a - b, np.subtract, (2.0, -3.0)),
-    ("a * b", lambda a, b: a * b, np.multiply, (2.0, -3.0)),
-    ("a / b", lambda a, b: a / b, np.divide, (2.0, -3.0)),
-    ("a ** 3", lambda a: a ** 3, lambda a: a ** 3, (-1.5,)),
-    ("a ** 0", lambda a: a ** 0, lambda a: a ** 0, (0.0,)),
-    ("-a", lambda a: -a, np.negative, (2.0,)),
-    ("exp", lambda a: a.exp(), np.exp, (0.7,)),
-    ("log", lambda a: a.log(), np.log, (0.7,)),
-    ("sin", lambda a: a.sin(), np.sin, (0.7,)),
-    ("cos", lambda a: a.cos(), np.cos, (0.7,)),
-    ("tanh", lambda a: a.tanh(), np.tanh, (-0.8,)),
-    ("sigmoid", lambda a: a.sigmoid(), lambda a: 1 / (1 + np.exp(-a)), (-0.8,)),
-    ("relu", lambda a: a.relu(), lambda a: np.maximum(a, 0), (1.3,)),
-    ("relu", lambda a: a.relu(), lambda a: np.maximum(a, 0), (-1.3,)),
-]
-for name, on_scalars, with_numpy, point in cases:
-    got = [float(grad) for _, grad in on_scalars(*[mt.Scalar(v) for v in point]).chain_rule(0.5)]
-    expected = [float(d) for d in mt.numerical_grads(with_numpy, point, 0.5)]
-    same(np.array(got), np.array(expected), f"the backward of {name}", f"inputs {point}, g = 0.5 (one number per input)")
-same(float(mt.Scalar(0.0).relu().chain_rule(1.0)[0][1]), 0.0, "the backward of relu", "the input exactly 0, g = 1",
-     hint="At exactly 0, take relu's derivative to be 0, as PyTorch does.")
-print(f"Task 1.2 passes the visible checks ({len(cases) + 1} cases, every operation)")
+with checking("1.2"):
+    cases = [  # name, on Scalars, with NumPy, the point
+        ("a + b", lambda a, b: a + b, np.add, (2.0, -3.0)),
+        ("a - b", lambda a, b: a - b, np.subtract, (2.0, -3.0)),
+        ("a * b", lambda a, b: a * b, np.multiply, (2.0, -3.0)),
+        ("a / b", lambda a, b: a / b, np.divide, (2.0, -3.0)),
+        ("a ** 3", lambda a: a ** 3, lambda a: a ** 3, (-1.5,)),
+        ("a ** 0", lambda a: a ** 0, lambda a: a ** 0, (0.0,)),
+        ("-a", lambda a: -a, np.negative, (2.0,)),
+        ("exp", lambda a: a.exp(), np.exp, (0.7,)),
+        ("log", lambda a: a.log(), np.log, (0.7,)),
+        ("sin", lambda a: a.sin(), np.sin, (0.7,)),
+        ("cos", lambda a: a.cos(), np.cos, (0.7,)),
+        ("tanh", lambda a: a.tanh(), np.tanh, (-0.8,)),
+        ("sigmoid", lambda a: a.sigmoid(), lambda a: 1 / (1 + np.exp(-a)), (-0.8,)),
+        ("relu", lambda a: a.relu(), lambda a: np.maximum(a, 0), (1.3,)),
+        ("relu", lambda a: a.relu(), lambda a: np.maximum(a, 0), (-1.3,)),
+    ]
+    for name, on_scalars, with_numpy, point in cases:
+        got = [float(grad) for _, grad in on_scalars(*[mt.Scalar(v) for v in point]).chain_rule(0.5)]
+        expected = [float(d) for d in mt.numerical_grads(with_numpy, point, 0.5)]
+        same(np.array(got), np.array(expected), f"the backward of {name}", f"inputs {point}, g = 0.5 (one number per input)",
+             swapped=np.array(expected[::-1]))  # what the two inputs' gradients give in the other order
+    same(float(mt.Scalar(0.0).relu().chain_rule(1.0)[0][1]), 0.0, "the backward of relu", "the input exactly 0, g = 1",
+         hint="At exactly 0, take relu's derivative to be 0, as PyTorch does.")
+    print(f"Task 1.2 passes the visible checks ({len(cases) + 1} cases, every operation)")
 
 # %% [markdown]
 # ## The graph, and the order to walk it
@@ -185,35 +192,38 @@ plotting.draw_graph(worked_model(*leaves()), show_grad=False);
 # later walk tensor graphs. Do it without recursion: a graph can be 10,000 operations
 # deep, and Python's recursion limit is about 1,000. A depth-first search with your own
 # stack works: push a node, then its parents; emit the node once its parents are done.
+#
+# Stuck? `mt.hint("1.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.3 (on a small diamond of its own: a feeds both b and c)
-x = mt.Scalar(0.8, "x")
-a = x * x
-y = ((a * 1.5).relu() + (a * -0.3 + 0.4).relu()).sin()
-order = mt.topological_order(y)
-call, case = "topological_order(y)", "a diamond: x feeds a, a feeds two branches that meet again"
-if order[0] is not y:
-    fail(call, case, f"put {order[0]!r} first; expected the root y first")
-if len(order) != len({id(n) for n in order}):
-    fail(call, case, f"listed {len(order)} nodes, {len(order) - len({id(n) for n in order})} of them twice; "
-         "expected each node once (keep a set of the nodes already visited)")
-position = {id(n): i for i, n in enumerate(order)}
-for n in order:
-    for p in n.parents:
-        if id(p) not in position or position[id(n)] > position[id(p)]:
-            fail(call, case, f"put {p!r} before {n!r}, which was computed from it (or left it out); expected every "
-                 "node before its parents")
-deep = x
-for _ in range(5000):  # deeper than Python's recursion limit
-    deep = deep + 1.0
-try:
-    count = len(mt.topological_order(deep))
-except RecursionError:
-    fail("topological_order(deep)", "a chain 5,000 operations deep", "hit Python's recursion limit",
-         hint="Walk the graph with a stack of your own instead of calling a function on each parent.")
-same(count, 1 + 2 * 5000, "len(topological_order(deep))", "a chain 5,000 operations deep (each + 1.0 adds two nodes)")
-print(f"Task 1.3 passes the visible checks ({len(order)} nodes, then a chain 5,000 operations deep)")
+with checking("1.3"):
+    x = mt.Scalar(0.8, "x")
+    a = x * x
+    y = ((a * 1.5).relu() + (a * -0.3 + 0.4).relu()).sin()
+    order = mt.topological_order(y)
+    call, case = "topological_order(y)", "a diamond: x feeds a, a feeds two branches that meet again"
+    if order[0] is not y:
+        fail(call, case, f"put {order[0]!r} first; expected the root y first")
+    if len(order) != len({id(n) for n in order}):
+        fail(call, case, f"listed {len(order)} nodes, {len(order) - len({id(n) for n in order})} of them twice; "
+             "expected each node once (keep a set of the nodes already visited)")
+    position = {id(n): i for i, n in enumerate(order)}
+    for n in order:
+        for p in n.parents:
+            if id(p) not in position or position[id(n)] > position[id(p)]:
+                fail(call, case, f"put {p!r} before {n!r}, which was computed from it (or left it out); expected every "
+                     "node before its parents")
+    deep = x
+    for _ in range(5000):  # deeper than Python's recursion limit
+        deep = deep + 1.0
+    try:
+        count = len(mt.topological_order(deep))
+    except RecursionError:
+        fail("topological_order(deep)", "a chain 5,000 operations deep", "hit Python's recursion limit",
+             hint="Walk the graph with a stack of your own instead of calling a function on each parent.")
+    same(count, 1 + 2 * 5000, "len(topological_order(deep))", "a chain 5,000 operations deep (each + 1.0 adds two nodes)")
+    print(f"Task 1.3 passes the visible checks ({len(order)} nodes, then a chain 5,000 operations deep)")
 
 # %% [markdown]
 # ## Your task 1.4: `backpropagate` in `minitorch/autodiff.py`
@@ -223,47 +233,50 @@ print(f"Task 1.3 passes the visible checks ({len(order)} nodes, then a chain 5,0
 # `.grad`), then to `node.chain_rule`, and **add** what comes back into a running total
 # per parent. Adding, never assigning: that is what makes the diamond come out right,
 # and what makes a second `backward()` add to the gradients instead of replacing them.
+#
+# Stuck? `mt.hint("1.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.4: x is used twice, so dy/dx = 3 e^x + 3x e^x
-x = mt.Scalar(0.5)
-y = (x * 3) * x.exp()
-dy_dx = (3 + 3 * 0.5) * math.exp(0.5)
-y.backward()
-same(float(x.grad), dy_dx, "y.backward(); x.grad", "y = (x * 3) * x.exp() at x = 0.5: x used twice", atol=1e-12,
-     hint="A node used twice gets the sum of both contributions: add into a running total per parent.")
-y.backward()
-same(float(x.grad), 2 * dy_dx, "a second y.backward(); x.grad", "the same y", atol=1e-12,
-     hint="A second backward adds to the gradients: accumulate, never assign.")
-x.zero_grad()
-mt.backpropagate(y, 10.0)  # the root's gradient need not be 1
-same(float(x.grad), 10 * dy_dx, "backpropagate(y, 10.0); x.grad", "the same y, seed 10", atol=1e-10,
-     hint="Start from the gradient you are given, not from 1.")
-x, handed = mt.Scalar(0.5), []
-x.accumulate = lambda g: handed.append(g) or mt.Scalar.accumulate(x, g)  # watch what x is handed
-((x * 3) * x.exp()).backward()
-if len(handed) != 1:
-    fail("backward()", "x used twice, its accumulate watched", f"handed x {len(handed)} gradients ({handed}); "
-         "expected one, the complete sum", hint="Accumulate a node's gradient once, when all its contributions are in.")
+with checking("1.4"):
+    x = mt.Scalar(0.5)
+    y = (x * 3) * x.exp()
+    dy_dx = (3 + 3 * 0.5) * math.exp(0.5)
+    y.backward()
+    same(float(x.grad), dy_dx, "y.backward(); x.grad", "y = (x * 3) * x.exp() at x = 0.5: x used twice", atol=1e-12,
+         hint="A node used twice gets the sum of both contributions: add into a running total per parent.")
+    y.backward()
+    same(float(x.grad), 2 * dy_dx, "a second y.backward(); x.grad", "the same y", atol=1e-12,
+         hint="A second backward adds to the gradients: accumulate, never assign.")
+    x.zero_grad()
+    mt.backpropagate(y, 10.0)  # the root's gradient need not be 1
+    same(float(x.grad), 10 * dy_dx, "backpropagate(y, 10.0); x.grad", "the same y, seed 10", atol=1e-10,
+         hint="Start from the gradient you are given, not from 1.")
+    x, handed = mt.Scalar(0.5), []
+    x.accumulate = lambda g: handed.append(g) or mt.Scalar.accumulate(x, g)  # watch what x is handed
+    ((x * 3) * x.exp()).backward()
+    if len(handed) != 1:
+        fail("backward()", "x used twice, its accumulate watched", f"handed x {len(handed)} gradients ({handed}); "
+             "expected one, the complete sum", hint="Accumulate a node's gradient once, when all its contributions are in.")
 
 
-class Twice(mt.Function):  # a + b, whose backward hands the same array to both inputs
-    @staticmethod
-    def forward(ctx, a, b):
-        return a + b
+    class Twice(mt.Function):  # a + b, whose backward hands the same array to both inputs
+        @staticmethod
+        def forward(ctx, a, b):
+            return a + b
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad, grad
+        @staticmethod
+        def backward(ctx, grad):
+            return grad, grad
 
 
-v = mt.Tensor(np.ones(3), requires_grad=True)
-upstream = np.ones(3)
-Twice.apply(v, v).backward(upstream)
-same(v.grad, np.full(3, 2.0), "Twice.apply(v, v).backward(ones); v.grad", "one array handed to both inputs")
-same(upstream, np.ones(3), "the upstream array after backward", "Twice.apply(v, v).backward(upstream)",
-     hint="Add contributions into a new array (total = total + g): never change an array you were handed.")
-print("Task 1.4 passes the visible checks")
+    v = mt.Tensor(np.ones(3), requires_grad=True)
+    upstream = np.ones(3)
+    Twice.apply(v, v).backward(upstream)
+    same(v.grad, np.full(3, 2.0), "Twice.apply(v, v).backward(ones); v.grad", "one array handed to both inputs")
+    same(upstream, np.ones(3), "the upstream array after backward", "Twice.apply(v, v).backward(upstream)",
+         hint="Add contributions into a new array (total = total + g): never change an array you were handed.")
+    print("Task 1.4 passes the visible checks")
 
 # %% [markdown]
 # ## The graph with its gradients

@@ -33,7 +33,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import plotting
-from minitorch.visible import check_backward, fail, same  # the checks' messages
+from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # The engine walks the same kind of graph as in notebook 1; its boxes now stand for whole
@@ -64,23 +64,26 @@ plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
 # Compute the result shape of broadcasting any number of shapes, as
 # `np.broadcast_shapes` does, and raise a `ValueError` that names the shapes when they do
 # not fit (for example `(2, 3)` with `(4,)`).
+#
+# Stuck? `mt.hint("2.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.1
-for shapes, expected in [(((3,), (4, 1)), (4, 3)), (((2, 1, 5), (3, 1), ()), (2, 3, 5)), ((), ()),
-                         (((4, 1),), (4, 1))]:
-    same(mt.broadcast_shapes(*shapes), expected, f"broadcast_shapes{shapes}",
-         hint="A shape is a tuple, as np.broadcast_shapes gives: (4, 3) == [4, 3] is False.")
-for shapes in [((3,), (3,), (4,)), ((2, 3), (4,))]:
-    try:
-        got = mt.broadcast_shapes(*shapes)
-    except ValueError as error:
-        message = error
-    else:
-        fail(f"broadcast_shapes{shapes}", "", f"came back as {got!r}; expected a ValueError: these shapes do not "
-             "broadcast (compare every shape, aligned from the right)")
-print("good error:", message)
-print("Task 2.1 passes the visible checks")
+with checking("2.1"):
+    for shapes, expected in [(((3,), (4, 1)), (4, 3)), (((2, 1, 5), (3, 1), ()), (2, 3, 5)), ((), ()),
+                             (((4, 1),), (4, 1))]:
+        same(mt.broadcast_shapes(*shapes), expected, f"broadcast_shapes{shapes}",
+             hint="A shape is a tuple, as np.broadcast_shapes gives: (4, 3) == [4, 3] is False.")
+    for shapes in [((3,), (3,), (4,)), ((2, 3), (4,))]:
+        try:
+            got = mt.broadcast_shapes(*shapes)
+        except ValueError as error:
+            message = error
+        else:
+            fail(f"broadcast_shapes{shapes}", "", f"came back as {got!r}; expected a ValueError: these shapes do not "
+                 "broadcast (compare every shape, aligned from the right)")
+    print("good error:", message)
+    print("Task 2.1 passes the visible checks")
 
 # %% [markdown]
 # ## Broadcasting, backwards: a sum
@@ -107,19 +110,22 @@ plotting.draw_values([upstream, upstream.sum(axis=0), upstream.sum(axis=1, keepd
 # Sum `grad` (which has the broadcast shape) down to `shape`. This is the *only* place in
 # the package where the reverse of broadcasting lives; every op that broadcasts calls it.
 # Return a new array: never change `grad` itself.
+#
+# Stuck? `mt.hint("2.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.2
-g = np.arange(24.0).reshape(2, 4, 3)
-for shape, expected in [((3,), g.sum(axis=(0, 1))), ((4, 1), g.sum(axis=(0, 2)).reshape(4, 1)),
-                        ((1, 3), g.sum(axis=(0, 1)).reshape(1, 3)), ((), np.array(g.sum()))]:
-    same(mt.unbroadcast(g, shape), expected, f"unbroadcast(g, {shape})", "g of shape (2, 4, 3)",
-         hint="Sum the leading axes away; sum the size-1 axes keeping them (keepdims=True).")
-same(mt.unbroadcast(g.astype(np.float32), (1, 3)), g.sum(axis=(0, 1)).reshape(1, 3).astype(np.float32),
-     "unbroadcast(g, (1, 3))", "g of shape (2, 4, 3) in float32")
-same(g, np.arange(24.0).reshape(2, 4, 3), "g after the calls above", "unbroadcast(g, ...)",
-     hint="unbroadcast changed grad: sum into a new array.")
-print("Task 2.2 passes the visible checks")
+with checking("2.2"):
+    g = np.arange(24.0).reshape(2, 4, 3)
+    for shape, expected in [((3,), g.sum(axis=(0, 1))), ((4, 1), g.sum(axis=(0, 2)).reshape(4, 1)),
+                            ((1, 3), g.sum(axis=(0, 1)).reshape(1, 3)), ((), np.array(g.sum()))]:
+        same(mt.unbroadcast(g, shape), expected, f"unbroadcast(g, {shape})", "g of shape (2, 4, 3)",
+             hint="Sum the leading axes away; sum the size-1 axes keeping them (keepdims=True).")
+    same(mt.unbroadcast(g.astype(np.float32), (1, 3)), g.sum(axis=(0, 1)).reshape(1, 3).astype(np.float32),
+         "unbroadcast(g, (1, 3))", "g of shape (2, 4, 3) in float32")
+    same(g, np.arange(24.0).reshape(2, 4, 3), "g after the calls above", "unbroadcast(g, ...)",
+         hint="unbroadcast changed grad: sum into a new array.")
+    print("Task 2.2 passes the visible checks")
 
 # %% [markdown]
 # ## Your task 2.3: the binary ops' backward in `minitorch/ops_binary.py`
@@ -151,39 +157,42 @@ print("Task 2.2 passes the visible checks")
 # float64 array in the formula (`np.ones(3)`, or a `np.float64` number) turns the result
 # into float64. The engine checks every gradient a rule returns: if its shape or dtype
 # differs from its input's, you get an error naming the op and the input.
+#
+# Stuck? `mt.hint("2.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task2_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.3: each rule on plain arrays (both inputs broadcast, a random upstream
 # gradient) against central differences of NumPy's own operation (mt.numerical_grads)
-from minitorch import ops_binary  # noqa: E402
+with checking("2.3"):
+    from minitorch import ops_binary  # noqa: E402
 
-rng = np.random.default_rng(0)
-g = rng.standard_normal((2, 3))
-cases = [("Sub", np.subtract), ("Mul", np.multiply), ("Div", np.divide), ("Pow", np.power),
-         ("Maximum", np.maximum), ("Minimum", np.minimum)]
-for name, with_numpy in cases:
-    op = getattr(ops_binary, name)
-    for a, b, case in [(rng.uniform(0.5, 2.0, (2, 1)), rng.uniform(0.5, 2.0, (3,)), "both inputs broadcast"),
-                       (np.array([[1.0], [2.0]]), np.array([1.0, 0.5, 2.0]), "ties at [0, 0] and [1, 2]")]:
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal((2, 3))
+    cases = [("Sub", np.subtract), ("Mul", np.multiply), ("Div", np.divide), ("Pow", np.power),
+             ("Maximum", np.maximum), ("Minimum", np.minimum)]
+    for name, with_numpy in cases:
+        op = getattr(ops_binary, name)
+        for a, b, case in [(rng.uniform(0.5, 2.0, (2, 1)), rng.uniform(0.5, 2.0, (3,)), "both inputs broadcast"),
+                           (np.array([[1.0], [2.0]]), np.array([1.0, 0.5, 2.0]), "ties at [0, 0] and [1, 2]")]:
+            for dtype in (np.float64, np.float32):
+                check_backward(op, [a.astype(dtype), b.astype(dtype)], g.astype(dtype), reference=with_numpy, case=case)
+        # large values: a square of them still fits in float32 (central differences taken at a scale of 1)
+        scale_a, scale_b = (1e10, 1.0) if name == "Pow" else (1e15, 1e15)
+        a, b = rng.uniform(0.5, 2.0, (2, 1)), rng.uniform(1.9, 2.0, (3,))  # outputs of like sizes: their sum keeps digits
+        at_scale = mt.numerical_grads(lambda u, v: with_numpy(u * scale_a, v * scale_b), [a, b])  # upstream ones
         for dtype in (np.float64, np.float32):
-            check_backward(op, [a.astype(dtype), b.astype(dtype)], g.astype(dtype), reference=with_numpy, case=case)
-    # large values: a square of them still fits in float32 (central differences taken at a scale of 1)
-    scale_a, scale_b = (1e10, 1.0) if name == "Pow" else (1e15, 1e15)
-    a, b = rng.uniform(0.5, 2.0, (2, 1)), rng.uniform(1.9, 2.0, (3,))  # outputs of like sizes: their sum keeps digits
-    at_scale = mt.numerical_grads(lambda u, v: with_numpy(u * scale_a, v * scale_b), [a, b])  # upstream ones
-    for dtype in (np.float64, np.float32):
-        check_backward(op, [(a * scale_a).astype(dtype), (b * scale_b).astype(dtype)], np.ones((2, 3), dtype),
-                       [at_scale[0] / scale_a, at_scale[1] / scale_b], case=f"a near {scale_a:g}, b near {scale_b:g}",
-                       hint="Keep every intermediate in range: the square of a large number overflows float32.")
-grads = check_backward(ops_binary.Pow, [np.array([-1.5, 2.0]), np.array(2.0)], np.ones(2), [np.array([-3.0, 4.0]), None],
-                       needs=(True, False), case="x ** 2: the exponent needs no gradient")
-if grads[1] is not None:
-    fail("Pow.backward", "x ** 2 (ctx.needs_input_grad[1] is False)", "gave the exponent a gradient; expected None",
-         hint="Return None for an input that needs no gradient (and never take np.log of a negative base).")
-check_backward(ops_binary.Pow, [np.array([0.0, 0.0, 2.0]), np.array([0.0, 2.0, 0.0])], np.ones(3),
-               [np.zeros(3), np.array([0.0, 0.0, np.log(2.0)])], case="zero bases and exponents",
-               hint="Where b = 0 the gradient for a is 0 (even at a = 0); where a = 0 and b >= 0, the one for b is 0.")
-print("Task 2.3 passes the visible checks")
+            check_backward(op, [(a * scale_a).astype(dtype), (b * scale_b).astype(dtype)], np.ones((2, 3), dtype),
+                           [at_scale[0] / scale_a, at_scale[1] / scale_b], case=f"a near {scale_a:g}, b near {scale_b:g}",
+                           hint="Keep every intermediate in range: the square of a large number overflows float32.")
+    grads = check_backward(ops_binary.Pow, [np.array([-1.5, 2.0]), np.array(2.0)], np.ones(2), [np.array([-3.0, 4.0]), None],
+                           needs=(True, False), case="x ** 2: the exponent needs no gradient")
+    if grads[1] is not None:
+        fail("Pow.backward", "x ** 2 (ctx.needs_input_grad[1] is False)", "gave the exponent a gradient; expected None",
+             hint="Return None for an input that needs no gradient (and never take np.log of a negative base).")
+    check_backward(ops_binary.Pow, [np.array([0.0, 0.0, 2.0]), np.array([0.0, 2.0, 0.0])], np.ones(3),
+                   [np.zeros(3), np.array([0.0, 0.0, np.log(2.0)])], case="zero bases and exponents",
+                   hint="Where b = 0 the gradient for a is 0 (even at a = 0); where a = 0 and b >= 0, the one for b is 0.")
+    print("Task 2.3 passes the visible checks")
 
 # %% [markdown]
 # ## Checking any operation of your own: `mt.gradcheck`

@@ -30,7 +30,7 @@ import numpy as np
 import minitorch as mt
 from minitorch import plotting
 from minitorch.function import Context
-from minitorch.visible import check_backward, fail, same  # the checks' messages
+from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Your task 3.1: unary backward rules in `minitorch/ops_unary.py`
@@ -49,6 +49,8 @@ from minitorch.visible import check_backward, fail, same  # the checks' messages
 # Several rules are cheapest from the output the forward saved rather than from `x`.
 # A rule of one input returns its gradient as one array, as `Neg.backward` does (a tuple
 # of one array works too). Keep the dtype: float32 in, float32 out.
+#
+# Stuck? `mt.hint("3.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% tags=["not-graded", "raises-exception"]
 x = np.linspace(-4, 4, 400)
@@ -64,30 +66,31 @@ for ax, (name, f, df) in zip(axes, [("tanh", np.tanh, lambda t: 1 - np.tanh(t) *
 # %% nbgrader={"grade": false, "grade_id": "task3_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.1: each rule on a plain array, for a random upstream gradient, against
 # central differences of the NumPy function (mt.numerical_grads)
-from minitorch import ops_unary  # noqa: E402
-from minitorch.function import Context  # noqa: E402
+with checking("3.1"):
+    from minitorch import ops_unary  # noqa: E402
+    from minitorch.function import Context  # noqa: E402
 
-x, pos = np.array([[-1.5, 0.5], [2.0, -0.3]]), np.array([[0.5, 1.0], [2.0, 3.5]])
-g = np.random.default_rng(0).standard_normal((2, 2))
-sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
-far = {"Exp": [-100.0, 80.0], "Log": [1e-30, 1e30], "Sqrt": [1e-30, 1e30], "Abs": [-1e30, 1e30], "Sin": [-300.0, 1000.0],
-       "Cos": [-300.0, 1000.0], "Tanh": [-50.0, 20.0], "Sigmoid": [-100.0, 40.0], "Relu": [-1e30, 1e30]}
-for name, at, with_numpy in [("Exp", x, np.exp), ("Log", pos, np.log), ("Sqrt", pos, np.sqrt), ("Abs", x, np.abs),
-                             ("Sin", x, np.sin), ("Cos", x, np.cos), ("Tanh", x, np.tanh), ("Sigmoid", x, sigmoid),
-                             ("Relu", x, lambda v: np.maximum(v, 0))]:
-    op = getattr(ops_unary, name)
-    for dtype in (np.float64, np.float32):
-        check_backward(op, [at.astype(dtype)], g.astype(dtype), reference=with_numpy)
-    # far from 1 (central differences at the scale of each value): nothing may overflow or turn into nan
-    for v in far[name]:
-        (at_scale,) = mt.numerical_grads(lambda u: with_numpy(u * abs(v)), [np.sign([v])])
+    x, pos = np.array([[-1.5, 0.5], [2.0, -0.3]]), np.array([[0.5, 1.0], [2.0, 3.5]])
+    g = np.random.default_rng(0).standard_normal((2, 2))
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    far = {"Exp": [-100.0, 80.0], "Log": [1e-30, 1e30], "Sqrt": [1e-30, 1e30], "Abs": [-1e30, 1e30], "Sin": [-300.0, 1000.0],
+           "Cos": [-300.0, 1000.0], "Tanh": [-50.0, 20.0], "Sigmoid": [-100.0, 40.0], "Relu": [-1e30, 1e30]}
+    for name, at, with_numpy in [("Exp", x, np.exp), ("Log", pos, np.log), ("Sqrt", pos, np.sqrt), ("Abs", x, np.abs),
+                                 ("Sin", x, np.sin), ("Cos", x, np.cos), ("Tanh", x, np.tanh), ("Sigmoid", x, sigmoid),
+                                 ("Relu", x, lambda v: np.maximum(v, 0))]:
+        op = getattr(ops_unary, name)
         for dtype in (np.float64, np.float32):
-            check_backward(op, [np.array([v], dtype)], np.ones(1, dtype), [at_scale / abs(v)], case="a value far from 1",
-                           hint="Compute the derivative from what the forward saved, so that nothing overflows.")
-for name in ("Abs", "Relu"):  # at exactly 0 both derivatives are taken to be 0
-    check_backward(getattr(ops_unary, name), [np.zeros(1)], np.ones(1), [np.zeros(1)], case="x exactly 0",
-                   hint="At the kink take the derivative to be 0, as PyTorch does.")
-print("Task 3.1 passes the visible checks")
+            check_backward(op, [at.astype(dtype)], g.astype(dtype), reference=with_numpy)
+        # far from 1 (central differences at the scale of each value): nothing may overflow or turn into nan
+        for v in far[name]:
+            (at_scale,) = mt.numerical_grads(lambda u: with_numpy(u * abs(v)), [np.sign([v])])
+            for dtype in (np.float64, np.float32):
+                check_backward(op, [np.array([v], dtype)], np.ones(1, dtype), [at_scale / abs(v)], case="a value far from 1",
+                               hint="Compute the derivative from what the forward saved, so that nothing overflows.")
+    for name in ("Abs", "Relu"):  # at exactly 0 both derivatives are taken to be 0
+        check_backward(getattr(ops_unary, name), [np.zeros(1)], np.ones(1), [np.zeros(1)], case="x exactly 0",
+                       hint="At the kink take the derivative to be 0, as PyTorch does.")
+    print("Task 3.1 passes the visible checks")
 
 # %% [markdown]
 # ## Sum and mean: reinsert the axes, then broadcast back
@@ -117,19 +120,22 @@ plotting.draw_values([x, x.sum(axis=1, keepdims=True), g[:, None], np.broadcast_
 # The forward turned `axis` (None, an int, a tuple, negatives allowed) into a sorted
 # tuple of non-negative axes, `ctx.axes`, and stored `ctx.keepdims` and the input's
 # `ctx.shape`. `np.expand_dims` accepts a tuple of axes.
+#
+# Stuck? `mt.hint("3.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task3_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.2: Sum and Mean over several axes, negative axes, keepdims and all axes,
 # against central differences of NumPy's own sum and mean
-from minitorch.ops_reduce import Mean, Sum  # noqa: E402
+with checking("3.2"):
+    from minitorch.ops_reduce import Mean, Sum  # noqa: E402
 
-x = np.random.default_rng(0).standard_normal((2, 3, 4))
-for op, with_numpy in ((Sum, np.sum), (Mean, np.mean)):
-    for params in (dict(axis=(0, -1), keepdims=False), dict(axis=1, keepdims=True), dict(axis=None, keepdims=False)):
-        check_backward(op, [x], params=params, reference=lambda v: with_numpy(v, **params))
-    check_backward(op, [x.astype(np.float32)], np.ones((2, 4), np.float32), params=dict(axis=1, keepdims=False),
-                   reference=lambda v: with_numpy(v, axis=1))
-print("Task 3.2 passes the visible checks")
+    x = np.random.default_rng(0).standard_normal((2, 3, 4))
+    for op, with_numpy in ((Sum, np.sum), (Mean, np.mean)):
+        for params in (dict(axis=(0, -1), keepdims=False), dict(axis=1, keepdims=True), dict(axis=None, keepdims=False)):
+            check_backward(op, [x], params=params, reference=lambda v: with_numpy(v, **params))
+        check_backward(op, [x.astype(np.float32)], np.ones((2, 4), np.float32), params=dict(axis=1, keepdims=False),
+                       reference=lambda v: with_numpy(v, axis=1))
+    print("Task 3.2 passes the visible checks")
 
 # %% [markdown]
 # ## Max and min: the gradient goes to the winners
@@ -155,22 +161,25 @@ plotting.draw_values([x, x.max(axis=1, keepdims=True), share], ["x", "x.max(axis
 # The forward saved `x` and the extremes `out` *with* the reduced axes kept (size 1), so
 # `x == out` marks the winners. Count them per reduced group, in the gradient's dtype
 # (an integer count would turn a float32 gradient into float64).
+#
+# Stuck? `mt.hint("3.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task3_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 3.3: max and min share the gradient equally among tied extremes
-from minitorch.ops_reduce import Max, Min  # noqa: E402
+with checking("3.3"):
+    from minitorch.ops_reduce import Max, Min  # noqa: E402
 
-x = np.array([[1.0, 3.0, 2.0, 3.0], [4.0, 0.0, 1.0, 0.0]])  # ties: the 3s of row 0, the 0s of row 1
-ties = "tied extremes share the gradient equally: k ties get 1/k of it each"
-check_backward(Max, [x], np.array([2.0, 1.0]), [np.array([[0, 1, 0, 1], [1, 0, 0, 0]])], case="x with a tie in row 0",
-               params=dict(axis=1, keepdims=False), hint=ties)
-check_backward(Min, [x], np.array([[3.0], [1.0]]), [np.array([[3, 0, 0, 0], [0, 0.5, 0, 0.5]])],
-               case="x with a tie in row 1", params=dict(axis=-1, keepdims=True), hint=ties)
-check_backward(Max, [np.array([[5.0, 1.0, 5.0], [5.0, 2.0, 0.0]])], np.array(3.0), [np.array([[1, 0, 1], [1, 0, 0]])],
-               case="a three-way tie over all axes", params=dict(axis=None, keepdims=False), hint=ties)
-check_backward(Max, [np.ones(4, dtype=np.float32)], np.float32(1.0), [np.full(4, 0.25)],
-               case="a constant float32 array: four ties", params=dict(axis=None, keepdims=False), hint=ties)
-print("Task 3.3 passes the visible checks")
+    x = np.array([[1.0, 3.0, 2.0, 3.0], [4.0, 0.0, 1.0, 0.0]])  # ties: the 3s of row 0, the 0s of row 1
+    ties = "tied extremes share the gradient equally: k ties get 1/k of it each"
+    check_backward(Max, [x], np.array([2.0, 1.0]), [np.array([[0, 1, 0, 1], [1, 0, 0, 0]])], case="x with a tie in row 0",
+                   params=dict(axis=1, keepdims=False), hint=ties)
+    check_backward(Min, [x], np.array([[3.0], [1.0]]), [np.array([[3, 0, 0, 0], [0, 0.5, 0, 0.5]])],
+                   case="x with a tie in row 1", params=dict(axis=-1, keepdims=True), hint=ties)
+    check_backward(Max, [np.array([[5.0, 1.0, 5.0], [5.0, 2.0, 0.0]])], np.array(3.0), [np.array([[1, 0, 1], [1, 0, 0]])],
+                   case="a three-way tie over all axes", params=dict(axis=None, keepdims=False), hint=ties)
+    check_backward(Max, [np.ones(4, dtype=np.float32)], np.float32(1.0), [np.full(4, 0.25)],
+                   case="a constant float32 array: four ties", params=dict(axis=None, keepdims=False), hint=ties)
+    print("Task 3.3 passes the visible checks")
 
 # %% [markdown]
 # ## Putting it together

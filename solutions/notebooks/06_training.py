@@ -31,7 +31,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, nn, optim, plotting, training
-from minitorch.visible import check_backward, fail, same  # the checks' messages
+from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
@@ -46,55 +46,58 @@ from minitorch.visible import check_backward, fail, same  # the checks' messages
 #   `mt.manual_seed` makes runs repeatable).
 # * `MLP([2, 64, 64, 3])` is three `Linear` layers with the activation between them, and
 #   none after the last (the loss applies its own softmax).
+#
+# Stuck? `mt.hint("6.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.1: parameters found everywhere and once, Linear's start and output, MLP's layers
-model = nn.MLP([2, 8, 3])
-same(tuple(p.shape for p in model.parameters()), ((8, 2), (8,), (3, 8), (3,)), "the shapes of nn.MLP([2, 8, 3]).parameters()",
-     hint="Each Linear(in, out) has a weight (out, in) and a bias (out,), found in the order they were set.")
-x = np.random.default_rng(0).standard_normal((50, 2))
-layer = model.layers[0]
-wide = nn.Linear(64, 1024)  # 65,536 weights and 1,024 biases: their spread is close to a uniform's, (1/√64) / √3
-for name, values in (("weight", wide.weight.data), ("bias", wide.bias.data)):
-    spread = np.array([np.abs(values).max() <= 1 / 8, abs(values.std() / (1 / 8 / np.sqrt(3)) - 1) < 0.1])
-    same(spread, np.array([True, True]), f"nn.Linear(64, 1024).{name}: [within 1/√64, spread of a uniform]",
-         f"values from {values.min():.4f} to {values.max():.4f}, spread (std) {values.std():.4f}",
-         hint="Both weight and bias start uniform in [-1/√in_features, 1/√in_features] (not zeros, not 1/√out).")
-small = nn.Linear(2, 3, dtype=np.float32)
-same(str(small.weight.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).weight.dtype")
-same(str(small.bias.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).bias.dtype")
-same(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data, "Linear(2, 8)(x)", "x of shape (50, 2)")
-scores = model(mt.Tensor(x)).data
-same(scores.shape, (50, 3), "nn.MLP([2, 8, 3])(x).shape", "x of shape (50, 2)")
-if not (scores < 0).any():
-    fail("nn.MLP([2, 8, 3])(x)", "x of shape (50, 2)", "gave no negative score; expected some",
-         hint="No activation after the last layer: scores can be negative.")
-starts = []
-for seed in (5, 5, 6):
-    mt.manual_seed(seed)
-    starts.append(nn.Linear(3, 2).weight.data)
-same(starts[1], starts[0], "mt.manual_seed(5); nn.Linear(3, 2).weight", "the same seed twice",
-     hint="Draw from nn._rng (what manual_seed sets), not from np.random: a seed must repeat a start.")
-if np.array_equal(starts[2], starts[0]):
-    fail("mt.manual_seed(6); nn.Linear(3, 2).weight", "after the same with seed 5", "gave the same start; expected another",
-         hint="Draw from nn._rng, not from a generator made inside Linear with a fixed seed.")
+with checking("6.1"):
+    model = nn.MLP([2, 8, 3])
+    same(tuple(p.shape for p in model.parameters()), ((8, 2), (8,), (3, 8), (3,)), "the shapes of nn.MLP([2, 8, 3]).parameters()",
+         hint="Each Linear(in, out) has a weight (out, in) and a bias (out,), found in the order they were set.")
+    x = np.random.default_rng(0).standard_normal((50, 2))
+    layer = model.layers[0]
+    wide = nn.Linear(64, 1024)  # 65,536 weights and 1,024 biases: their spread is close to a uniform's, (1/√64) / √3
+    for name, values in (("weight", wide.weight.data), ("bias", wide.bias.data)):
+        spread = np.array([np.abs(values).max() <= 1 / 8, abs(values.std() / (1 / 8 / np.sqrt(3)) - 1) < 0.1])
+        same(spread, np.array([True, True]), f"nn.Linear(64, 1024).{name}: [within 1/√64, spread of a uniform]",
+             f"values from {values.min():.4f} to {values.max():.4f}, spread (std) {values.std():.4f}",
+             hint="Both weight and bias start uniform in [-1/√in_features, 1/√in_features] (not zeros, not 1/√out).")
+    small = nn.Linear(2, 3, dtype=np.float32)
+    same(str(small.weight.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).weight.dtype")
+    same(str(small.bias.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).bias.dtype")
+    same(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data, "Linear(2, 8)(x)", "x of shape (50, 2)")
+    scores = model(mt.Tensor(x)).data
+    same(scores.shape, (50, 3), "nn.MLP([2, 8, 3])(x).shape", "x of shape (50, 2)")
+    if not (scores < 0).any():
+        fail("nn.MLP([2, 8, 3])(x)", "x of shape (50, 2)", "gave no negative score; expected some",
+             hint="No activation after the last layer: scores can be negative.")
+    starts = []
+    for seed in (5, 5, 6):
+        mt.manual_seed(seed)
+        starts.append(nn.Linear(3, 2).weight.data)
+    same(starts[1], starts[0], "mt.manual_seed(5); nn.Linear(3, 2).weight", "the same seed twice",
+         hint="Draw from nn._rng (what manual_seed sets), not from np.random: a seed must repeat a start.")
+    if np.array_equal(starts[2], starts[0]):
+        fail("mt.manual_seed(6); nn.Linear(3, 2).weight", "after the same with seed 5", "gave the same start; expected another",
+             hint="Draw from nn._rng, not from a generator made inside Linear with a fixed seed.")
 
 
-class Nested(nn.Module):
-    def __init__(self):
-        shared = nn.Parameter(np.zeros(2))
-        self.scale, self.same_scale = shared, shared  # one parameter under two names
-        self.parts = [nn.Linear(2, 2), {"head": nn.Linear(2, 1)}]
-        self.mask = mt.Tensor(np.ones(2))  # a Tensor, not a Parameter: nothing to learn
+    class Nested(nn.Module):
+        def __init__(self):
+            shared = nn.Parameter(np.zeros(2))
+            self.scale, self.same_scale = shared, shared  # one parameter under two names
+            self.parts = [nn.Linear(2, 2), {"head": nn.Linear(2, 1)}]
+            self.mask = mt.Tensor(np.ones(2))  # a Tensor, not a Parameter: nothing to learn
 
 
-same(len(Nested().parameters()), 1 + 2 + 2, "len(Nested().parameters())", "one shared Parameter, two Linears in a list "
-     "and a dict, a plain Tensor", hint="Each Parameter once, inside lists and dicts too, and no plain Tensor.")
-no_bias = nn.Linear(2, 3, bias=False)
-same(no_bias.bias is None, True, "nn.Linear(2, 3, bias=False).bias is None")
-same(len(no_bias.parameters()), 1, "len(nn.Linear(2, 3, bias=False).parameters())")
-same(no_bias(mt.Tensor(x)).data, x @ no_bias.weight.data.T, "nn.Linear(2, 3, bias=False)(x)", "x of shape (50, 2)")
-print("Task 6.1 passes the visible checks")
+    same(len(Nested().parameters()), 1 + 2 + 2, "len(Nested().parameters())", "one shared Parameter, two Linears in a list "
+         "and a dict, a plain Tensor", hint="Each Parameter once, inside lists and dicts too, and no plain Tensor.")
+    no_bias = nn.Linear(2, 3, bias=False)
+    same(no_bias.bias is None, True, "nn.Linear(2, 3, bias=False).bias is None")
+    same(len(no_bias.parameters()), 1, "len(nn.Linear(2, 3, bias=False).parameters())")
+    same(no_bias(mt.Tensor(x)).data, x @ no_bias.weight.data.T, "nn.Linear(2, 3, bias=False)(x)", "x of shape (50, 2)")
+    print("Task 6.1 passes the visible checks")
 
 # %% [markdown]
 # ## Your task 6.2: `SGD.step` in `minitorch/optim.py`
@@ -107,42 +110,45 @@ print("Task 6.1 passes the visible checks")
 # **SGD with momentum** keeps a running direction $b \leftarrow \mu b + g$ (on the first
 # step, $b = g$) and steps along it: consistent directions build up speed, zig-zags
 # cancel out.
+#
+# Stuck? `mt.hint("6.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.2: three steps against SGD's formulas worked out with NumPy, with momentum
 # kept per parameter, weight decay, and parameters that sit out a step or every step
+with checking("6.2"):
+    def sgd_by_hand(start, grads, lrs, momentum, weight_decay):
+        p, buffer = start.copy(), None
+        for grad, lr in zip(grads, lrs):
+            if grad is not None:  # no gradient: no step, and the buffer waits
+                g = grad + weight_decay * p
+                buffer = g if buffer is None else momentum * buffer + g
+                p = p - lr * buffer
+        return p
 
 
-def sgd_by_hand(start, grads, lrs, momentum, weight_decay):
-    p, buffer = start.copy(), None
-    for grad, lr in zip(grads, lrs):
-        if grad is not None:  # no gradient: no step, and the buffer waits
-            g = grad + weight_decay * p
-            buffer = g if buffer is None else momentum * buffer + g
-            p = p - lr * buffer
-    return p
-
-
-starts = [np.array([1.0, -2.0]), np.array([0.5]), np.array([3.0])]
-grads = [[np.array([1.0, 1.0]), np.array([1.0, -2.0]), np.array([0.5, 0.0])],
-         [np.array([-4.0]), None, np.array([2.0])],
-         [None, None, None]]
-lrs = [0.1, 0.1, 0.05]  # a schedule: the learning rate changes before the third step
-for momentum, weight_decay in ((0.9, 0.0), (0.0, 0.5), (0.9, 0.1)):
-    params = [nn.Parameter(start.copy()) for start in starts]
-    sgd = optim.SGD(params, lr=0.1, momentum=momentum, weight_decay=weight_decay)
-    for step in range(3):
-        sgd.lr = lrs[step]
-        for p, steps in zip(params, grads):
-            p.grad = steps[step]
-        sgd.step()
-        for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
-            same(p.data, sgd_by_hand(start, steps[:step + 1], lrs, momentum, weight_decay),
-                 f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
-                 f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", atol=1e-12,
-                 hint="b = momentum * b + (g + weight_decay * p) in state['momentum_buffer'], then p -= lr * b, "
-                      "with lr read at every step (keep it out of the buffer).")
-print("Task 6.2 passes the visible checks")
+    starts = [np.array([1.0, -2.0]), np.array([0.5]), np.array([3.0])]
+    grads = [[np.array([1.0, 1.0]), np.array([1.0, -2.0]), np.array([0.5, 0.0])],
+             [np.array([-4.0]), None, np.array([2.0])],
+             [None, None, None]]
+    lrs = [0.1, 0.1, 0.05]  # a schedule: the learning rate changes before the third step
+    for momentum, weight_decay in ((0.9, 0.0), (0.0, 0.5), (0.9, 0.1)):
+        params = [nn.Parameter(start.copy()) for start in starts]
+        sgd = optim.SGD(params, lr=0.1, momentum=momentum, weight_decay=weight_decay)
+        for step in range(3):
+            sgd.lr = lrs[step]
+            for p, steps in zip(params, grads):
+                p.grad = steps[step]
+            before = [p.data.copy() for p in params]
+            sgd.step()
+            for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
+                same(p.data, sgd_by_hand(start, steps[:step + 1], lrs, momentum, weight_decay),
+                     f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
+                     f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", atol=1e-12,
+                     moved_from=before[i],
+                     hint="b = momentum * b + (g + weight_decay * p) in state['momentum_buffer'], then p -= lr * b, "
+                          "with lr read at every step (keep it out of the buffer).")
+    print("Task 6.2 passes the visible checks")
 
 # %% [markdown]
 # ## Your task 6.3: `Adam.step` in `minitorch/optim.py`
@@ -151,48 +157,51 @@ print("Task 6.2 passes the visible checks")
 # by $m / \sqrt{v}$: every weight moves by about the learning rate, whatever the scale of
 # its gradient. Both averages start at 0, which biases them toward 0 in the first steps;
 # dividing by $1 - \beta^t$ at step $t$ corrects that.
+#
+# Stuck? `mt.hint("6.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.3: Adam's first step is lr times the sign of the gradient (almost exactly);
 # three steps against its formulas worked out with NumPy, each parameter with its own
 # step count, a tiny gradient (where eps goes matters), with and without weight decay
+with checking("6.3"):
+    def adam_by_hand(start, grads, lrs, weight_decay, beta1=0.9, beta2=0.999, eps=1e-8):
+        p, m, v, t = start.copy(), 0.0, 0.0, 0
+        for grad, lr in zip(grads, lrs):
+            if grad is not None:  # no gradient: no step, and the step count waits
+                t += 1
+                g = grad + weight_decay * p
+                m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
+                p = p - lr / (1 - beta1 ** t) * m / (np.sqrt(v) / np.sqrt(1 - beta2 ** t) + eps)
+        return p
 
 
-def adam_by_hand(start, grads, lrs, weight_decay, beta1=0.9, beta2=0.999, eps=1e-8):
-    p, m, v, t = start.copy(), 0.0, 0.0, 0
-    for grad, lr in zip(grads, lrs):
-        if grad is not None:  # no gradient: no step, and the step count waits
-            t += 1
-            g = grad + weight_decay * p
-            m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g * g
-            p = p - lr / (1 - beta1 ** t) * m / (np.sqrt(v) / np.sqrt(1 - beta2 ** t) + eps)
-    return p
-
-
-starts = [np.array([1.0, -2.0]), np.array([0.5]), np.array([3.0])]
-grads = [[np.array([3.0, -0.001]), np.array([-1.0, 2.0]), np.array([0.5, 0.5])],
-         [np.array([2e-8]), None, np.array([-1e-8])],
-         [None, None, None]]
-lrs = [0.01, 0.01, 0.004]  # a schedule: the learning rate changes before the third step
-for weight_decay in (0.0, 0.1):
-    params = [nn.Parameter(start.copy()) for start in starts]
-    adam = optim.Adam(params, lr=0.01, weight_decay=weight_decay)
-    for step in range(3):
-        adam.lr = lrs[step]
-        for p, steps in zip(params, grads):
-            p.grad = steps[step]
-        adam.step()
-        if step == 0 and weight_decay == 0.0:
-            same(params[0].data, np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
-                 "parameter 0 after the first step", atol=1e-6,
-                 hint="After one step Adam moves each weight by about lr (m_hat / sqrt(v_hat) is ±1 when t = 1).")
-        for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
-            same(p.data, adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
-                 f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
-                 f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", rtol=1e-9, atol=1e-12,
-                 hint="Per parameter: t counts from 1; m, v the raw running averages in the state; "
-                      "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
-print("Task 6.3 passes the visible checks")
+    starts = [np.array([1.0, -2.0]), np.array([0.5]), np.array([3.0])]
+    grads = [[np.array([3.0, -0.001]), np.array([-1.0, 2.0]), np.array([0.5, 0.5])],
+             [np.array([2e-8]), None, np.array([-1e-8])],
+             [None, None, None]]
+    lrs = [0.01, 0.01, 0.004]  # a schedule: the learning rate changes before the third step
+    for weight_decay in (0.0, 0.1):
+        params = [nn.Parameter(start.copy()) for start in starts]
+        adam = optim.Adam(params, lr=0.01, weight_decay=weight_decay)
+        for step in range(3):
+            adam.lr = lrs[step]
+            for p, steps in zip(params, grads):
+                p.grad = steps[step]
+            before = [p.data.copy() for p in params]
+            adam.step()
+            if step == 0 and weight_decay == 0.0:
+                same(params[0].data, np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
+                     "parameter 0 after the first step", atol=1e-6, moved_from=np.array([1.0, -2.0]),
+                     hint="After one step Adam moves each weight by about lr (m_hat / sqrt(v_hat) is ±1 when t = 1).")
+            for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
+                same(p.data, adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
+                     f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
+                     f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", rtol=1e-9, atol=1e-12,
+                     moved_from=before[i],
+                     hint="Per parameter: t counts from 1; m, v the raw running averages in the state; "
+                          "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
+    print("Task 6.3 passes the visible checks")
 
 # %% [markdown]
 # ## Your task 6.4: `train_epoch` in `minitorch/training.py`
@@ -201,36 +210,39 @@ print("Task 6.3 passes the visible checks")
 # `zero_grad` (gradients accumulate, remember), forward, loss, `backward`, `step`. Return
 # the mean loss over the epoch, each batch weighted by its size. `fit` (given) calls it
 # once per epoch and records the validation loss too.
+#
+# Stuck? `mt.hint("6.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task6_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.4: the epoch's loss weights each batch by its size; each batch is one
 # gradient step on that batch only (worked out with NumPy); five epochs fit a line
-mt.manual_seed(0)
-model = nn.Linear(1, 1)
-x, y = np.linspace(-1, 1, 10)[:, None], 3 * np.linspace(-1, 1, 10)[:, None]
-w, b = model.weight.data[0, 0], model.bias.data[0]
-frozen = optim.SGD(model.parameters(), lr=0.0)
-loss = training.train_epoch(model, mt.mse_loss, frozen, x, y, 4, np.random.default_rng(0))  # batches of 4, 4, 2
-same(loss, float(np.mean((x * w + b - y) ** 2)), "training.train_epoch(model, mt.mse_loss, SGD(lr=0), x, y, 4, rng)",
-     "10 examples in batches of 4, 4 and 2, nothing learned (lr 0)",
-     hint="Return a float: add loss.item() * len(batch), the batch's loss weighted by its size, then divide by len(x).")
-sgd = optim.SGD(model.parameters(), lr=0.1)
-for batch in training.minibatches(10, 4, np.random.default_rng(1)):  # the batches train_epoch draws below
-    residual = x[batch, 0] * w + b - y[batch, 0]
-    w, b = w - 0.1 * np.mean(2 * residual * x[batch, 0]), b - 0.1 * np.mean(2 * residual)
-training.train_epoch(model, mt.mse_loss, sgd, x, y, 4, np.random.default_rng(1))
-same(np.array([model.weight.data[0, 0], model.bias.data[0]]), np.array([w, b]),
-     "[weight, bias] after training.train_epoch(model, mt.mse_loss, SGD(lr=0.1), x, y, 4, rng)", "one epoch of 3 batches",
-     hint="Each batch: zero_grad, forward, loss, backward, step.")
-mt.manual_seed(0)
-model = nn.Linear(1, 1)
-x, y = np.linspace(-1, 1, 32)[:, None], 3 * np.linspace(-1, 1, 32)[:, None]
-losses = [training.train_epoch(model, mt.mse_loss, optim.SGD(model.parameters(), lr=0.3), x, y, 8,
-                               np.random.default_rng(0)) for _ in range(5)]
-if not (losses[-1] < 0.1 * losses[0] and abs(model.weight.data[0, 0] - 3) < 0.3):
-    fail("5 epochs of train_epoch", "fitting y = 3x", f"gave the losses {np.round(losses, 4)} and the weight "
-         f"{model.weight.data[0, 0]:.3f}; expected the loss to fall tenfold and the weight to near 3")
-print("Task 6.4 passes the visible checks; losses:", np.round(losses, 4))
+with checking("6.4"):
+    mt.manual_seed(0)
+    model = nn.Linear(1, 1)
+    x, y = np.linspace(-1, 1, 10)[:, None], 3 * np.linspace(-1, 1, 10)[:, None]
+    w, b = model.weight.data[0, 0], model.bias.data[0]
+    frozen = optim.SGD(model.parameters(), lr=0.0)
+    loss = training.train_epoch(model, mt.mse_loss, frozen, x, y, 4, np.random.default_rng(0))  # batches of 4, 4, 2
+    same(loss, float(np.mean((x * w + b - y) ** 2)), "training.train_epoch(model, mt.mse_loss, SGD(lr=0), x, y, 4, rng)",
+         "10 examples in batches of 4, 4 and 2, nothing learned (lr 0)",
+         hint="Return a float: add loss.item() * len(batch), the batch's loss weighted by its size, then divide by len(x).")
+    sgd = optim.SGD(model.parameters(), lr=0.1)
+    for batch in training.minibatches(10, 4, np.random.default_rng(1)):  # the batches train_epoch draws below
+        residual = x[batch, 0] * w + b - y[batch, 0]
+        w, b = w - 0.1 * np.mean(2 * residual * x[batch, 0]), b - 0.1 * np.mean(2 * residual)
+    training.train_epoch(model, mt.mse_loss, sgd, x, y, 4, np.random.default_rng(1))
+    same(np.array([model.weight.data[0, 0], model.bias.data[0]]), np.array([w, b]),
+         "[weight, bias] after training.train_epoch(model, mt.mse_loss, SGD(lr=0.1), x, y, 4, rng)", "one epoch of 3 batches",
+         hint="Each batch: zero_grad, forward, loss, backward, step.")
+    mt.manual_seed(0)
+    model = nn.Linear(1, 1)
+    x, y = np.linspace(-1, 1, 32)[:, None], 3 * np.linspace(-1, 1, 32)[:, None]
+    losses = [training.train_epoch(model, mt.mse_loss, optim.SGD(model.parameters(), lr=0.3), x, y, 8,
+                                   np.random.default_rng(0)) for _ in range(5)]
+    if not (losses[-1] < 0.1 * losses[0] and abs(model.weight.data[0, 0] - 3) < 0.3):
+        fail("5 epochs of train_epoch", "fitting y = 3x", f"gave the losses {np.round(losses, 4)} and the weight "
+             f"{model.weight.data[0, 0]:.3f}; expected the loss to fall tenfold and the weight to near 3")
+    print("Task 6.4 passes the visible checks; losses:", np.round(losses, 4))
 
 # %% [markdown]
 # ## Three spirals

@@ -34,7 +34,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, language, nn, optim, plotting, training
-from minitorch.visible import check_backward, fail, same  # the checks' messages
+from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## The data: names, as a stream of characters
@@ -108,15 +108,18 @@ print("embedding output", out.shape, "; rows 1 and 4 get gradient", emb.weight.g
 # Forget step 3's middle term and you get $r(h_j - \bar h)$: right for the mean's path,
 # wrong for the variance's. The hidden tests compare all three gradients with central
 # differences, float32 included.
+#
+# Stuck? `mt.hint("7.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.1: a layer norm of your own against central differences
-rng = np.random.default_rng(0)
-check_x = mt.Tensor(rng.standard_normal((2, 3, 5)), requires_grad=True)  # a batch of sequences
-check_w = mt.Tensor(rng.standard_normal(5), requires_grad=True)
-check_b = mt.Tensor(rng.standard_normal(5), requires_grad=True)
-mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])  # raises, naming input and element
-print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)")
+with checking("7.1"):
+    rng = np.random.default_rng(0)
+    check_x = mt.Tensor(rng.standard_normal((2, 3, 5)), requires_grad=True)  # a batch of sequences
+    check_w = mt.Tensor(rng.standard_normal(5), requires_grad=True)
+    check_b = mt.Tensor(rng.standard_normal(5), requires_grad=True)
+    mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])  # raises, naming input and element
+    print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)")
 
 # %% [markdown]
 # ## Your task 7.2: `CausalSelfAttention.forward` in `minitorch/nn/transformer.py`
@@ -138,36 +141,39 @@ print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)"
 #
 # Keep the weights in `self.last_attention` (its `.data`) for the pictures below. The
 # backward needs nothing new: every op here already has yours.
+#
+# Stuck? `mt.hint("7.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.2: shapes, causality, and attention weights that sum to 1
-mt.manual_seed(0)
-check_attn = nn.CausalSelfAttention(8, 2)
-check_in = np.random.default_rng(1).standard_normal((2, 5, 8))
-check_out = check_attn(mt.Tensor(check_in))
-call = "nn.CausalSelfAttention(8, 2)(x)"
-same(check_out.shape, (2, 5, 8), f"{call}.shape", "x of shape (2, 5, 8)")
-if check_attn.last_attention is None:
-    fail(call, "x of shape (2, 5, 8)", "left self.last_attention None; expected the attention weights (B, heads, T, T)")
-same(check_attn.last_attention.sum(-1), np.ones((2, 2, 5)), "the rows of self.last_attention, summed",
-     f"{call}, x of shape (2, 5, 8)", hint="Each row of the weights sums to 1: a softmax over the keys.")
-same(np.triu(check_attn.last_attention[0, 0], 1), np.zeros((5, 5)), "self.last_attention[0, 0] above the diagonal",
-     f"{call}, x of shape (2, 5, 8)", hint="Position t sees positions 0..t only: mask the scores above the diagonal.")
-changed = check_in.copy()
-changed[:, 3:] += 1.0
-same(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3], f"{call}[:, :3]",
-     "x changed at positions 3 and 4 only", hint="A position must not see the future: the first three outputs stay.")
-for layer in (check_attn.query, check_attn.key):  # q = k = x: the weights then follow from x alone
-    layer.weight.data[...] = np.eye(8)
-    layer.bias.data[...] = 0.0
-check_attn(mt.Tensor(check_in[:1, :3]))
-per_head = check_in[0, :3].reshape(3, 2, 4).transpose(1, 0, 2)  # (heads, positions, d = 4)
-scores = per_head @ per_head.transpose(0, 2, 1) / np.sqrt(4) + np.triu(np.full((3, 3), -np.inf), 1)
-expected = np.exp(scores - scores.max(-1, keepdims=True))
-expected /= expected.sum(-1, keepdims=True)
-same(check_attn.last_attention[0], expected, "self.last_attention[0]", "query = key = identity, 3 positions, 2 heads",
-     hint="The weights: a softmax over the past of q·k / √d, d = dim / heads = 4.")
-print("Task 7.2 passes the visible checks")
+with checking("7.2"):
+    mt.manual_seed(0)
+    check_attn = nn.CausalSelfAttention(8, 2)
+    check_in = np.random.default_rng(1).standard_normal((2, 5, 8))
+    check_out = check_attn(mt.Tensor(check_in))
+    call = "nn.CausalSelfAttention(8, 2)(x)"
+    same(check_out.shape, (2, 5, 8), f"{call}.shape", "x of shape (2, 5, 8)")
+    if check_attn.last_attention is None:
+        fail(call, "x of shape (2, 5, 8)", "left self.last_attention None; expected the attention weights (B, heads, T, T)")
+    same(check_attn.last_attention.sum(-1), np.ones((2, 2, 5)), "the rows of self.last_attention, summed",
+         f"{call}, x of shape (2, 5, 8)", hint="Each row of the weights sums to 1: a softmax over the keys.")
+    same(np.triu(check_attn.last_attention[0, 0], 1), np.zeros((5, 5)), "self.last_attention[0, 0] above the diagonal",
+         f"{call}, x of shape (2, 5, 8)", hint="Position t sees positions 0..t only: mask the scores above the diagonal.")
+    changed = check_in.copy()
+    changed[:, 3:] += 1.0
+    same(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3], f"{call}[:, :3]",
+         "x changed at positions 3 and 4 only", hint="A position must not see the future: the first three outputs stay.")
+    for layer in (check_attn.query, check_attn.key):  # q = k = x: the weights then follow from x alone
+        layer.weight.data[...] = np.eye(8)
+        layer.bias.data[...] = 0.0
+    check_attn(mt.Tensor(check_in[:1, :3]))
+    per_head = check_in[0, :3].reshape(3, 2, 4).transpose(1, 0, 2)  # (heads, positions, d = 4)
+    scores = per_head @ per_head.transpose(0, 2, 1) / np.sqrt(4) + np.triu(np.full((3, 3), -np.inf), 1)
+    expected = np.exp(scores - scores.max(-1, keepdims=True))
+    expected /= expected.sum(-1, keepdims=True)
+    same(check_attn.last_attention[0], expected, "self.last_attention[0]", "query = key = identity, 3 positions, 2 heads",
+         hint="The weights: a softmax over the past of q·k / √d, d = dim / heads = 4.")
+    print("Task 7.2 passes the visible checks")
 
 # %% [markdown]
 # ## Your task 7.3: `Block.forward` and `GPT.forward` in `minitorch/nn/transformer.py`
@@ -190,6 +196,8 @@ print("Task 7.2 passes the visible checks")
 # `GPT.forward(idx)` looks up the token embeddings of `idx` (B, T) and adds the position
 # embeddings of 0..T-1 (broadcast over the batch), runs the blocks in order, then the
 # final `ln_f` and the `head`, giving logits (B, T, V): one score per next token.
+#
+# Stuck? `mt.hint("7.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% tags=["not-graded"]
 curve_x = np.linspace(-6, 6, 120_001)
@@ -200,45 +208,46 @@ print(f"the two GELUs differ by at most {gap.max():.6f}, at x = ±{abs(curve_x[g
 
 # %% nbgrader={"grade": false, "grade_id": "task7_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.3: shapes and parameter counts
-mt.manual_seed(0)
-check_model = nn.GPT(vocab_size=27, block_size=8, dim=16, heads=2, layers=2)
-check_logits = check_model(np.zeros((3, 8), dtype=np.int64))
-call = "nn.GPT(vocab_size=27, block_size=8, dim=16, heads=2, layers=2)"
-same(check_logits.shape, (3, 8, 27), f"{call}(idx).shape", "idx of shape (3, 8)")
-numbers = sum(p.data.size for p in check_model.parameters())
-per_block = 2 * 2 * 16 + 4 * (16 * 16 + 16) + (16 * 64 + 64) + (64 * 16 + 16)
-same(numbers, 27 * 16 + 8 * 16 + 2 * per_block + 2 * 16 + 16 * 27 + 27, f"the number of values in {call}.parameters()")
-same_token = check_model(np.full((1, 8), 3)).data[0]
-if np.allclose(same_token[0], same_token[5]):
-    fail(f"{call}(idx)", "token 3 at every position", "gave the same logits at positions 0 and 5; expected different ones",
-         hint="Add the position embeddings to the token embeddings.")
-check_block = nn.Block(16, 2)
-for layer in (check_block.attn.proj, check_block.down):  # both branches output 0 ...
-    layer.weight.data[...] = 0.0
-    layer.bias.data[...] = 0.0
-check_x = np.random.default_rng(0).standard_normal((2, 4, 16))
-same(check_block(mt.Tensor(check_x)).data, check_x, "nn.Block(16, 2)(x)", "both branches set to output 0",
-     hint="A Block passes x through: x + attn(ln1(x)), then x + mlp(ln2(x)).")
-mt.manual_seed(1)
-check_block = nn.Block(16, 2)
-check_block.attn.proj.weight.data[...] = 0.0  # ... then only the attention's: x plus the MLP's output
-check_block.attn.proj.bias.data[...] = 0.0
-check_block.ln2.weight.data[...] = np.linspace(0.5, 1.5, 16)  # ln2 of its own, unlike ln1's
-check_block.ln2.bias.data[...] = np.linspace(-0.2, 0.2, 16)
-check_out = check_block(mt.Tensor(check_x)).data
-check_h = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln2
-check_h = check_h * check_block.ln2.weight.data + check_block.ln2.bias.data
-check_u = check_h @ check_block.up.weight.data.T + check_block.up.bias.data
-check_mlp = [check_x + (0.5 * check_u * (1 + cdf)) @ check_block.down.weight.data.T + check_block.down.bias.data
-             for cdf in (np.tanh(math.sqrt(2 / math.pi) * (check_u + 0.044715 * check_u ** 3)),  # either GELU is right
-                         np.vectorize(math.erf)(check_u / math.sqrt(2)))]
-same(check_out, min(check_mlp, key=lambda e: np.abs(check_out - e).max() if np.shape(check_out) == e.shape else 0),
-     "nn.Block(16, 2)(x)", "the attention branch set to output 0",
-     hint='The MLP branch: x + down(gelu(up(ln2(x)), approximate="tanh")), GELU between up and down.')
-check_model.ln_f.weight.data[...] = 0.0  # the final LayerNorm now outputs 0, so the logits are the head's bias
-same(check_model(np.zeros((1, 8), dtype=np.int64)).data, np.broadcast_to(check_model.head.bias.data, (1, 8, 27)),
-     f"{call}(idx)", "ln_f's weight set to 0", hint="Apply the final LayerNorm ln_f before the head.")
-print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
+with checking("7.3"):
+    mt.manual_seed(0)
+    check_model = nn.GPT(vocab_size=27, block_size=8, dim=16, heads=2, layers=2)
+    check_logits = check_model(np.zeros((3, 8), dtype=np.int64))
+    call = "nn.GPT(vocab_size=27, block_size=8, dim=16, heads=2, layers=2)"
+    same(check_logits.shape, (3, 8, 27), f"{call}(idx).shape", "idx of shape (3, 8)")
+    numbers = sum(p.data.size for p in check_model.parameters())
+    per_block = 2 * 2 * 16 + 4 * (16 * 16 + 16) + (16 * 64 + 64) + (64 * 16 + 16)
+    same(numbers, 27 * 16 + 8 * 16 + 2 * per_block + 2 * 16 + 16 * 27 + 27, f"the number of values in {call}.parameters()")
+    same_token = check_model(np.full((1, 8), 3)).data[0]
+    if np.allclose(same_token[0], same_token[5]):
+        fail(f"{call}(idx)", "token 3 at every position", "gave the same logits at positions 0 and 5; expected different ones",
+             hint="Add the position embeddings to the token embeddings.")
+    check_block = nn.Block(16, 2)
+    for layer in (check_block.attn.proj, check_block.down):  # both branches output 0 ...
+        layer.weight.data[...] = 0.0
+        layer.bias.data[...] = 0.0
+    check_x = np.random.default_rng(0).standard_normal((2, 4, 16))
+    same(check_block(mt.Tensor(check_x)).data, check_x, "nn.Block(16, 2)(x)", "both branches set to output 0",
+         hint="A Block passes x through: x + attn(ln1(x)), then x + mlp(ln2(x)).")
+    mt.manual_seed(1)
+    check_block = nn.Block(16, 2)
+    check_block.attn.proj.weight.data[...] = 0.0  # ... then only the attention's: x plus the MLP's output
+    check_block.attn.proj.bias.data[...] = 0.0
+    check_block.ln2.weight.data[...] = np.linspace(0.5, 1.5, 16)  # ln2 of its own, unlike ln1's
+    check_block.ln2.bias.data[...] = np.linspace(-0.2, 0.2, 16)
+    check_out = check_block(mt.Tensor(check_x)).data
+    check_h = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln2
+    check_h = check_h * check_block.ln2.weight.data + check_block.ln2.bias.data
+    check_u = check_h @ check_block.up.weight.data.T + check_block.up.bias.data
+    check_mlp = [check_x + (0.5 * check_u * (1 + cdf)) @ check_block.down.weight.data.T + check_block.down.bias.data
+                 for cdf in (np.tanh(math.sqrt(2 / math.pi) * (check_u + 0.044715 * check_u ** 3)),  # either GELU is right
+                             np.vectorize(math.erf)(check_u / math.sqrt(2)))]
+    same(check_out, min(check_mlp, key=lambda e: np.abs(check_out - e).max() if np.shape(check_out) == e.shape else 0),
+         "nn.Block(16, 2)(x)", "the attention branch set to output 0",
+         hint='The MLP branch: x + down(gelu(up(ln2(x)), approximate="tanh")), GELU between up and down.')
+    check_model.ln_f.weight.data[...] = 0.0  # the final LayerNorm now outputs 0, so the logits are the head's bias
+    same(check_model(np.zeros((1, 8), dtype=np.int64)).data, np.broadcast_to(check_model.head.bias.data, (1, 8, 27)),
+         f"{call}(idx)", "ln_f's weight set to 0", hint="Apply the final LayerNorm ln_f before the head.")
+    print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
 
 # %% [markdown]
 # ## Your task 7.4: the training step and sampling, in `minitorch/language.py`
@@ -253,55 +262,58 @@ print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
 # `rng.choice`. Temperature 1 samples the model's own distribution; below 1 sharpens it
 # (safer, more repetitive names), above 1 flattens it (wilder ones); temperature 0 means
 # "always the most likely token" (argmax, no randomness).
+#
+# Stuck? `mt.hint("7.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 7.4: a few training steps lower the loss; temperature 0 is greedy
-check_vocab = language.vocabulary(datasets.names())
-check_stream = language.encode(datasets.names()[:2000], check_vocab)
-mt.manual_seed(0)
-check_model = nn.GPT(vocab_size=len(check_vocab), block_size=8, dim=16, heads=2, layers=1)
-check_losses = language.train(check_model, optim.Adam(check_model.parameters(), lr=1e-2), check_stream, 30, 8, 16,
-                              np.random.default_rng(0))
-same(len(check_losses), 30, "len(language.train(model, Adam, stream, 30, 8, 16, rng))", "30 steps")
-if not np.mean(check_losses[-5:]) < np.mean(check_losses[:5]):
-    fail("language.train", "30 steps of Adam(lr=1e-2)", f"gave the losses {np.round(check_losses, 3)}; expected the "
-         "last five lower than the first five", hint="Each step: zero_grad, the loss on (x, y), backward, step.")
-greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=0)
-same(greedy.shape, (2, 6), "model.generate(zeros((2, 1)), 5, temperature=0).shape")
-same(greedy[1], greedy[0], "the second row of model.generate(zeros((2, 1)), 5, temperature=0)", "temperature 0: greedy",
-     hint="At temperature 0 take the most likely token: no draw, the same prompt gives the same row.")
-prompts = np.array([[1], [5], [9], [20]])
-alone = np.concatenate([check_model.generate(row[None], 5, temperature=0) for row in prompts])
-same(check_model.generate(prompts, 5, temperature=0), alone, "model.generate(prompts, 5, temperature=0)",
-     "4 different prompts at once, against each alone", hint="Take each row's own most likely token (argmax per row).")
-nearly_greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=1e-3, rng=np.random.default_rng(0))
-same(nearly_greedy, greedy, "model.generate(zeros((2, 1)), 5, temperature=1e-3)", "against temperature 0",
-     hint="Divide the logits by the temperature before the softmax: a tiny temperature is nearly greedy.")
-np.random.seed(0)
-first = check_model.generate(np.zeros((4, 1), dtype=np.int64), 5, temperature=1.0, rng=np.random.default_rng(3))
-np.random.seed(1)
-again = check_model.generate(np.zeros((4, 1), dtype=np.int64), 5, temperature=1.0, rng=np.random.default_rng(3))
-same(again, first, "model.generate(zeros((4, 1)), 5, temperature=1.0, rng=np.random.default_rng(3))",
-     "run twice, np.random seeded differently", hint="Draw with the rng argument, not np.random.")
-step_grads = []
+with checking("7.4"):
+    check_vocab = language.vocabulary(datasets.names())
+    check_stream = language.encode(datasets.names()[:2000], check_vocab)
+    mt.manual_seed(0)
+    check_model = nn.GPT(vocab_size=len(check_vocab), block_size=8, dim=16, heads=2, layers=1)
+    check_losses = language.train(check_model, optim.Adam(check_model.parameters(), lr=1e-2), check_stream, 30, 8, 16,
+                                  np.random.default_rng(0))
+    same(len(check_losses), 30, "len(language.train(model, Adam, stream, 30, 8, 16, rng))", "30 steps")
+    if not np.mean(check_losses[-5:]) < np.mean(check_losses[:5]):
+        fail("language.train", "30 steps of Adam(lr=1e-2)", f"gave the losses {np.round(check_losses, 3)}; expected the "
+             "last five lower than the first five", hint="Each step: zero_grad, the loss on (x, y), backward, step.")
+    greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=0)
+    same(greedy.shape, (2, 6), "model.generate(zeros((2, 1)), 5, temperature=0).shape")
+    same(greedy[1], greedy[0], "the second row of model.generate(zeros((2, 1)), 5, temperature=0)", "temperature 0: greedy",
+         hint="At temperature 0 take the most likely token: no draw, the same prompt gives the same row.")
+    prompts = np.array([[1], [5], [9], [20]])
+    alone = np.concatenate([check_model.generate(row[None], 5, temperature=0) for row in prompts])
+    same(check_model.generate(prompts, 5, temperature=0), alone, "model.generate(prompts, 5, temperature=0)",
+         "4 different prompts at once, against each alone", hint="Take each row's own most likely token (argmax per row).")
+    nearly_greedy = check_model.generate(np.zeros((2, 1), dtype=np.int64), 5, temperature=1e-3, rng=np.random.default_rng(0))
+    same(nearly_greedy, greedy, "model.generate(zeros((2, 1)), 5, temperature=1e-3)", "against temperature 0",
+         hint="Divide the logits by the temperature before the softmax: a tiny temperature is nearly greedy.")
+    np.random.seed(0)
+    first = check_model.generate(np.zeros((4, 1), dtype=np.int64), 5, temperature=1.0, rng=np.random.default_rng(3))
+    np.random.seed(1)
+    again = check_model.generate(np.zeros((4, 1), dtype=np.int64), 5, temperature=1.0, rng=np.random.default_rng(3))
+    same(again, first, "model.generate(zeros((4, 1)), 5, temperature=1.0, rng=np.random.default_rng(3))",
+         "run twice, np.random seeded differently", hint="Draw with the rng argument, not np.random.")
+    step_grads = []
 
 
-class Watched(optim.SGD):
-    """SGD that notes the gradient each step uses (lr 0: nothing changes)."""
+    class Watched(optim.SGD):
+        """SGD that notes the gradient each step uses (lr 0: nothing changes)."""
 
-    def step(self):
-        step_grads.append(check_model.head.bias.grad.copy())
-        super().step()
+        def step(self):
+            step_grads.append(check_model.head.bias.grad.copy())
+            super().step()
 
 
-language.train(check_model, Watched(check_model.parameters(), lr=0.0), check_stream, 2, 8, 4, np.random.default_rng(5))
-draws = np.random.default_rng(5)
-language.windows(check_stream, 8, 4, draws)  # the first step's batch
-check_model.zero_grad()
-language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
-same(step_grads[1], check_model.head.bias.grad, "head.bias.grad at the second step of language.train",
-     "against that step's batch alone", hint="Clear the gradients at each step, before backward: they add up otherwise.")
-print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
+    language.train(check_model, Watched(check_model.parameters(), lr=0.0), check_stream, 2, 8, 4, np.random.default_rng(5))
+    draws = np.random.default_rng(5)
+    language.windows(check_stream, 8, 4, draws)  # the first step's batch
+    check_model.zero_grad()
+    language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
+    same(step_grads[1], check_model.head.bias.grad, "head.bias.grad at the second step of language.train",
+         "against that step's batch alone", hint="Clear the gradients at each step, before backward: they add up otherwise.")
+    print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
 
 # %% [markdown]
 # ## Training

@@ -1,0 +1,127 @@
+"""What a wrong answer most likely is, from what came back and what was expected.
+
+One diagnosis for every check: the notebooks' visible checks (``minitorch.visible``) and
+the grader's hidden ones use the same words. The grader cannot import a learner's
+package, so it keeps a copy of this file (``grader/checks/diagnose.py``) that a test holds
+byte for byte equal to this one. Pure NumPy; nothing of the package.
+
+    shape_pattern((2, 4, 3), (4, 1))   # -> a Finding: not summed over the broadcast axes
+    value_pattern(got, expected)       # -> a Finding: the sign is flipped, at index (0, 1) ...
+
+A ``Finding`` holds ``text`` (the pattern in words, "" when none fits), ``pitfall`` (its
+short name, for a class report) and ``where`` (the largest difference and its index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Finding(NamedTuple):
+    text: str
+    pitfall: str
+    where: str = ""
+
+
+def _squeezed(shape: tuple) -> tuple:
+    return tuple(n for n in shape if n != 1)
+
+
+def stretches(shape: tuple, target: tuple) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (aligned from the right)."""
+    return len(shape) <= len(target) and all(n in (t, 1) for n, t in zip(shape, target[len(target) - len(shape):]))
+
+
+def shape_pattern(got: tuple, expected: tuple) -> Finding:
+    """The likely mistake when an array came back with shape ``got`` instead of ``expected``."""
+    got, expected = tuple(got), tuple(expected)
+    if int(np.prod(got)) == int(np.prod(expected)) and _squeezed(got) == _squeezed(expected):
+        return Finding("The numbers may be right but a size-1 axis is missing or extra: keep it (keepdims=True, "
+                       "or np.expand_dims).", "lost keepdims")
+    if int(np.prod(got)) > int(np.prod(expected)) and stretches(expected, got):
+        axes = [i for i, n in enumerate(got) if i < len(got) - len(expected)
+                or expected[i - (len(got) - len(expected))] != n]
+        return Finding(f"Not summed: it has the broadcast shape; sum it over axes {tuple(axes)} (the ones the input "
+                       "was stretched along, as unbroadcast does) to get the input's shape.", "missing unbroadcast")
+    if len(got) >= 2 and got[:-2] == expected[:-2] and got[-2:] == expected[-1:-3:-1]:
+        return Finding("It is transposed: check the order of the operands and which of them is transposed.",
+                       "transposed")
+    if len(got) == len(expected) and sorted(got) == sorted(expected):
+        return Finding("Its axes are in the wrong order.", "axes in the wrong order")
+    if int(np.prod(got)) < int(np.prod(expected)) and stretches(got, expected):
+        return Finding("Summed over axes that should stay: sum only over the axes that were stretched.",
+                       "summed over the wrong axes")
+    if int(np.prod(got)) < int(np.prod(expected)):
+        return Finding("Summed over the wrong axes: sum over exactly the axes that were stretched (or reduced).",
+                       "summed over the wrong axes")
+    return Finding("", "wrong shape")
+
+
+def _simple(ratio: float) -> bool:
+    """A factor a person writes by mistake: 2, 3, 4, 1/2, 1/3, a size, ... (to 1e-6)."""
+    return any(np.isclose(abs(ratio), n, rtol=1e-6) or np.isclose(abs(ratio), 1 / n, rtol=1e-6) for n in range(2, 65))
+
+
+def value_pattern(got: np.ndarray, expected: np.ndarray, *, rtol: float = 1e-5, atol: float = 1e-8,
+                  swapped: np.ndarray | None = None, inputs: Sequence[np.ndarray] = ()) -> Finding:
+    """The likely mistake when ``got`` has ``expected``'s shape but other values.
+
+    ``swapped``: what would come back if the two inputs' gradients were swapped (the other
+    input's expected gradient), when it has this shape. ``inputs``: arrays that broadcast
+    to this shape whose signs may matter (a rule right only where they are positive)."""
+    g, e = np.asarray(got, np.float64), np.asarray(expected, np.float64)
+    close = np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)
+    broken = ~np.isfinite(g) & np.isfinite(e)
+    gaps = np.where(np.isfinite(g), np.abs(np.nan_to_num(g - e, nan=0.0, posinf=0.0, neginf=0.0)), np.inf)
+    worst = int(np.argmax(np.where(close, -1.0, gaps))) if g.size else 0
+    index = tuple(int(i) for i in np.unravel_index(worst, e.shape)) if e.shape else ()
+    wrong = int((~close).sum())
+    where = (f"at index {index} it is {g.flat[worst]:.6g}, expected {e.flat[worst]:.6g}"
+             f"{f' ({wrong} of {g.size} values differ)' if g.size > 1 else ''}")
+
+    def fits(candidate: np.ndarray) -> bool:
+        return bool(np.allclose(g, candidate, rtol=rtol, atol=atol))
+
+    if broken.any():
+        return Finding(f"It holds NaN or inf where the answer is finite ({int(broken.sum())} of {g.size} values): "
+                       "an exp overflowed, a 0/0 or a 0 ** -1 (compute it another way, or guard that case).",
+                       "overflow or nan", where)
+    scale = np.abs(e).max(initial=0.0)
+    if scale > 0 and not np.abs(g).max(initial=0.0) > atol:
+        return Finding("It is zero everywhere: is the gradient ever computed, or multiplied by a zero?", "all zeros",
+                       where)
+    if scale > 0 and fits(-e):
+        return Finding("It has the wrong sign: the sign is flipped (a lost minus sign?).", "wrong sign", where)
+    nonzero = np.abs(e) > max(atol, 1e-12)
+    if nonzero.any():
+        ratio = g[nonzero] / e[nonzero]
+        factor = float(ratio.flat[0])
+        if not np.isclose(factor, 1) and fits(factor * e) and (nonzero.sum() >= 2 or _simple(factor)):
+            return Finding(f"It is off by a constant factor of {factor:.4g} (every value is {factor:.4g} times the "
+                           "right one).", "constant factor", where)
+    if e.ndim >= 2 and e.shape[-1] == e.shape[-2] and fits(np.swapaxes(e, -1, -2)):
+        return Finding("It is the transpose of the right answer: check the order of the operands and which of them "
+                       "is transposed.", "transposed", where)
+    if swapped is not None and np.shape(swapped) == e.shape and not np.allclose(swapped, e) and fits(swapped):
+        return Finding("It is the other input's gradient: the two inputs' gradients are swapped.",
+                       "gradients swapped", where)
+    zeroed = ~close & (np.abs(g) <= atol) & nonzero
+    if zeroed.any() and zeroed.sum() == wrong:
+        return Finding(f"It is zero where it should not be ({wrong} of {g.size} values), and right elsewhere.",
+                       "zero where it should not be", where)
+    leaked = ~close & (np.abs(e) <= atol)
+    if leaked.any() and leaked.sum() == wrong:
+        return Finding(f"It is nonzero where it should be 0 ({wrong} of {g.size} values), and right elsewhere: a mask "
+                       "or a condition not applied?", "nonzero where it should be zero", where)
+    for x in inputs:
+        x = np.asarray(x)
+        if x.dtype.kind not in "fiu" or not stretches(x.shape, e.shape):
+            continue
+        positive = np.broadcast_to(x > 0, e.shape)
+        if positive.any() and (~positive).any() and close[positive].all() and not close[~positive].all():
+            return Finding("It is right only where the input is positive: the case x <= 0 needs its own formula.",
+                           "right only where inputs are positive", where)
+    return Finding("", "wrong values", where)

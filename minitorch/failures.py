@@ -1,0 +1,126 @@
+"""A visible check's failure: ``CheckFailed``, shown in a notebook as its message alone,
+first and in full (IPython's ``_render_traceback_`` hook, no traceback through the checks'
+machinery), and ``checking``, the block of every check cell, which turns an exception of
+the learner's own code into a CheckFailed naming the check's line, its case, the learner's
+line and the task's first hint.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dis
+import linecache
+import pathlib
+import re
+import traceback
+import types
+from typing import Iterator
+
+import numpy as np
+
+from . import diagnose
+
+PACKAGE = pathlib.Path(__file__).resolve().parent
+_task: list[str] = []  # the task whose check cell runs (checking)
+
+
+class CheckFailed(AssertionError):
+    """A visible check that failed; the message says what to fix."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows these lines instead of a traceback
+        first, _, more = str(self).partition("\n")
+        return [f"\x1b[0;31mCheckFailed\x1b[0m: \x1b[1m{first}\x1b[0m", *more.splitlines()]
+
+
+def stuck() -> str:
+    return f"Stuck? mt.hint(\"{_task[-1]}\") gives a hint, one step at a time." if _task else ""
+
+
+def _yours(error: BaseException) -> list[tuple[traceback.FrameSummary, bool]]:
+    """The frames of ``error`` in the package's own files (not the checks' machinery), each
+    with whether it is in a function holding a "# Task X.Y:" label (a learner's function)."""
+    mine = {PACKAGE / name for name in ("visible.py", "failures.py", "diagnose.py", "heatmaps.py")}
+    found = []
+    for frame, number in traceback.walk_tb(error.__traceback__):
+        path = pathlib.Path(frame.f_code.co_filename).resolve()
+        if path.is_relative_to(PACKAGE) and path not in mine:
+            body = [linecache.getline(str(path), n) for n in range(frame.f_code.co_firstlineno, number + 1)]
+            summary = traceback.FrameSummary(str(path), number, frame.f_code.co_name)
+            found.append((summary, any("# Task " in line for line in body)))
+    return found
+
+
+def _shape_hint(message: str) -> str:
+    """The pattern that fits the shapes a NumPy error names, if one does."""
+    reshape = re.search(r"cannot reshape array of size (\d+) into shape \(([\d, ]*)\)", message)
+    if reshape:
+        size, shape = int(reshape.group(1)), [int(n) for n in reshape.group(2).replace(" ", "").split(",") if n]
+        whole = int(np.prod(shape))
+        if whole and size > whole and size % whole == 0:
+            return (f"It holds {size // whole} times the values of shape {tuple(shape)}: an axis of size {size // whole} "
+                    "was not summed (a batch axis, or one the input was stretched along)?")
+    shapes = [tuple(int(n) for n in found.split(",") if n.strip()) for found in re.findall(r"\((\d+(?:, ?\d+)*,?)\)", message)]
+    if len(shapes) >= 2:
+        found = diagnose.shape_pattern(shapes[0], shapes[1])
+        if found.pitfall in ("transposed", "missing unbroadcast", "lost keepdims"):
+            return f"{shapes[0]} and {shapes[1]}: {found.text}"
+    return ""
+
+
+def _names(frame: types.FrameType | None, number: int) -> str:
+    """The values of the short variables the check's line ``number`` uses: the case it was
+    running (read from the compiled code, so it works without the cell's source)."""
+    if frame is None:
+        return ""
+    used = [i.argval for i in dis.get_instructions(frame.f_code) if i.positions and i.positions.lineno == number
+            and i.opname in ("LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_DEREF")]
+    seen: dict[str, str] = {}
+    for name in dict.fromkeys(used):
+        value = frame.f_locals.get(name, frame.f_globals.get(name))
+        if value is None or isinstance(value, (types.ModuleType, types.FunctionType, type)) or callable(value):
+            continue
+        text = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
+        if len(text) <= 70:
+            seen[name] = text
+    return ", ".join(f"{k} = {v}" for k, v in seen.items())
+
+
+def raised(error: Exception, call: str, case: str, hint: str = "") -> CheckFailed:
+    """Your exception as a check failure: the call and case, your line, and a hint."""
+    frames = _yours(error)
+    text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}"
+    learner = [f for f, labelled in frames if labelled]
+    shown_frames = learner[-1:] + [f for f, _ in frames[-1:] if not learner or f is not learner[-1]]
+    for frame in shown_frames:
+        shown = pathlib.Path(frame.filename).relative_to(PACKAGE.parent).as_posix()
+        whose = "your line" if any(frame is f for f in learner) else "raised"
+        text += f"\n  {whose}: {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
+    if not hint and _task:
+        from .hints import hint_text
+        hint = hint_text(_task[-1], 1)
+    for line in (_shape_hint(str(error)), hint, stuck()):
+        text += f"\n  {line}" if line else ""
+    return CheckFailed(text)
+
+
+@contextlib.contextmanager
+def checking(task: str) -> Iterator[None]:
+    """A check cell's body: an exception of your code (not a stub's NotImplementedError)
+    comes back as a CheckFailed naming the check's line, its case and your line."""
+    __tracebackhide__ = True
+    _task.append(task)
+    try:
+        yield
+    except (CheckFailed, NotImplementedError, KeyboardInterrupt):
+        raise
+    except Exception as error:
+        frames = [(f, n) for f, n in traceback.walk_tb(error.__traceback__)]
+        cell = [(f, n) for f, n in frames if not pathlib.Path(f.f_code.co_filename).resolve().is_relative_to(PACKAGE)]
+        frame, number = cell[0] if cell else (None, 0)  # the check's own line
+        line = linecache.getline(frame.f_code.co_filename, number).strip() if frame is not None else ""
+        where = f"at the line `{line}`" if line else f"at line {number} of the check"
+        raise raised(error, f"Task {task}'s check, {where}", _names(frame, number)) from None
+    finally:
+        _task.pop()
+
+

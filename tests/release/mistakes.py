@@ -1,0 +1,95 @@
+"""Deliberate mistakes of the kind learners make, each a patch of the reference package
+(file in solutions/minitorch, text to find, text to put instead), with the task whose
+visible check must fail and the words its message must hold: the pattern it names (or,
+for the learner's own exception, the exception, the learner's file and the task's hint).
+Five or more per stage, from the mistakes issue 33 lists: a lost minus sign, a factor of
+2, a transposed matmul gradient, one-hot built wrongly, Adam's bias correction, GELU's
+inner derivative, shapes aligned from the left, batch axes not summed, 0.0 ** -1, eps
+inside the square root.
+"""
+
+MISTAKES = [
+    # ---- stage 1
+    ("central difference forgets the 2", ("numerical.py", "return (f(*up) - f(*down)) / (2.0 * eps)",
+                                          "return (f(*up) - f(*down)) / eps"), "1.1", ["constant factor of 2"]),
+    ("sin derivative loses its sign", ("scalar.py", "return (g * math.cos(a.data),)", "return (-g * math.cos(a.data),)"),
+     "1.2", ["wrong sign"]),
+    ("mul gradients swapped", ("scalar.py", "return g * b.data, g * a.data", "return g * a.data, g * b.data"),
+     "1.2", ["gradients are swapped"]),
+    ("pow at 0.0 ** -1", ("scalar.py", "return (0.0 if c == 0.0 else g * c * a.data ** (c - 1.0),)",
+                          "return (g * c * a.data ** (c - 1.0),)"), "1.2",
+     ["raised ZeroDivisionError", "your line: minitorch/scalar.py, line", "point = (0.0,)", "Hint 1/3 for Task 1.2"]),
+    ("backpropagate ignores the seed", ("autodiff.py", "pending: dict[int, Any] = {id(root): grad}",
+                                        "pending: dict[int, Any] = {id(root): 1.0}"), "1.4", ["constant factor of 0.1"]),
+    # ---- stage 2
+    ("broadcast_shapes aligns from the left", ("shapes.py",
+        "        sizes = {shape[axis] for shape in shapes if len(shape) >= -axis} - {1}",
+        "        sizes = {shape[ndim + axis] for shape in shapes if len(shape) > ndim + axis} - {1}"),
+     "2.1", ["raised ValueError", "your line: minitorch/shapes.py", "from the right", "mt.hint(\"2.1\")"]),
+    ("unbroadcast forgets the leading axes", ("shapes.py", "axis=(*range(extra), *stretched), keepdims=True)",
+                                              "axis=tuple(stretched), keepdims=True)"), "2.2",
+     ["raised ValueError", "reshape", "your line: minitorch/shapes.py", "shape = (3,)", "Hint 1/3 for Task 2.2"]),
+    ("sub loses the minus sign", ("ops_binary.py", "unbroadcast(-grad, b_shape)", "unbroadcast(grad, b_shape)"),
+     "2.3", ["wrong sign"]),
+    ("div doubles b's gradient", ("ops_binary.py", "unbroadcast(-grad * a / (b * b), b.shape)",
+                                  "unbroadcast(-2 * grad * a / (b * b), b.shape)"), "2.3", ["constant factor of 2"]),
+    # ---- stage 3
+    ("sqrt forgets the 2", ("ops_unary.py", "return grad / (2 * out)", "return grad / out"), "3.1",
+     ["constant factor of 2"]),
+    ("cos loses its minus sign", ("ops_unary.py", "return -grad * np.sin(x)", "return grad * np.sin(x)"), "3.1",
+     ["wrong sign"]),
+    ("abs forgets the sign of x", ("ops_unary.py", "return grad * np.sign(x)", "return grad * 1"), "3.1",
+     ["right only where the input is positive"]),
+    ("max gives every tie the whole gradient", ("ops_reduce.py", "return hit * (grad / ties)", "return hit * grad"),
+     "3.3", ["tie"]),
+    # ---- stage 4
+    ("transpose backward repeats the permutation", ("ops_shape.py",
+        "return grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))])", "return grad.transpose(ctx.axes)"),
+     "4.1", ["axes are in the wrong order"]),
+    ("getitem loses repeated rows", ("ops_index.py", "np.add.at(full, ctx.index, grad)", "full[ctx.index] += grad"),
+     "4.2", ["largest difference", "at index"]),
+    ("cat splits at every boundary", ("ops_index.py", "np.cumsum(ctx.sizes)[:-1]", "np.cumsum(ctx.sizes)"),
+     "4.3", ["returned 4 gradient(s) for 3 input(s)"]),
+    ("stack keeps the stacked axis", ("ops_index.py", "np.take(grad, i, axis=ctx.axis)",
+                                      "np.take(grad, [i], axis=ctx.axis)"), "4.3", ["size-1 axis is missing or extra"]),
+    # ---- stage 5
+    ("matmul gradient transposed", ("ops_linalg.py", "product_like(np.swapaxes(a2, -1, -2), grad2, b2)",
+                                    "np.swapaxes(grad2, -1, -2) @ a2"), "5.1", ["(4, 3) and (3, 4): It is transposed"]),
+    ("matmul batch axes not summed", ("ops_linalg.py",
+        "grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)",
+        "grad_b = product_like(np.swapaxes(a2, -1, -2), grad2, b2).reshape(b.shape)"), "5.1",
+     ["raised ValueError", "your line: minitorch/ops_linalg.py", "an axis of size 5 was not summed"]),
+    ("gelu forgets the inner derivative", ("ops_activation.py", "2 * x * cdf * (1 - cdf) * du", "2 * x * cdf * (1 - cdf)"),
+     "5.2", ["largest difference", "at index"]),
+    ("softmax backward loses its sign", ("ops_softmax.py", "return out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True))",
+                                         "return out * (np.sum(grad * out, axis=ctx.axis, keepdims=True) - grad)"),
+     "5.3", ["wrong sign"]),
+    ("one-hot built wrongly", ("losses.py", "p[np.arange(n), target] -= 1", "p[:, target] -= 1"), "5.4",
+     ["largest difference", "at index"]),
+    ("cross-entropy forgets the mean", ("losses.py", "return p * rows, None", "return p * np.sign(rows), None"), "5.4",
+     ["constant factor"]),
+    # ---- stage 6
+    ("linear forgets the transpose", ("nn/modules.py", "out = x @ self.weight.T", "out = x @ self.weight"), "6.1",
+     ["raised ValueError", "your line: minitorch/nn/modules.py", "x = an array of shape (50, 2)", "Hint 1/3 for Task 6.1"]),
+    ("sgd steps uphill", ("optim.py", "p.data -= self.lr * g", "p.data += self.lr * g"), "6.2", ["wrong sign"]),
+    ("adam without bias correction", ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
+                                      "p.data -= self.lr * m / denom"), "6.3", ["The step it took", "constant factor"]),
+    ("adam with eps inside the square root", ("optim.py", "denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps",
+                                              "denom = np.sqrt(v + self.eps) / math.sqrt(1 - beta2 ** t)"), "6.3",
+     ["largest difference", "at index (1,)"]),
+    ("train_epoch never clears the gradients", ("training.py", "        optimizer.zero_grad()\n", ""), "6.4",
+     ["zero_grad"]),
+    # ---- stage 7
+    ("layer norm weight gradient not summed over the batch", ("ops_norm.py",
+        "grad_weight = (grad * xhat).sum(axis=batch_axes)", "grad_weight = grad * xhat"), "7.1",
+     ["Not summed", "axes (0, 1)"]),
+    ("layer norm drops a minus sign", ("ops_norm.py", "grad_x = rstd * (g - mean_last(g) - xhat * mean_last(g * xhat))",
+                                       "grad_x = rstd * (g - mean_last(g) + xhat * mean_last(g * xhat))"), "7.1",
+     ["backward gives", "central differences give", "Hint 1/3 for Task 7.1"]),
+    ("attention without the mask", ("nn/transformer.py", "softmax(where(causal, scores, -1e9), axis=-1)",
+                                    "softmax(scores, axis=-1)"), "7.2", ["nonzero where it should be 0"]),
+    ("attention forgets the scale", ("nn/transformer.py", "scores = (q @ k) * (1.0 / math.sqrt(d))", "scores = q @ k"),
+     "7.2", ["largest difference", "√d"]),
+    ("sampling multiplies by the temperature", ("language.py", "z = logits / temperature", "z = logits * temperature"),
+     "7.4", ["largest difference", "Divide the logits by the temperature"]),
+]

@@ -1,0 +1,205 @@
+"""Every wrong answer names its pattern: one diagnosis (solutions/minitorch/diagnose.py,
+copied byte for byte into the grader), the visible checks' messages for deliberate
+mistakes (tests/release/mistakes.py), a failed check in a real kernel (its message first,
+no traceback through the checks' machinery, heat maps after it) and the hints."""
+
+import pathlib
+import re
+import shutil
+import sys
+import tomllib
+
+import nbformat
+import numpy as np
+import pytest
+
+from minitorch import diagnose, failures, heatmaps, hints  # the release's copies: given code, no regions
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SOLUTIONS = ROOT / "solutions" / "minitorch"
+
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from mistakes import MISTAKES
+
+
+def test_the_grader_keeps_the_same_diagnosis():
+    """The grader may not import the learner's package, so it keeps a copy: the same bytes."""
+    assert (ROOT / "grader" / "checks" / "diagnose.py").read_bytes() == (SOLUTIONS / "diagnose.py").read_bytes()
+    assert "BEGIN SOLUTION" not in (SOLUTIONS / "diagnose.py").read_text()
+
+
+RNG = np.random.default_rng(3)
+E = RNG.uniform(0.5, 2.0, (3, 4)) * np.where(RNG.random((3, 4)) < 0.5, -1, 1)
+X = np.array([[1.0, -2.0, 3.0, -0.5], [2.0, 0.7, -1.0, 4.0], [-3.0, 1.5, 2.5, -0.2]])
+
+
+@pytest.mark.parametrize("got, expected, known, pitfall, words", [
+    (-E, E, {}, "wrong sign", "wrong sign"),
+    (2 * E, E, {}, "constant factor", "constant factor of 2"),
+    (E / 3, E, {}, "constant factor", "constant factor of 0.3333"),
+    (np.ascontiguousarray(E[:3, :3].T), E[:3, :3], {}, "transposed", "transpose"),
+    (np.zeros_like(E), E, {}, "all zeros", "zero everywhere"),
+    (np.where(X > 1, 0.0, E), E, {}, "zero where it should not be", "zero where it should not be"),
+    (E + 1, E, {"swapped": E + 1}, "gradients swapped", "swapped"),
+    (E, np.tril(E), {}, "nonzero where it should be zero", "nonzero where it should be 0"),
+    (np.where(X > 0, E, 1.0), E, {"inputs": [X]}, "right only where inputs are positive", "only where the input is positive"),
+    (np.where(X > 2, np.inf, E), E, {}, "overflow or nan", "NaN or inf"),
+    (E + np.eye(3, 4) * 0.5, E, {}, "wrong values", ""),
+])
+def test_each_pattern_is_named(got, expected, known, pitfall, words):
+    found = diagnose.value_pattern(got, expected, **known)
+    assert found.pitfall == pitfall and words in found.text, found
+    worst = np.unravel_index(np.argmax(np.abs(np.nan_to_num(got - expected, posinf=1e300))), expected.shape)
+    assert f"at index {tuple(int(i) for i in worst)}" in found.where
+
+
+@pytest.mark.parametrize("got, expected, pitfall", [
+    ((2, 4, 3), (4, 1), "missing unbroadcast"), ((4,), (4, 1), "lost keepdims"), ((3, 2), (2, 3), "transposed"),
+    ((5, 3, 2), (5, 2, 3), "transposed"), ((2, 4, 3), (3, 2, 4), "axes in the wrong order"),
+    ((4, 1), (4, 3), "summed over the wrong axes"),
+])
+def test_each_shape_pattern_is_named(got, expected, pitfall):
+    assert diagnose.shape_pattern(got, expected).pitfall == pitfall
+
+
+def test_the_not_summed_pattern_names_the_axes():
+    assert "axes (0, 2)" in diagnose.shape_pattern((2, 4, 3), (4, 1)).text
+
+
+# ---- deliberate mistakes against the visible checks -------------------------------------
+def run_stage(patch, task: str, tmp_path: pathlib.Path, monkeypatch) -> dict:
+    """The progress row of ``task``, its notebook's checks run against the patched reference."""
+    from minitorch import progress
+    package = tmp_path / "package" / "minitorch"
+    shutil.copytree(SOLUTIONS, package, ignore=shutil.ignore_patterns("__pycache__"))
+    file, old, new = patch
+    text = (package / file).read_text()
+    assert text.count(old) == 1, f"the patch does not apply to {file}: {old!r}"
+    (package / file).write_text(text.replace(old, new))
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    path = next((ROOT / "notebooks").glob(f"0{task[0]}_*.ipynb"))
+    shutil.copy(path, notebooks / path.name)
+    monkeypatch.setenv("PYTHONPATH", str(package.parent))
+    return {row["task"]: row for row in progress.run(notebooks)}[task]
+
+
+FAST = {"pow at 0.0 ** -1", "unbroadcast forgets the leading axes", "abs forgets the sign of x",
+        "stack keeps the stacked axis", "matmul gradient transposed", "adam without bias correction",
+        "layer norm weight gradient not summed over the batch"}
+
+
+@pytest.mark.parametrize("name, patch, task, words", [
+    pytest.param(*m, marks=() if m[0] in FAST else pytest.mark.slow) for m in MISTAKES], ids=[m[0] for m in MISTAKES])
+def test_a_deliberate_mistake_gets_a_message_naming_its_pattern(name, patch, task, words, tmp_path, monkeypatch):
+    row = run_stage(patch, task, tmp_path, monkeypatch)
+    assert row["status"] == "failing", (name, row)
+    missing = [w for w in words if w not in row["why"]]
+    assert not missing, f"{name}: the message lacks {missing}:\n{row['why']}"
+    assert "Traceback" not in row["why"] and "visible.py" not in row["why"]
+
+
+def test_every_stage_has_four_or_more_mistakes():
+    per_stage: dict[str, int] = {}
+    for _, _, task, _ in MISTAKES:
+        per_stage[task[0]] = per_stage.get(task[0], 0) + 1
+    assert sorted(per_stage) == list("1234567") and min(per_stage.values()) >= 4, per_stage
+
+
+# ---- a failed check in a real kernel --------------------------------------------------------
+def test_a_failed_check_shows_its_message_first_without_the_machinery_then_heat_maps(tmp_path):
+    """In Jupyter, a wrong 2-D answer shows CheckFailed's message as the error's first
+    line, no frame of visible.py, and after it a PNG of the heat maps at Lab's width; a
+    learner's exception names the check's line, its case and the learner's own line."""
+    from nbclient import NotebookClient
+    package = tmp_path / "minitorch"
+    shutil.copytree(SOLUTIONS, package, ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "mine.py").write_text("def shrink(a):\n    return a.reshape(5, 5)\n")
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import numpy as np\nfrom minitorch.visible import checking, same\nfrom minitorch import mine"),
+        nbformat.v4.new_code_cell('with checking("2.2"):\n    g = np.arange(6.0).reshape(2, 3)\n'
+                                  '    same(-g, g, "unbroadcast(g, (2, 3))", "a case")'),
+        nbformat.v4.new_code_cell('with checking("4.1"):\n    for shape in [(2, 3), (3, 4)]:\n'
+                                  '        same(mine.shrink(np.ones(shape)), np.ones(shape), "shrink")'),
+    ])
+    import os
+    os.environ["PYTHONPATH"] = str(tmp_path)
+    try:
+        NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(tmp_path)}}).execute()
+    finally:
+        os.environ.pop("PYTHONPATH")
+    wrong, raised = notebook.cells[1].outputs, notebook.cells[2].outputs
+    assert [o.output_type for o in wrong] == ["error", "display_data"], wrong
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in wrong[0].traceback]
+    assert lines[0].startswith("CheckFailed: unbroadcast(g, (2, 3)) with a case: came back with wrong values. It has "
+                               "the wrong sign"), lines
+    assert not any("visible.py" in line or "Traceback" in line for line in lines), lines
+    assert 'mt.hint("2.2")' in "\n".join(lines)
+    picture = wrong[1].data
+    assert "image/png" in picture and picture.get("metadata", {}) is not None
+    text = "\n".join(re.sub(r"\x1b\[[0-9;]*m", "", line) for line in raised[0].traceback)
+    assert raised[0].ename == "CheckFailed" and "raised ValueError: cannot reshape" in text, text
+    assert "same(mine.shrink(np.ones(shape))" in text and "shape = (2, 3)" in text, text
+    assert "minitorch/mine.py, line 2, in shrink: return a.reshape(5, 5)" in text, text
+    assert "Hint 1/3 for Task 4.1" in text and "failures.py" not in text
+
+
+def test_heat_maps_are_drawn_only_in_a_notebook():
+    assert not heatmaps.in_notebook() and not heatmaps.show_after_cell(np.ones((2, 2)), np.zeros((2, 2)))
+    png = heatmaps.png(np.ones((2, 3, 4)), np.full((2, 3, 4), np.nan), "a title")
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == heatmaps.WIDTH_INCHES * heatmaps.DPI
+
+
+def test_render_traceback_is_the_message():
+    error = failures.CheckFailed("first line\n  second line")
+    assert [re.sub(r"\x1b\[[0-9;]*m", "", s) for s in error._render_traceback_()] == [
+        "CheckFailed: first line", "  second line"]
+
+
+# ---- hints ---------------------------------------------------------------------------------
+def solution_lines() -> list[str]:
+    """Every line (whitespace normalised, 12 characters or more) between BEGIN and END SOLUTION."""
+    found = []
+    for path in SOLUTIONS.rglob("*.py"):
+        inside = False
+        for line in path.read_text().splitlines():
+            if "### BEGIN SOLUTION" in line or "### END SOLUTION" in line:
+                inside = "BEGIN" in line
+                continue
+            code = " ".join(line.split("#")[0].split())
+            if inside and len(code) >= 12:
+                found.append(code)
+    return found
+
+
+def test_every_task_has_three_hints_and_none_quotes_the_solution():
+    manifest = tomllib.loads((ROOT / "grader" / "tasks.toml").read_text())
+    assert set(hints.HINTS) == set(manifest["task"]), set(hints.HINTS) ^ set(manifest["task"])
+    lines = solution_lines()
+    assert len(lines) > 60
+    for task, steps in hints.HINTS.items():
+        assert len(steps) == 3 and all(len(step) > 40 for step in steps), task
+        text = " ".join(" ".join(steps).split())
+        quoted = [line for line in lines if line in text]
+        assert not quoted, f"the hints of Task {task} quote the solution: {quoted}"
+
+
+def test_hint_gives_the_next_step_each_call(capsys):
+    hints._given.clear()
+    hints.hint("2.2")
+    hints.hint("2.2")
+    hints.hint("2.2", 3)
+    hints.hint("2.2")
+    shown = capsys.readouterr().out
+    assert [int(n) for n in re.findall(r"Hint (\d)/3 for Task 2.2", shown)] == [1, 2, 3, 3]
+    with pytest.raises(ValueError, match="no task '9.9'"):
+        hints.hint("9.9")
+
+
+def test_the_notebooks_name_the_hints_near_each_task():
+    for path in sorted((ROOT / "solutions" / "notebooks").glob("*.py")):
+        text = path.read_text()
+        for task in re.findall(r"^# ## Your task (\d+\.\d+)", text, re.MULTILINE):
+            heading = text.index(f"# ## Your task {task}")
+            assert f'mt.hint("{task}")' in text[heading:text.index("# %%", heading)], (path.name, task)
