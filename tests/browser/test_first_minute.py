@@ -93,6 +93,12 @@ def test_every_address_make_lab_prints_opens_notebook_01_beside_the_course_folde
                 assert "jp-mod-dirty" not in (tab.get_attribute("class") or ""), f"{address}: opens with unsaved changes"
                 SHOTS.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(SHOTS / f"first_minute_{number}_{address.split(':')[0]}.png"))
+                if number == 0:  # the locked cell after a task's check says what it is, not a folded •••
+                    graded = page.locator(".jp-CodeCell", has_text="autograder writes your points here").first
+                    graded.scroll_into_view_if_needed()
+                    assert graded.locator(".jp-InputArea-editor").is_visible()
+                    assert page.locator(".jp-Notebook .jp-InputPlaceholder").count() == 0
+                    page.screenshot(path=str(SHOTS / "first_minute_graded_cell.png"))
                 context.close()
             browser.close()
     finally:

@@ -136,3 +136,17 @@ def test_the_linux_steps_run_as_written_in_the_unpacked_bundle(tmp_path):
     assert done.returncode == 0 and "not started" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]
     done = subprocess.run(["bash", "-c", handin], cwd=folder, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and (folder / "handin.zip").is_file(), done.stderr[-2000:]
+
+
+def test_the_learners_files_name_only_what_the_bundle_holds():
+    """No `make lock` in a bundle whose Makefile has no such target, no etc/ file it lacks."""
+    targets = set(re.findall(r"^([\w-]+):", MAKEFILE.read_text(), re.M))
+    texts = {name: (bundle.LEARNER_FILES / name).read_text() for name in bundle.OWN_FILES}
+    texts["requirements.lock"] = bundle.learner_lock()
+    shipped = {entry for entry in bundle.ENTRIES if entry.startswith("etc/")}
+    for name, text in texts.items():
+        named = set(re.findall(r"\bmake ([a-z][\w-]*)", text)) - {"sure", "up"}
+        assert named <= targets, f"{name} names make {named - targets}, which the bundle's Makefile lacks"
+        files = set(re.findall(r"\betc[/\\]([\w.-]+\.json)", text))
+        assert {f"etc/{f}" for f in files} <= shipped, f"{name} names {files}"
+    assert "Regenerate" not in texts["requirements.lock"] and not bundle.learner_lock().startswith("anyio")
