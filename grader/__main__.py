@@ -238,15 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown_table())
         return 0
     if args.command == "release":
-        from grader.release.guard import WorkWouldBeLost
-        try:
-            release.build(force=args.force)
-        except WorkWouldBeLost as refused:
-            print(f"error: {refused}", file=sys.stderr)
-            return 1
-        print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
-              f"from {len(release.source_notebooks())} notebook(s)")
-        return 0
+        return release.main(force=args.force)
     if args.command == "hub-course":
         from grader.hub.course import main as hub_course
         return hub_course(args)
