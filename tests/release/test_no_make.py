@@ -122,8 +122,8 @@ def test_the_linux_steps_run_as_written_in_the_unpacked_bundle(tmp_path):
         layout = get("/lab/api/workspaces/default")["data"]
         assert layout["file-browser-filebrowser:cwd"]["path"] == ""
         assert "notebook:notebooks/01_chain_rule.ipynb" in layout["layout-restorer:data"]["main"]["dock"]["widgets"]
-        news = get("/lab/api/settings/@jupyterlab/apputils-extension:notification")["settings"]
-        assert news["fetchNews"] == "false"
+        news = get("/lab/api/settings/@jupyterlab/apputils-extension:notification")["schema"]["properties"]
+        assert news["fetchNews"]["default"] == "false"  # the overrides file, where Lab reads it
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         lab.wait(timeout=60)
