@@ -14,13 +14,16 @@ export MKL_NUM_THREADS ?= 1
 VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.ready
+# Lab's saved layouts for this course (JupyterLab's "workspaces"), kept apart from your others.
+WORKSPACES := $(VENV)/share/jupyter/lab/workspaces
 
 .PHONY: lab progress handin test test-fast lint bench release bundle venv lock clean
 
 # Root (a container) may only start JupyterLab with --allow-root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json etc/jupyter_server_config.json
+$(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json etc/jupyter_server_config.json \
+		etc/jupyterlab-workspace.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
@@ -32,13 +35,20 @@ $(READY): requirements.lock pyproject.toml etc/jupyterlab-overrides.json etc/jup
 	mkdir -p $(VENV)/etc/jupyter
 	cp etc/jupyter_server_config.json $(VENV)/etc/jupyter/jupyter_server_config.json
 	$(BIN)/jupyter trust notebooks/*.ipynb > /dev/null
+	# Lab's first layout: notebook 01 open, the file browser at the course folder (notebooks/
+	# and minitorch/ side by side). Lab saves your layout over it from then on, so it is
+	# copied only once. The file name is JupyterLab's for its workspace "default" (/lab).
+	mkdir -p $(WORKSPACES)
+	test -f $(WORKSPACES)/default-37a8.jupyterlab-workspace || \
+		cp etc/jupyterlab-workspace.json $(WORKSPACES)/default-37a8.jupyterlab-workspace
 	touch $(READY)
 
 venv: $(READY)
 
-# Lab's file browser shows the whole course: notebooks/ and the package minitorch/.
+# JupyterLab at http://localhost:8888/lab: notebook 01 and, in the file browser, the whole
+# course (notebooks/ and the package minitorch/) the first time; your own layout after that.
 lab: $(READY)
-	$(BIN)/jupyter lab --ServerApp.root_dir=. '--LabApp.default_url=/lab/tree/notebooks/01_chain_rule.ipynb?file-browser-path=/' $(ALLOW_ROOT)
+	$(BIN)/jupyter lab --ServerApp.root_dir=. --LabApp.workspaces_dir=$(WORKSPACES) $(ALLOW_ROOT)
 
 # Every visible check against your package, as a table (no hidden tests).
 progress: $(READY)

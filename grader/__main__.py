@@ -1,6 +1,6 @@
 """Command line of the course's tools.
 
-    python -m grader release                      rebuild minitorch/ and notebooks/ from solutions/
+    python -m grader release [--force]            rebuild minitorch/ and notebooks/ from solutions/
     python -m grader check [PATH]                 grade your own work (the repo, a folder or a .zip)
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
     python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
@@ -171,7 +171,9 @@ def _shard(text: str | None) -> tuple[int, int] | None:
 def command_line() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m grader", description="The minitorch course's tools.")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("release", help="rebuild minitorch/ and notebooks/ from solutions/")
+    p = commands.add_parser("release", help="rebuild minitorch/ and notebooks/ from solutions/")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files there that differ from what the last release wrote (someone's work)")
     p = commands.add_parser("check", help="grade your own work")
     p.add_argument("path", nargs="?", default=str(release.ROOT), help="the repo (default), a folder or a .zip")
     p.add_argument("--out", default="grader-output", help="where to write the feedback page (default: grader-output/)")
@@ -236,10 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown_table())
         return 0
     if args.command == "release":
-        release.build()
-        print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
-              f"from {len(release.source_notebooks())} notebook(s)")
-        return 0
+        return release.main(force=args.force)
     if args.command == "hub-course":
         from grader.hub.course import main as hub_course
         return hub_course(args)

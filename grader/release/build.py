@@ -18,6 +18,7 @@ import sys
 import tempfile
 import tomllib
 
+from grader.release import guard
 from grader.release.regions import stub
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -57,11 +58,27 @@ def points_text(task: str, points: float) -> str:
             "package part by part, outside this notebook: each op or case earns its share.")
 
 
+def graded_text(task: str) -> str:
+    """The one line of a task's graded cell (the one place that words it)."""
+    return f"# Task {task}: your instructor's autograder writes your points here. Nothing to run or edit."
+
+
+# What the kernel tells JupyterLab about its language when a notebook opens (ipykernel's
+# ``language_info``). Lab writes it into the notebook's metadata, which marks a notebook
+# without it as changed the moment it opens; one that holds the same opens clean. Only
+# the version can differ on a learner's machine (the course takes Python 3.11 to 3.13):
+# there the unsaved-changes mark shows until the notebook is first saved.
+KERNEL_LANGUAGE = {"codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+                   "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+                   "pygments_lexer": "ipython3", "version": "3.11.7"}
+
+
 def add_points_cells(notebook, tasks: dict, name: str) -> None:
     """After each task's visible check: a read-only markdown cell stating the task's points
     (from the manifest; its metadata carries them for ``minitorch.progress``), then the
-    task's graded cell for nbgrader, empty and folded (nbgrader records the grader's verdict
-    in its output; a learner has nothing to read or run there)."""
+    task's graded cell for nbgrader, locked, holding one comment that says what it is
+    (nbgrader records the grader's verdict in its output; a learner has nothing to run
+    there, and an empty or folded cell would look like scratch space)."""
     import nbformat
     cells = []
     for cell in notebook.cells:
@@ -81,8 +98,7 @@ def add_points_cells(notebook, tasks: dict, name: str) -> None:
             text.metadata["nbgrader"] = {"grade": False, "grade_id": f"{graded_id}_points", "locked": True,
                                          "schema_version": 3, "solution": False, "task": False}
             text.metadata["minitorch"] = {"task": task, "points": points}
-            graded = nbformat.v4.new_code_cell("")
-            graded.metadata["jupyter"] = {"source_hidden": True}
+            graded = nbformat.v4.new_code_cell(graded_text(task))
             graded.metadata["nbgrader"] = {"grade": True, "grade_id": graded_id, "locked": True, "points": points,
                                            "schema_version": 3, "solution": False, "task": False}
             cells += [text, graded]
@@ -95,6 +111,7 @@ def read_source_notebook(path: pathlib.Path):
     import jupytext
     notebook = jupytext.read(path)
     notebook.metadata.pop("jupytext", None)
+    notebook.metadata["language_info"] = KERNEL_LANGUAGE
     add_points_cells(notebook, manifest()["task"], path.name)
     for number, cell in enumerate(notebook.cells):  # stable ids keep the release reproducible
         cell.id = f"{path.stem[:2]}-{number:03d}"
@@ -147,9 +164,27 @@ def build_notebooks(target: pathlib.Path) -> None:
             shutil.copyfile(course / "release" / path.stem / f"{path.stem}.ipynb", target / f"{path.stem}.ipynb")
 
 
-def build(root: pathlib.Path = ROOT) -> None:
+def build(root: pathlib.Path = ROOT, force: bool = False) -> None:
+    """Write ``minitorch/`` and ``notebooks/`` under ``root`` and record what was written.
+    Unless ``force``, first stop (``guard.WorkWouldBeLost``, naming the files) when a file
+    there differs from what the last release wrote: it may be a learner's work."""
+    if not force:
+        guard.check(root)
     build_package(root / "minitorch")
     build_notebooks(root / "notebooks")
+    guard.record(root)
+
+
+def main(*, force: bool = False) -> int:
+    """``python -m grader release [--force]``: rebuild the repository's release, or say
+    which files stop it (exit status 1)."""
+    try:
+        build(force=force)
+    except guard.WorkWouldBeLost as refused:
+        print(f"error: {refused}", file=sys.stderr)
+        return 1
+    print(f"rebuilt {ROOT / 'minitorch'} and {ROOT / 'notebooks'} from {len(source_notebooks())} notebook(s)")
+    return 0
 
 
 def differences(built: pathlib.Path, committed: pathlib.Path) -> list[str]:

@@ -14,7 +14,8 @@ import zipfile
 
 from grader.release.build import ROOT
 
-ENTRIES = ["notebooks", "minitorch", "etc/jupyterlab-overrides.json", "etc/jupyter_server_config.json"]
+ENTRIES = ["notebooks", "minitorch", "etc/jupyterlab-overrides.json", "etc/jupyter_server_config.json",
+           "etc/jupyterlab-workspace.json"]
 SKIP = {"__pycache__", ".ipynb_checkpoints"}
 LEARNER_LOCK = ROOT / "requirements-learner.lock"
 
@@ -22,6 +23,17 @@ LEARNER_LOCK = ROOT / "requirements-learner.lock"
 # learner/, written into the bundle's top folder as they are.
 LEARNER_FILES = pathlib.Path(__file__).resolve().parent / "learner"
 OWN_FILES = ("README.md", "Makefile", "environment.yml", "pyproject.toml")
+
+
+LOCK_HEADER = ("# The packages of the course's environment, pinned: the versions known to work together.\n"
+               "# `make lab` (or the README's steps without make) installs them into .venv/.\n")
+
+
+def learner_lock() -> str:
+    """The learner's pinned environment with a header of its own: the repository's says how
+    to regenerate it, with a command the bundle does not have."""
+    lines = LEARNER_LOCK.read_text(encoding="utf-8").splitlines(keepends=True)
+    return LOCK_HEADER + "".join(line for line in lines if not line.startswith("#"))
 
 
 def build(target: pathlib.Path, folder: str = "minitorch-course") -> pathlib.Path:
@@ -34,7 +46,7 @@ def build(target: pathlib.Path, folder: str = "minitorch-course") -> pathlib.Pat
             for file in files:
                 if SKIP.isdisjoint(file.relative_to(ROOT).parts):
                     archive.write(file, f"{folder}/{file.relative_to(ROOT)}")
-        archive.write(LEARNER_LOCK, f"{folder}/requirements.lock")
+        archive.writestr(f"{folder}/requirements.lock", learner_lock())
         for name in OWN_FILES:
             archive.write(LEARNER_FILES / name, f"{folder}/{name}")
     return target

@@ -66,6 +66,7 @@ def lab(tmp_path):
 
     def start(package: pathlib.Path, *options: str):
         folder = workspace(tmp_path / f"ws{len(servers)}", package)
+        getattr(start, "before_start", lambda folder: None)(folder)
         port = free_port()
         env = dict(os.environ, PYTHONPATH=str(folder), JUPYTER_CONFIG_DIR=str(folder / ".jupyter"))
         server = subprocess.Popen(
@@ -206,9 +207,22 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
 
 
 def make_lab_options(makefile: str) -> list[str]:
-    """The JupyterLab options of a Makefile's ``lab`` target (quotes removed)."""
+    """The JupyterLab options of a Makefile's ``lab`` target (quotes removed, the
+    Makefile's own variables expanded)."""
+    variables = dict(re.findall(r"^(\w+)\s*:=\s*(\S+)\s*$", makefile, re.M))
+
+    def expand(text: str) -> str:
+        return re.sub(r"\$\((\w+)\)", lambda m: expand(variables[m.group(1)]), text)
+
     line = next(line for line in makefile.splitlines() if "jupyter lab " in line)
-    return [o.strip("'\"") for o in line.split() if o.strip("'\"").startswith("--LabApp.")]
+    return [expand(o.strip("'\"")) for o in line.split() if o.strip("'\"").startswith("--LabApp.")]
+
+
+def install_first_layout(folder: pathlib.Path, options: list[str]) -> None:
+    """Lab's first layout where `make lab` puts it (the workspaces folder its options name)."""
+    workspaces = next(o.split("=", 1)[1] for o in options if o.startswith("--LabApp.workspaces_dir="))
+    (folder / workspaces).mkdir(parents=True)
+    shutil.copyfile(ROOT / "etc" / "jupyterlab-workspace.json", folder / workspaces / "default-37a8.jupyterlab-workspace")
 
 
 VIEW = "[...document.querySelectorAll('.jp-FileEditor .cm-content')].filter(e => e.offsetParent)[0].cmView.view"
@@ -246,8 +260,9 @@ def test_make_lab_shows_the_course_folder_and_every_stub_indents_on_enter(lab, p
     options = make_lab_options((ROOT / "Makefile").read_text())
     assert options == make_lab_options((bundle.LEARNER_FILES / "Makefile").read_text()), \
         "the course's and the bundle's `make lab` differ"
+    lab.before_start = lambda folder: install_first_layout(folder, options)
     url = lab(ROOT / "minitorch", *options)
-    page.goto(f"{url}/?token={TOKEN}")  # the server sends the browser to the default_url, as `make lab` does
+    page.goto(f"{url}/?token={TOKEN}")  # the server sends the browser to /lab, whose first layout `make lab` installs
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
     assert "01_chain_rule.ipynb" in page.locator(".jp-mod-current .lm-TabBar-tabLabel").first.inner_text()
     page.wait_for_function("""() => {

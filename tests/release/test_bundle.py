@@ -36,7 +36,7 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
     tops = {name.split("/")[1] for name in names}
     assert tops == {"notebooks", "minitorch", "environment.yml", "requirements.lock", "pyproject.toml",
                     "README.md", "Makefile", "etc"}
-    for config in ("jupyterlab-overrides.json", "jupyter_server_config.json"):
+    for config in ("jupyterlab-overrides.json", "jupyter_server_config.json", "jupyterlab-workspace.json"):
         assert f"etc/{config}" in (folder / "Makefile").read_text() and (folder / "etc" / config).exists()
     assert len([n for n in names if n.endswith(".ipynb")]) == 7
     lock = (folder / "requirements.lock").read_text().lower()

@@ -231,7 +231,8 @@ def test_each_task_has_a_visible_check_and_a_cell_naming_its_points(path):
     """Only the package is graded: the visible checks are read-only cells worth nothing.
     After each one the release builder (never a notebook by hand) writes, from the task
     manifest, a read-only markdown cell telling the learner the task's points, and the
-    task's graded cell for nbgrader: empty, folded, holding the points."""
+    task's graded cell for nbgrader: locked, one comment line saying what it is, holding
+    the points."""
     assert "is worth" not in path.read_text() and '"grade": true' not in path.read_text()
     notebook = release.read_source_notebook(path)
     cells = {c.metadata["nbgrader"]["grade_id"]: c for c in notebook.cells if "nbgrader" in c.metadata}
@@ -247,7 +248,9 @@ def test_each_task_has_a_visible_check_and_a_cell_naming_its_points(path):
         assert not points.metadata["nbgrader"]["grade"] and points.metadata["minitorch"]["points"] == POINTS[t]
         assert points.source == release.points_text(t, POINTS[t])
         assert points.source.startswith(f"**Task {t}** is worth {POINTS[t]:g} point")
-        assert graded.cell_type == "code" and graded.source == "" and graded.metadata["jupyter"]["source_hidden"]
+        # one comment line saying what the cell is: an empty or folded cell looks like scratch space
+        assert graded.cell_type == "code" and graded.source == release.graded_text(t)
+        assert graded.source.startswith(f"# Task {t}: ") and "\n" not in graded.source and "jupyter" not in graded.metadata
         assert graded.metadata["nbgrader"]["grade"] and graded.metadata["nbgrader"]["points"] == POINTS[t]
         assert f"Task {t}" in visible.source and "HIDDEN" not in visible.source
     headings = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")

@@ -2,10 +2,12 @@
 makes now, and carries no solution or hidden-test text."""
 
 import json
+import shutil
 
 import pytest
 
 from grader.release import build as release
+from grader.release import guard
 from grader.release.regions import find_regions
 
 ROOT = release.ROOT
@@ -19,10 +21,64 @@ def fresh(tmp_path_factory):
     return out
 
 
+LEARNERS_WORK = (
+    "{folder}/ differs from what the last release wrote ({files}). If you are working through the course "
+    "in this repository, that is your own work, and it is fine: this test of the course only says that your "
+    "copy is no longer the release. Check your work with `make progress` (the visible checks of every "
+    "notebook) or `.venv/bin/python -m grader check` (the hidden checks, graded as your instructor would), "
+    "and do not run `make release`: it would replace your files (it refuses to, naming them, without --force).")
+
+
 @pytest.mark.parametrize("folder", ["minitorch", "notebooks"])
 def test_committed_release_is_fresh(fresh, folder):
+    edited = [line for line in guard.changed(ROOT) if line.startswith(f"{folder}/")]
+    assert not edited, LEARNERS_WORK.format(folder=folder, files="; ".join(edited[:10]))
     stale = release.differences(fresh / folder, ROOT / folder)
-    assert not stale, "run `make release` (python -m grader release) and commit: " + "; ".join(stale)
+    assert not stale, "solutions/ changed since the last release: run `make release` (python -m grader release) " \
+                      "and commit: " + "; ".join(stale)
+
+
+def copy_of_the_release(tmp_path):
+    for folder in guard.FOLDERS:
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns(*guard.SKIP))
+    (tmp_path / guard.RECORD).parent.mkdir(parents=True)
+    shutil.copyfile(ROOT / guard.RECORD, tmp_path / guard.RECORD)
+    return tmp_path
+
+
+def test_a_release_refuses_to_overwrite_a_learners_work_and_names_each_file(tmp_path):
+    """A filled stub, a notebook saved after running, a helper module of the learner's own:
+    the release stops before writing anything and names each; a file someone deleted is
+    not work and stops nothing."""
+    root = copy_of_the_release(tmp_path)
+    assert guard.changed(root) == []
+    stub = root / "minitorch" / "numerical.py"
+    stub.write_text(stub.read_text().replace('raise NotImplementedError("Task 1.1: central_difference")',
+                                              "return 0.0  # mine"))
+    (root / "notebooks" / "01_chain_rule.ipynb").write_text(
+        (root / "notebooks" / "01_chain_rule.ipynb").read_text().replace('"outputs": []', '"outputs": [ ]', 1))
+    (root / "minitorch" / "my_helpers.py").write_text("def twice(x):\n    return 2 * x\n")
+    (root / "minitorch" / "nn" / "__pycache__").mkdir(exist_ok=True)
+    (root / "minitorch" / "nn" / "__pycache__" / "x.pyc").write_bytes(b"cache")  # a cache is no work
+    (root / "notebooks" / "07_gpt.ipynb").unlink()
+    before = guard.written(root)
+    with pytest.raises(guard.WorkWouldBeLost) as refused:
+        release.build(root)
+    assert refused.value.files == ["minitorch/my_helpers.py: not written by the last release",
+                                   "minitorch/numerical.py: changed since the last release wrote it",
+                                   "notebooks/01_chain_rule.ipynb: changed since the last release wrote it"]
+    message = str(refused.value)
+    assert "Nothing was changed" in message and "make progress" in message and "grader check" in message
+    assert "--force" in message
+    assert guard.written(root) == before and "# mine" in stub.read_text()
+
+
+def test_the_record_of_the_last_release_is_every_file_it_wrote(fresh, tmp_path):
+    """The committed record names exactly the files a release writes, with their hashes."""
+    recorded = json.loads((ROOT / guard.RECORD).read_text())
+    assert recorded == guard.written(fresh)
+    guard.record(fresh)
+    assert json.loads((fresh / guard.RECORD).read_text()) == recorded and guard.changed(fresh) == []
 
 
 def solution_lines() -> set[str]:

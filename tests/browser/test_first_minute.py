@@ -1,0 +1,106 @@
+"""The first minute, as a learner lives it: `make lab` in the unpacked course bundle (its
+own Makefile, which makes the virtual environment), then every address it prints pasted
+by hand into a fresh browser page, as the README tells a learner on a remote machine or
+WSL to do: each opens Lab at notebook 01, with notebooks/ and minitorch/ side by side in
+the file browser, and the notebook opens clean (no unsaved-changes mark). Screenshots go
+to build/screenshots/ (not committed)."""
+
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+
+import pytest
+
+from grader.release import bundle
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "build" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+
+if not os.path.exists(CHROMIUM):
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing: .ci/run should have installed Debian's chromium")
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+from playwright import sync_api as playwright
+
+pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
+
+
+def printed_addresses(text: str) -> list[str]:
+    """What Jupyter tells the learner to open: the file, and each address to copy."""
+    start = text.index("To access the server, open this file in a browser:")
+    block = text[start:].split("\n\n")[0]
+    return re.findall(r"(?:file|https?)://\S+", block)
+
+
+def wait_for(path: pathlib.Path, text: str, seconds: float) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        content = path.read_text(errors="replace")
+        if text in content and "/lab?token=" in content[content.index(text):]:
+            time.sleep(1)  # the rest of the block
+            return path.read_text(errors="replace")
+        time.sleep(1)
+    raise AssertionError(f"{text!r} did not appear in {seconds} s:\n{path.read_text(errors='replace')[-3000:]}")
+
+
+def test_every_address_make_lab_prints_opens_notebook_01_beside_the_course_folder(tmp_path):
+    archive = bundle.build(tmp_path / "minitorch-course.zip")
+    with zipfile.ZipFile(archive) as z:
+        z.extractall(tmp_path)
+    folder = tmp_path / "minitorch-course"
+    log = tmp_path / "make-lab.log"
+    env = {"PATH": f"{pathlib.Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(tmp_path),
+           "BROWSER": "true"}  # a browser "opens"; the learner here pastes the address instead
+    with open(log, "w") as out:
+        lab = subprocess.Popen(["make", "lab"], cwd=folder, env=env, stdout=out, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    try:
+        text = wait_for(log, "To access the server, open this file in a browser:", 900)
+        addresses = printed_addresses(text)
+        http = [a for a in addresses if a.startswith("http")]
+        assert http and any(a.startswith("file://") for a in addresses), text[-3000:]
+        for address in http:  # the form both READMEs quote, one "?" and the token
+            assert re.fullmatch(r"http://(localhost|127\.0\.0\.1):\d+/lab\?token=\w+", address), address
+        quoted = "http://localhost:8888/lab?token=..."
+        assert quoted in (folder / "README.md").read_text()
+        with playwright.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            for number, address in enumerate(addresses):
+                context = browser.new_context(viewport={"width": 1400, "height": 1000})  # a fresh page: no cookie
+                page = context.new_page()
+                page.goto(address)
+                page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+                current = page.locator(".lm-TabBar-tab.lm-mod-current.jp-mod-current")
+                assert "01_chain_rule.ipynb" in current.first.inner_text(), address
+                page.wait_for_function("""() => {
+                    const names = [...document.querySelectorAll('.jp-DirListing-item .jp-DirListing-itemName')]
+                        .map(e => e.textContent);
+                    return names.includes('minitorch') && names.includes('notebooks');
+                }""", timeout=30_000)
+                assert page.locator(".jp-DirListing").first.is_visible()
+                # the kernel has started and told Lab its language: nothing changed the notebook
+                page.wait_for_function("() => document.body.innerText.includes('Idle')", timeout=90_000)
+                page.wait_for_timeout(3000)
+                tab = page.locator(".lm-TabBar-tab", has_text="01_chain_rule.ipynb").first
+                assert "jp-mod-dirty" not in (tab.get_attribute("class") or ""), f"{address}: opens with unsaved changes"
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SHOTS / f"first_minute_{number}_{address.split(':')[0]}.png"))
+                if number == 0:  # the locked cell after a task's check says what it is, not a folded •••
+                    graded = page.locator(".jp-CodeCell", has_text="autograder writes your points here").first
+                    graded.scroll_into_view_if_needed()
+                    assert graded.locator(".jp-InputArea-editor").is_visible()
+                    assert page.locator(".jp-Notebook .jp-InputPlaceholder").count() == 0
+                    page.screenshot(path=str(SHOTS / "first_minute_graded_cell.png"))
+                context.close()
+            browser.close()
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        lab.wait(timeout=60)
