@@ -11,7 +11,7 @@ needs for external grading (docs/PLATFORMS.md cites PrairieLearn's pages), and
 One question per stage, each grading only that stage's tasks of the uploaded handin.zip:
 each stage gets its own deadline as its notebook does, and each job stays well under
 PrairieLearn's 600 s cap with the limits of ``check`` unchanged (a stage's budget is
-90 s; all seven in one job could need 630 s), so parts, points and reasons stay check's.
+90 s; every stage in one job could need their sum), so parts, points and reasons stay check's.
 """
 
 from __future__ import annotations

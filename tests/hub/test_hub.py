@@ -25,7 +25,7 @@ import time
 import pytest
 from hubsetup import PASSWORD, ROOT, Hub, as_user, learner_venv, make_accounts, processes_mentioning, remove_accounts, user_pids
 
-from grader.tasks import TOTAL
+from grader.tasks import STAGES, TOTAL
 
 TEACHER, ALICE, BOB = "mthub-teacher", "mthub-alice", "mthub-bob"
 COURSE, ASSIGNMENT = "minitorch", "minitorch"
@@ -209,8 +209,8 @@ def test_a_term_on_a_real_hub():
                 assert scores[user]["tasks"] == {f"task{t.replace('.', '_')}": r.score for t, r in result.tasks.items()}
                 assert scores[user]["total"] == result.total[0] and scores[user]["penalty"] == 0
                 assert user == ALICE or re.search(rf"Total: {result.total[0]:g} / {TOTAL:g}", table), table
-                recorded = [v for stage in range(1, 8) for v in json.loads(next(
-                    (course / "autograded" / user / ASSIGNMENT).glob(f"0{stage}_*.verdicts.json")).read_text())["verdicts"]]
+                recorded = [v for notebook in STAGES.values() for v in json.loads(
+                    (course / "autograded" / user / ASSIGNMENT / f"{notebook}.verdicts.json").read_text())["verdicts"]]
                 assert recorded == [v.__dict__ for v in result.all_verdicts()]  # same parts, points, reasons
             lap("gradebook == grader check")
             assert scores[ALICE]["tasks"]["task3_1"] == 4.5 and scores[BOB]["tasks"]["task3_1"] == 4.0
