@@ -25,6 +25,7 @@ import traceback
 import uuid
 
 from grader.outputs.tables import table
+from grader.outputs.words import plural
 from grader.platforms import container, shipping
 from grader.settings import Settings
 from grader.tasks import POINTS, STAGES, TASKS, tasks_of
@@ -63,7 +64,7 @@ exec python3 -B -m grader.platforms.prairielearn "$@"
 """
 
 QUESTION = """<pl-question-panel>
-  <p>Stage {stage} of minitorch (<code>notebooks/{notebook}.ipynb</code>), {points:g} points:</p>
+  <p>Stage {stage} of minitorch (<code>notebooks/{notebook}.ipynb</code>), {points}:</p>
   <ul>
 {tasks}
   </ul>
@@ -108,11 +109,11 @@ def build(out: pathlib.Path, image: str = IMAGE) -> pathlib.Path:
     for name, data in shipping.shipped_files():
         shipping.write(files, name, data)
     for stage, notebook in STAGES.items():
-        tasks = "\n".join(f"    <li>Task {t}: {TASKS[t]} ({POINTS[t]:g} points)</li>" for t in tasks_of(stage))
+        tasks = "\n".join(f"    <li>Task {t}: {TASKS[t]} ({plural(POINTS[t], 'point')})</li>" for t in tasks_of(stage))
         points = sum(POINTS[t] for t in tasks_of(stage))
         shipping.write(questions / notebook, "info.json", json.dumps(info_json(stage, image), indent=2) + "\n")
         shipping.write(questions / notebook, "question.html",
-                       QUESTION.format(stage=stage, notebook=notebook, points=points, tasks=tasks))
+                       QUESTION.format(stage=stage, notebook=notebook, points=plural(points, 'point'), tasks=tasks))
     return out
 
 
@@ -129,7 +130,7 @@ Written by `python -m grader prairielearn`; docs/PLATFORMS.md of the course expl
    (another name: run `python -m grader prairielearn --image NAME` again).
 2. Copy `serverFilesCourse/{FILES}/` and `questions/minitorch/` into your course repository.
 3. Put the questions in an assessment, each worth its stage's points (`autoPoints`), so that
-   the stages add up to the {sum(POINTS.values()):g} points of `python -m grader check`:
+   the stages add up to the {plural(sum(POINTS.values()), 'point')} of `python -m grader check`:
 
 ```json
 {json.dumps({"title": "minitorch", "questions": zone}, indent=1)}
@@ -143,7 +144,7 @@ def results_json(result, broken: str | None, stage: str) -> dict:
     tests = [{"name": f"Task {v.task} · {v.part}", "description": TASKS[v.task], "points": v.earned,
               "max_points": v.points, "output": v.message} for task in tasks_of(stage) for v in result.tasks[task].verdicts]
     blocks = table(result).split("\n\n")   # check's table: its heading, then a block per stage
-    message = "\n".join([f"Stage {stage} ({STAGES[stage]}): {got:g} / {most:g} points", *result.problems])
+    message = "\n".join([f"Stage {stage} ({STAGES[stage]}): {got:g} / {plural(most, 'point')}", *result.problems])
     data = {"gradable": broken is None, "message": message,
             "output": f"{blocks[0]}\n\n{blocks[list(STAGES).index(stage) + 1]}", "tests": tests}
     if broken is None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import html
-import pathlib
 import re
 import subprocess
 import sys

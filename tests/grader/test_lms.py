@@ -62,7 +62,7 @@ def test_autograde_writes_canvas_and_moodle_imports_and_applies_the_policy(tmp_p
     assert (grades["ana"]["late_days"], float(grades["ana"]["final"])) == ("0", total)
     assert (grades["bo"]["late_days"], grades["bo"]["penalty_percent"]) == ("2", "20")
     assert float(grades["bo"]["final"]) == pytest.approx(total * 0.8, abs=0.01)
-    assert "2 day(s) after the deadline" in (out / "feedback" / "bo.html").read_text()
+    assert "2 days after the deadline" in (out / "feedback" / "bo.html").read_text()
     canvas = list(csv.reader((out / "canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "minitorch"]
     assert canvas[1][0] == "Points Possible" and canvas[2][:2] == ["Ana A", "101"]
