@@ -1,7 +1,8 @@
 """Command line of the course's tools.
 
     python -m grader release                      rebuild minitorch/ and notebooks/ from solutions/
-    python -m grader check [PATH]                 grade your own work (the repo, a folder or a .zip)
+    python -m grader check [PATH]                 grade a folder holding minitorch/ (default: this one) or a .zip
+    python -m grader handin --reference [--out F] the reference's hand-in zip, to try a platform with
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
     python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
     python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
@@ -33,7 +34,12 @@ def check(args: argparse.Namespace) -> int:
     from grader.outputs import feedback
     from grader.outputs.tables import table
     from grader.pipeline.grading import grade_learner
-    path = pathlib.Path(args.path).resolve()
+    try:
+        from grader.commands.handin import NoHandIn, hand_in_here
+        path = pathlib.Path(args.path).resolve() if args.path else hand_in_here(pathlib.Path.cwd())
+    except NoHandIn as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if not path.exists():
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2
@@ -173,7 +179,7 @@ def command_line() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("release", help="rebuild minitorch/ and notebooks/ from solutions/")
     p = commands.add_parser("check", help="grade your own work")
-    p.add_argument("path", nargs="?", default=str(release.ROOT), help="the repo (default), a folder or a .zip")
+    p.add_argument("path", nargs="?", help="a folder holding minitorch/ (default: this folder) or a .zip")
     p.add_argument("--out", default="grader-output", help="where to write the feedback page (default: grader-output/)")
     p = commands.add_parser("autograde", help="grade a class of submissions")
     p.add_argument("submissions", help="a folder with one .zip or folder per learner, or an nbgrader submitted/")
@@ -209,6 +215,10 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
                    "worker; as long as the longest hand-in (default: as autograde's default)")
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
+    p = commands.add_parser("handin", help="write a hand-in zip, as `make handin` does (--reference: the reference's)")
+    p.add_argument("folder", nargs="?", type=pathlib.Path, help="a folder holding minitorch/ (default: this folder)")
+    p.add_argument("--reference", action="store_true", help="the reference package, with full marks")
+    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("handin.zip"))
     commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
@@ -231,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         from grader.release.bundle import build
         print(f"wrote {build(pathlib.Path(args.out).resolve())}")
         return 0
+    if args.command == "handin":
+        from grader.commands.handin import main as handin
+        return handin(folder=args.folder, reference=args.reference, out=args.out)
     if args.command == "tasks":
         from grader.tasks import markdown_table
         print(markdown_table())
