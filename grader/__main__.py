@@ -10,7 +10,7 @@
     python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
     python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
     python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
-    python -m grader prairielearn [--out DIR]     a PrairieLearn grader: image, serverFilesCourse, questions
+    python -m grader prairielearn --image NAME    a PrairieLearn grader: image, serverFilesCourse, questions
 """
 
 from __future__ import annotations
@@ -228,7 +228,8 @@ def command_line() -> argparse.ArgumentParser:
                                                                 "hidden"], help="when learners see the results")
     p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
-    p.add_argument("--image", default="minitorch/grader:0.1.0", help="the grading image's name on Docker Hub")
+    p.add_argument("--image", required=True, help="the grading image's name in your own account: "
+                   "ACCOUNT/NAME:TAG on Docker Hub, or ghcr.io/ACCOUNT/NAME:TAG and the like (docs/PLATFORMS.md)")
     return parser
 
 
