@@ -23,7 +23,18 @@ import tempfile
 import time
 
 import pytest
-from hubsetup import PASSWORD, ROOT, Hub, as_user, learner_venv, make_accounts, processes_mentioning, remove_accounts, user_pids
+from hubsetup import (
+    PASSWORD,
+    ROOT,
+    Hub,
+    as_user,
+    learner_venv,
+    make_accounts,
+    processes_mentioning,
+    remove_accounts,
+    unreadable_by_others,
+    user_pids,
+)
 
 from grader.tasks import STAGES, TOTAL
 
@@ -156,6 +167,12 @@ def check(package_folder: pathlib.Path, out: pathlib.Path | None = None) -> tupl
 
 def test_a_term_on_a_real_hub():
     start = time.monotonic()
+    closed = unreadable_by_others()
+    if closed:
+        pytest.fail(f"the hub's accounts (the instructor's, the learners') must read the repository, but "
+                    f"{len(closed)} of its files and folders are closed to other users, such as {closed[0]} (a clone "
+                    f"made under umask 077?): run `chmod -R o+rX {ROOT}`, or clone it again with umask 022",
+                    pytrace=False)
     learner_bin = learner_venv() / "bin"
     teacher_bin = ROOT / ".venv" / "bin"
     work = pathlib.Path(tempfile.mkdtemp(prefix="minitorch-hub-", dir="/tmp"))
