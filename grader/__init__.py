@@ -8,6 +8,7 @@ adapt the course):
     settings.py  the limits (one CLI flag and one nbgrader traitlet each)
     results.py   verdicts -> points: the only place scores are computed
     __main__.py  the command line
+    commands/    one module per command, a plain ``main(*, ...)`` each (handin.py)
 
     learner/     runs INSIDE the learner's process, confined: worker.py (confines itself,
                  imports the package, answers requests) and the probes it calls. Imports

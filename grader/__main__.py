@@ -21,30 +21,22 @@ import pathlib
 import sys
 import time
 
+from grader.commands import handin
 from grader.release import build as release
 from grader.settings import Settings, add_flags
 from grader.tasks import STAGES
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_args(args)
 
 
 def check(args: argparse.Namespace) -> int:
     from grader.outputs import feedback
     from grader.outputs.tables import table
     from grader.pipeline.grading import grade_learner
-    try:
-        from grader.commands.handin import NoHandIn, hand_in_here
-        path = pathlib.Path(args.path).resolve() if args.path else hand_in_here(pathlib.Path.cwd())
-    except NoHandIn as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    path = handin.path_to_check(args.path)
     if not path.exists():
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2
     print(f"Grading {path} ...", flush=True)
-    result = grade_learner(path, "you", _settings(args),
+    result = grade_learner(path, "you", Settings.from_args(args),
                            lambda stage: print(f"  stage {stage} ({STAGES[stage]}) ...", flush=True))
     print()
     print(table(result))
@@ -78,7 +70,7 @@ def autograde(args: argparse.Namespace) -> int:
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
-    settings = _settings(args)
+    settings = Settings.from_args(args)
     course = Course(out / "course", settings, parse_deadline(args.deadline), args.late_penalty).create()
     found, refused = find_learners(folder)
     entries = len(found) + len(refused)
@@ -215,10 +207,7 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
                    "worker; as long as the longest hand-in (default: as autograde's default)")
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
-    p = commands.add_parser("handin", help="write a hand-in zip, as `make handin` does (--reference: the reference's)")
-    p.add_argument("folder", nargs="?", type=pathlib.Path, help="a folder holding minitorch/ (default: this folder)")
-    p.add_argument("--reference", action="store_true", help="the reference package, with full marks")
-    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("handin.zip"))
+    handin.add_parser(commands)
     commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
@@ -228,8 +217,7 @@ def command_line() -> argparse.ArgumentParser:
                                                                 "hidden"], help="when learners see the results")
     p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
-    p.add_argument("--image", required=True, help="the grading image's name in your own account: "
-                   "ACCOUNT/NAME:TAG on Docker Hub, or ghcr.io/ACCOUNT/NAME:TAG and the like (docs/PLATFORMS.md)")
+    p.add_argument("--image", required=True, help="the grading image in your own account (docs/PLATFORMS.md)")
     return parser
 
 
@@ -242,9 +230,6 @@ def main(argv: list[str] | None = None) -> int:
         from grader.release.bundle import build
         print(f"wrote {build(pathlib.Path(args.out).resolve())}")
         return 0
-    if args.command == "handin":
-        from grader.commands.handin import main as handin
-        return handin(folder=args.folder, reference=args.reference, out=args.out)
     if args.command == "tasks":
         from grader.tasks import markdown_table
         print(markdown_table())
@@ -257,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "hub-course":
         from grader.hub.course import main as hub_course
         return hub_course(args)
-    return {"check": check, "autograde": autograde, "merge": merge, "worker": worker}[args.command](args)
+    return {"check": check, "autograde": autograde, "merge": merge, "worker": worker, "handin": handin.run}[args.command](args)
 
 
 if __name__ == "__main__":

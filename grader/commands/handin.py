@@ -36,6 +36,26 @@ def hand_in_here(folder: pathlib.Path, command: str = "check") -> pathlib.Path:
                    f"handin`; the course's reference: `python -m grader check {release.ROOT / 'solutions'}`")
 
 
+def path_to_check(path: str | None) -> pathlib.Path:
+    """What ``check`` grades: ``path``, or this folder when it holds ``minitorch/``; else
+    the error saying how to name one, and exit status 2."""
+    if path:
+        return pathlib.Path(path).resolve()
+    try:
+        return hand_in_here(pathlib.Path.cwd())
+    except NoHandIn as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def add_parser(commands) -> None:
+    """The ``handin`` command's arguments (``python -m grader handin --help``)."""
+    p = commands.add_parser("handin", help="write a hand-in zip, as `make handin` does (--reference: the reference's)")
+    p.add_argument("folder", nargs="?", type=pathlib.Path, help="a folder holding minitorch/ (default: this folder)")
+    p.add_argument("--reference", action="store_true", help="the reference package, with full marks")
+    p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("handin.zip"))
+
+
 def _skipped(path: pathlib.Path) -> bool:
     return any(part == "__pycache__" or part.startswith(".") for part in path.parts)
 
@@ -56,6 +76,11 @@ def build(package: pathlib.Path, notebooks: pathlib.Path, out: pathlib.Path) -> 
         for path, name in chosen:
             archive.write(path, name)
     return [name for _, name in chosen]
+
+
+def run(args) -> int:
+    """``main`` with the command line's arguments."""
+    return main(folder=args.folder, reference=args.reference, out=args.out)
 
 
 def main(*, folder: pathlib.Path | None = None, reference: bool = False,
