@@ -8,6 +8,7 @@ adapt the course):
     settings.py  the limits (one CLI flag and one nbgrader traitlet each)
     results.py   verdicts -> points: the only place scores are computed
     __main__.py  the command line
+    commands/    one module per command, a plain ``main(*, ...)`` each (handin.py)
 
     probe_declarations.py  every probe: the package names it reaches, the helpers it
                  swaps in (read by both sides; pure data)

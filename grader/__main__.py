@@ -1,7 +1,8 @@
 """Command line of the course's tools.
 
     python -m grader release [--force]            rebuild minitorch/ and notebooks/ from solutions/
-    python -m grader check [PATH]                 grade your own work (the repo, a folder or a .zip)
+    python -m grader check [PATH]                 grade a folder holding minitorch/ (default: this one) or a .zip
+    python -m grader handin --reference [--out F] the reference's hand-in zip, to try a platform with
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
     python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
     python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
@@ -9,7 +10,7 @@
     python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
     python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
     python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
-    python -m grader prairielearn [--out DIR]     a PrairieLearn grader: image, serverFilesCourse, questions
+    python -m grader prairielearn --image NAME    a PrairieLearn grader: image, serverFilesCourse, questions
 """
 
 from __future__ import annotations
@@ -20,25 +21,22 @@ import pathlib
 import sys
 import time
 
+from grader.commands import handin
 from grader.release import build as release
 from grader.settings import Settings, add_flags
 from grader.tasks import STAGES
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_args(args)
 
 
 def check(args: argparse.Namespace) -> int:
     from grader.outputs import feedback
     from grader.outputs.tables import table
     from grader.pipeline.grading import grade_learner
-    path = pathlib.Path(args.path).resolve()
+    path = handin.path_to_check(args.path)
     if not path.exists():
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2
     print(f"Grading {path} ...", flush=True)
-    result = grade_learner(path, "you", _settings(args),
+    result = grade_learner(path, "you", Settings.from_args(args),
                            lambda stage: print(f"  stage {stage} ({STAGES[stage]}) ...", flush=True))
     print()
     print(table(result))
@@ -72,7 +70,7 @@ def autograde(args: argparse.Namespace) -> int:
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
-    settings = _settings(args)
+    settings = Settings.from_args(args)
     course = Course(out / "course", settings, parse_deadline(args.deadline), args.late_penalty).create()
     found, refused = find_learners(folder)
     entries = len(found) + len(refused)
@@ -175,7 +173,7 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true",
                    help="overwrite files there that differ from what the last release wrote (someone's work)")
     p = commands.add_parser("check", help="grade your own work")
-    p.add_argument("path", nargs="?", default=str(release.ROOT), help="the repo (default), a folder or a .zip")
+    p.add_argument("path", nargs="?", help="a folder holding minitorch/ (default: this folder) or a .zip")
     p.add_argument("--out", default="grader-output", help="where to write the feedback page (default: grader-output/)")
     p = commands.add_parser("autograde", help="grade a class of submissions")
     p.add_argument("submissions", help="a folder with one .zip or folder per learner, or an nbgrader submitted/")
@@ -211,6 +209,7 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
                    "worker; as long as the longest hand-in (default: as autograde's default)")
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
+    handin.add_parser(commands)
     commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
@@ -220,7 +219,7 @@ def command_line() -> argparse.ArgumentParser:
                                                                 "hidden"], help="when learners see the results")
     p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
-    p.add_argument("--image", default="minitorch/grader:0.1.0", help="the grading image's name on Docker Hub")
+    p.add_argument("--image", required=True, help="the grading image in your own account (docs/PLATFORMS.md)")
     return parser
 
 
@@ -242,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "hub-course":
         from grader.hub.course import main as hub_course
         return hub_course(args)
-    return {"check": check, "autograde": autograde, "merge": merge, "worker": worker}[args.command](args)
+    return {"check": check, "autograde": autograde, "merge": merge, "worker": worker, "handin": handin.run}[args.command](args)
 
 
 if __name__ == "__main__":

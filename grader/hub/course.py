@@ -1,8 +1,9 @@
 """``python -m grader hub-course``: the instructor's side of the course on a JupyterHub.
 
-The course is ONE nbgrader assignment (``minitorch`` by default) that holds the seven
-notebooks and the learner's package ``minitorch/`` beside them, all at its top level
-(nbgrader drops notebooks kept in subfolders). A learner fetches it once and works in it
+The course is ONE nbgrader assignment (``minitorch`` by default) that holds every
+stage's notebook (the stages of ``grader/tasks.toml``) and the learner's package
+``minitorch/`` beside them, all at its top level (nbgrader drops notebooks kept in
+subfolders). A learner fetches it once and works in it
 all term: every notebook imports the package from its own folder, and edits show without
 a restart (each notebook's first cell turns on ``autoreload``). They submit it whenever a
 stage is due, as often as they like; the instructor collects the latest submission and

@@ -1,7 +1,17 @@
-"""What the class got wrong: every lost part carries a named pitfall (``Verdict.pitfall``);
-here they are counted per task and part (``mistakes.csv``), drawn (``mistakes.png``: the
-most common mistakes of each stage) and put on one page with the score distribution and a
-link to each learner's feedback (``report.html``). Everything learner-supplied is escaped."""
+"""What the class got wrong, for an instructor to read in a minute.
+
+Every lost part carries a named pitfall (``Verdict.pitfall``). Two kinds are told apart:
+
+* a hand-in whose package could not be graded in a stage (it does not import, there is
+  none, the grader crashed on it, or it hung or died in every part of the stage): one line
+  per learner with the stages and the reason (``not_graded``), never a row per part;
+* the class's real mistakes, in packages that ran: counted per task, part and pitfall and
+  ranked by how many learners made them (``mistakes``).
+
+Both go into ``mistakes.csv``, ``mistakes.png`` and ``report.html``; the report also has the
+score distribution, each learner's total, late days, penalty and final score, and a link
+to their feedback. Everything learner-supplied is escaped.
+"""
 
 from __future__ import annotations
 
@@ -10,73 +20,141 @@ import pathlib
 from collections import defaultdict
 
 from grader.outputs.tables import SafeWriter
+from grader.outputs.words import plural, spans
 from grader.results import LearnerResult
-from grader.tasks import STAGES, TASKS, stage_of
+from grader.tasks import STAGES, TASKS, TOTAL, stage_of
 
 IGNORED = {"", "not implemented"}  # an empty stub is not a mistake to teach against
+NOT_RUN = {"import error", "no package", "grading error"}  # the package itself, not a part of it
+HUNG = "crash or timeout"           # the package's, when it hit every part of a stage
+CHART = 20                          # the most common mistakes drawn in mistakes.png
+CHART_UNGRADED = 10                 # learners named in it whose hand-in could not be graded
+
+
+def _stages_not_graded(result: LearnerResult) -> dict[str, str]:
+    """Stage -> why the package could not be graded there (the first such part's message)."""
+    by_stage: dict[str, list] = defaultdict(list)
+    for verdict in result.all_verdicts():
+        by_stage[stage_of(verdict.task)].append(verdict)
+    found = {}
+    for stage, verdicts in by_stage.items():
+        whole = [v for v in verdicts if v.pitfall in NOT_RUN and not v.passed]
+        if not whole and all(not v.passed and v.pitfall == HUNG for v in verdicts):
+            whole = verdicts
+        if whole:
+            found[stage] = whole[0].message
+    return found
+
+
+def not_graded(results: list[LearnerResult]) -> list[dict]:
+    """One row per learner whose package could not be graded in some stage: (learner,
+    stages, reason), the reason naming the stages it applies to when they differ."""
+    rows = []
+    for result in sorted(results, key=lambda r: r.learner):
+        found = _stages_not_graded(result)
+        if not found:
+            continue
+        why: dict[str, list[str]] = defaultdict(list)
+        for stage, message in found.items():
+            why[message].append(stage)
+        reason = "; ".join(f"{spans(stages, list(STAGES))}: {message}" if len(why) > 1 else message
+                                   for message, stages in why.items())
+        rows.append({"learner": result.learner, "stages": spans(list(found), list(STAGES)), "reason": reason})
+    return rows
 
 
 def mistakes(results: list[LearnerResult]) -> list[dict]:
-    """Rows (task, part, pitfall, learners) sorted by stage, then by how many made it."""
+    """Rows (task, part, pitfall, learners) of the real mistakes, the most common first."""
     who: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for result in results:
+        skipped = _stages_not_graded(result)
         for verdict in result.all_verdicts():
-            if not verdict.passed and verdict.pitfall not in IGNORED:
-                who[(verdict.task, verdict.part, verdict.pitfall)].add(result.learner)
+            if verdict.passed or verdict.pitfall in IGNORED | NOT_RUN or stage_of(verdict.task) in skipped:
+                continue
+            who[(verdict.task, verdict.part, verdict.pitfall)].add(result.learner)
     rows = [{"task": t, "part": p, "pitfall": f, "learners": sorted(names)} for (t, p, f), names in who.items()]
-    return sorted(rows, key=lambda r: (list(TASKS).index(r["task"]), -len(r["learners"]), r["part"], r["pitfall"]))
+    return sorted(rows, key=lambda r: (-len(r["learners"]), list(TASKS).index(r["task"]), r["part"], r["pitfall"]))
 
 
-def write_mistakes_csv(rows: list[dict], path: pathlib.Path) -> None:
+def write_mistakes_csv(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | None = None) -> None:
+    """The ranked mistakes, then one ``not graded`` row per learner whose package could
+    not be graded (its stages in ``part``, its reason in ``reason``)."""
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = SafeWriter(file)
-        writer.writerow(["task", "part", "pitfall", "learners", "which"])
-        for r in rows:
-            writer.writerow([r["task"], r["part"], r["pitfall"], len(r["learners"]), "; ".join(r["learners"])])
+        writer.writerow(["rank", "task", "part", "pitfall", "learners", "which", "reason"])
+        for rank, r in enumerate(rows, start=1):
+            writer.writerow([rank, r["task"], r["part"], r["pitfall"], len(r["learners"]), "; ".join(r["learners"]), ""])
+        for u in ungraded or []:
+            writer.writerow(["", "", u["stages"], "not graded", 1, u["learner"], u["reason"]])
 
 
-def plot_mistakes(rows: list[dict], path: pathlib.Path, per_stage: int = 4) -> None:
+def _short(text: str, most: int = 100) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+def plot_mistakes(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | None = None) -> None:
+    """The ``CHART`` most common mistakes, coloured by stage, then (grey) one bar per
+    learner whose hand-in could not be graded, with its reason."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
-    shown = []
-    for stage in STAGES:
-        ours = sorted((r for r in rows if stage_of(r["task"]) == stage), key=lambda r: -len(r["learners"]))
-        shown += ours[:per_stage]
-    fig, ax = plt.subplots(figsize=(8, 0.35 * max(len(shown), 2) + 1), layout="constrained")
+    shown, ungraded = rows[:CHART], ungraded or []
+    named = ungraded[:CHART_UNGRADED]
     labels = [f"{r['task']} {r['part']}: {r['pitfall']}" for r in shown]
-    ax.barh(range(len(shown)), [len(r["learners"]) for r in shown],
-            color=[f"C{int(stage_of(r['task'])) - 1}" for r in shown])
-    ax.set_yticks(range(len(shown)), labels, fontsize=8)
+    labels += [_short(f"{u['learner']}, not graded ({u['stages']}): {u['reason']}") for u in named]
+    counts = [len(r["learners"]) for r in shown] + [1] * len(named)
+    colours = [f"C{list(STAGES).index(stage_of(r['task'])) % 10}" for r in shown] + ["0.6"] * len(named)
+    fig, ax = plt.subplots(figsize=(10, 0.35 * max(len(labels), 2) + 1.2), layout="constrained")
+    ax.barh(range(len(labels)), counts, color=colours)
+    ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("learners")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole learners
-    ax.set_title("the most common mistakes of each stage" if shown else "no mistakes")
+    title = "the class's most common mistakes" if shown else "no mistakes in the packages that ran"
+    if ungraded:
+        more = f" ({len(ungraded) - len(named)} more in report.html)" if len(ungraded) > len(named) else ""
+        title += f"; {plural(len(ungraded), 'hand-in')} not graded{more}"
+    fig.suptitle(title)
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
-def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path, feedback_of) -> pathlib.Path:
+def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path, feedback_of,
+                 ungraded: list[dict] | None = None) -> pathlib.Path:
     """``report.html`` beside scores.png and mistakes.png; ``feedback_of(learner)`` is the
     relative link to a learner's page."""
-    e = html.escape
-    stages = "".join(f"<th>{e(s)}</th>" for s in STAGES)
+    e, ungraded = html.escape, ungraded or []
+
+    def link(learner: str) -> str:
+        return f"<a href='{e(feedback_of(learner))}'>{e(learner)}</a>"
+
+    stages = "".join(f"<th>stage {e(s)}</th>" for s in STAGES)
     people = "".join(
-        f"<tr><td><a href='{e(feedback_of(r.learner))}'>{e(r.learner)}</a></td><td>{r.total[0]:g}</td>"
-        + "".join(f"<td>{r.stage_score(s)[0]:g}</td>" for s in STAGES) + "</tr>"
+        f"<tr><td>{link(r.learner)}</td><td>{r.total[0]:g}</td>"
+        + "".join(f"<td>{r.stage_score(s)[0]:g}</td>" for s in STAGES)
+        + f"<td>{r.late_days}</td><td>{r.penalty:g}%</td><td><b>{r.final:g}</b></td></tr>"
         for r in sorted(results, key=lambda r: r.learner))
-    table = "".join(f"<tr><td>{e(r['task'])}</td><td>{e(r['part'])}</td><td>{e(r['pitfall'])}</td>"
-                    f"<td>{len(r['learners'])}</td><td>{e(', '.join(r['learners']))}</td></tr>" for r in rows)
+    table = "".join(f"<tr><td>{rank}</td><td>{e(r['task'])}</td><td>{e(r['part'])}</td><td>{e(r['pitfall'])}</td>"
+                    f"<td>{len(r['learners'])}</td><td>{', '.join(link(n) for n in r['learners'])}</td></tr>"
+                    for rank, r in enumerate(rows, start=1))
+    broken = "".join(f"<tr><td>{link(u['learner'])}</td><td>{e(u['stages'])}</td><td>{e(u['reason'])}</td></tr>"
+                     for u in ungraded)
+    broken = (f"<h2>Not graded: {plural(len(ungraded), 'hand-in')}</h2><p>Their package did not run in these "
+              "stages (it does not import, hangs or is missing), so none of their parts counts as a mistake "
+              "below.</p><table><tr><th>learner</th><th>stages</th><th>why</th></tr>"
+              f"{broken}</table>") if ungraded else ""
     page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>class report</title><style>"
             "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}"
-            f"</style></head><body><h1>Class report: {len(results)} learner(s)</h1>"
-            "<h2>Scores per stage</h2><img src='scores.png' alt='score distribution per stage'>"
-            "<h2>What the class got wrong</h2><img src='mistakes.png' alt='most common mistakes'>"
-            "<table><tr><th>task</th><th>part</th><th>mistake</th><th>learners</th><th>who</th></tr>"
-            f"{table}</table><h2>Learners</h2><table><tr><th>learner</th><th>total</th>{stages}</tr>{people}"
-            "</table></body></html>")
+            f"</style></head><body><h1>Class report: {plural(len(results), 'learner')}</h1>{broken}"
+            "<h2>What the class got wrong, the most common first</h2>"
+            "<img src='mistakes.png' alt='the most common mistakes'>"
+            "<table><tr><th>rank</th><th>task</th><th>part</th><th>mistake</th><th>learners</th><th>who</th></tr>"
+            f"{table}</table><h2>Scores per stage</h2><img src='scores.png' alt='score distribution per stage'>"
+            f"<h2>Learners</h2><p>Out of {plural(TOTAL, 'point')}; the final score is the total less the late "
+            f"penalty.</p><table><tr><th>learner</th><th>total</th>{stages}<th>late days</th><th>penalty</th>"
+            f"<th>final</th></tr>{people}</table></body></html>")
     target = out / "report.html"
     target.write_text(page, encoding="utf-8")
     return target

@@ -21,10 +21,10 @@ def write_all(results: list[LearnerResult], out: pathlib.Path, sids: dict[str, s
     """``refused``: the entries of the submissions folder not taken for hand-ins (name, why)."""
     write_csv(results, out / "grades.csv", refused or [])
     plot_distribution(results, out / "scores.png")
-    rows = classreport.mistakes(results)
-    classreport.write_mistakes_csv(rows, out / "mistakes.csv")
-    classreport.plot_mistakes(rows, out / "mistakes.png")
-    report = classreport.write_report(results, rows, out, lambda learner: f"feedback/{sids[learner]}.html")
+    rows, ungraded = classreport.mistakes(results), classreport.not_graded(results)
+    classreport.write_mistakes_csv(rows, out / "mistakes.csv", ungraded)
+    classreport.plot_mistakes(rows, out / "mistakes.png", ungraded)
+    report = classreport.write_report(results, rows, out, lambda learner: f"feedback/{sids[learner]}.html", ungraded)
     missing = []
     if roster is not None and results:
         missing = write_exports({r.learner: r.final for r in results}, results[0].total[1], roster, out)

@@ -7,6 +7,7 @@ import pathlib
 import textwrap
 from collections.abc import Sequence
 
+from grader.outputs.words import plural
 from grader.results import LearnerResult
 from grader.tasks import POINTS, STAGES, TASKS, tasks_of
 
@@ -85,6 +86,6 @@ def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:
         ax.scatter([i] * len(values), values, s=12, alpha=0.5)
     ax.set_ylabel("score (% of the stage)")
     ax.set_ylim(-5, 105)
-    ax.set_title(f"scores of {len(results)} learner(s) per stage")
+    ax.set_title(f"scores of {plural(len(results), 'learner')} per stage")
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -17,6 +17,7 @@ import os
 import pathlib
 import stat
 
+from grader.outputs.words import plural
 from grader.results import LearnerResult
 
 
@@ -58,5 +59,5 @@ def apply(result: LearnerResult, when: dt.datetime, deadline: dt.datetime | None
     """Set ``result``'s days late and penalty, and say so among its problems."""
     result.late_days, result.penalty = lateness(when, deadline, percent_per_day)
     if result.late_days:
-        result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {result.late_days} day(s) after the deadline: "
-                               f"{result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")
+        result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {plural(result.late_days, 'day')} after the "
+                               f"deadline: {result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")

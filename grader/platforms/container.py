@@ -15,7 +15,8 @@ trusted side here, before any learner code runs:
 4. ends every process of the learner's user once more; only then does the platform's
    module write results.json (``write_results``), whole, over anything found there.
 
-Its log (the container's output, for the instructor) says which guarantees hold here.
+Its log (the container's output, for the instructor) starts with the grader's version (a
+digest of its files), the Python it runs on and which guarantees hold here.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from grader.boundary.confinement import landlock_abi
 from grader.boundary.users import end_processes_of
 from grader.pipeline.grading import become_subreaper, grade_stages
 from grader.pipeline.intake import MAX_FILE, HandIn, read_hand_in
+from grader.platforms import shipping
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import STAGES
@@ -145,6 +147,10 @@ def grade_upload(upload: pathlib.Path, closed: dict[pathlib.Path, int], results:
     tempfile.tempdir = str(private)
     try:
         settings = Settings(learner_user=learner_user())
+        log(f"minitorch grader: version {shipping.digest()} (a digest of its files; `python -m grader gradescope` "
+            "and `prairielearn` print the one they wrote)")
+        log(f"minitorch grader: Python {platform.python_version()} ({sys.version_info.releaselevel}) at "
+            f"{sys.executable}, {platform.platform()}")
         for line in guarantees(settings, [p for p, mode in closed.items() if mode & 0o007 == 0], failed):
             log(f"minitorch grader: {line}")
         found, notes = find_hand_in(upload, private)

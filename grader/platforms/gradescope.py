@@ -28,39 +28,76 @@ from grader.tasks import TASKS
 AUTOGRADER = pathlib.Path("/autograder")
 VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
 
+UV_VERSION = "0.13.8"   # installs a released CPython where the base image has no Python 3.11 to 3.13
+
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder's image: a virtual
-# environment in /autograder/venv with the pinned packages of requirements.lock, from a
-# Python 3.11 to 3.13 (installed with apt only when the base image has none). pip reads
-# its usual settings (PIP_INDEX_URL, PIP_FIND_LINKS, PIP_NO_INDEX) from the environment.
+# environment in /autograder/venv with the pinned packages of requirements.lock, on a final
+# release of Python 3.11 to 3.13, and the exact version printed last. The Python is
+#   1. the base image's own python3.11, 3.12, 3.13 or python3, when it is a final release
+#      (Ubuntu 24.04's 3.12, once apt adds its venv module), or else
+#   2. CPython 3.11 from python-build-standalone, installed with uv UV_VERSION into
+#      /opt/minitorch-python (uv's archive checked against its published SHA-256; uv
+#      checks the Python it downloads): Ubuntu 22.04's own Python is 3.10, and its
+#      python3.11 package is not a final release there.
+# pip reads its usual settings (PIP_INDEX_URL, PIP_FIND_LINKS, PIP_NO_INDEX) from the environment.
 set -euo pipefail
 SOURCE=/autograder/source
 VENV=/autograder/venv
+UV_VERSION=@UV_VERSION@
+PYTHONS=/opt/minitorch-python
+CHECK='import sys; v = sys.version_info; sys.exit(not ((3, 11) <= v[:2] <= (3, 13) and v.releaselevel == "final"))'
 
-usable() {
-    "$1" -c 'import sys, venv, ensurepip; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null
+released() {   # a final Python 3.11 to 3.13 that can make a virtual environment
+    "$1" -c "import venv, ensurepip; $CHECK" 2>/dev/null
 }
 pick() {
     for candidate in python3.11 python3.12 python3.13 python3; do
-        if command -v "$candidate" > /dev/null && usable "$candidate"; then echo "$candidate"; return 0; fi
+        if command -v "$candidate" > /dev/null && released "$(command -v "$candidate")"; then
+            command -v "$candidate"; return 0
+        fi
     done
     return 1
 }
-if ! PYTHON=$(pick); then
-    apt-get update -qq
-    if python3 -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null; then
-        apt-get install -y -qq python3-venv          # Ubuntu 24.04: its Python 3.12 lacks venv
-    else
-        apt-get install -y -qq python3.11 python3.11-venv   # Ubuntu 22.04: Python 3.10 is too old
+fetch() {      # URL FILE, with whichever of curl, wget or Python the image has
+    if command -v curl > /dev/null; then curl -fsSL --retry 3 -o "$2" "$1"
+    elif command -v wget > /dev/null; then wget -q -O "$2" "$1"
+    else python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' "$1" "$2"
     fi
-    PYTHON=$(pick) || { echo "setup.sh: no Python 3.11 to 3.13 with venv could be installed" >&2; exit 1; }
+}
+standalone() { # CPython 3.11 from python-build-standalone, through uv; prints its path
+    local asset tmp want got uv
+    asset="uv-$(uname -m)-unknown-linux-gnu.tar.gz"
+    tmp=$(mktemp -d)
+    fetch "https://github.com/astral-sh/uv/releases/download/$UV_VERSION/$asset" "$tmp/$asset"
+    fetch "https://github.com/astral-sh/uv/releases/download/$UV_VERSION/$asset.sha256" "$tmp/$asset.sha256"
+    want=$(cut -d' ' -f1 < "$tmp/$asset.sha256")
+    got=$(sha256sum "$tmp/$asset" | cut -d' ' -f1)
+    [ -n "$want" ] && [ "$want" = "$got" ] || { echo "setup.sh: $asset does not match its SHA-256" >&2; return 1; }
+    tar -xzf "$tmp/$asset" -C "$tmp"
+    uv=$(find "$tmp" -name uv -type f | head -n 1)
+    UV_PYTHON_INSTALL_DIR=$PYTHONS UV_PYTHON_BIN_DIR=$PYTHONS/bin "$uv" python install 3.11 >&2
+    find "$PYTHONS" -path '*/bin/python3.11' -type f | sort -V | tail -n 1
+}
+
+if ! PYTHON=$(pick); then
+    if command -v apt-get > /dev/null && python3 -c "$CHECK" 2>/dev/null; then
+        apt-get update -qq && apt-get install -y -qq python3-venv    # Ubuntu 24.04: its Python lacks venv
+    fi
+    PYTHON=$(pick) || PYTHON=$(standalone) || true
+    if [ -z "$PYTHON" ] || ! released "$PYTHON"; then
+        echo "setup.sh: no final release of Python 3.11 to 3.13 could be found or installed" >&2
+        exit 1
+    fi
 fi
-echo "setup.sh: $("$PYTHON" -V) from $(command -v "$PYTHON")"
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet --no-cache-dir --disable-pip-version-check --only-binary=:all: \
     -r "$SOURCE/requirements.lock"
-"$VENV/bin/python" -c "import numpy, scipy.special, matplotlib; print('setup.sh: grading environment ready')"
-"""
+"$VENV/bin/python" -c "import numpy, scipy.special, matplotlib"
+"$VENV/bin/python" -c "$CHECK"
+"$VENV/bin/python" -c 'import platform as p, sys; print(f"setup.sh: the autograder runs on Python {p.python_version()}"
+    f" ({sys.version_info.releaselevel} release, from {sys.base_prefix}) on {p.platform()}")'
+""".replace("@UV_VERSION@", UV_VERSION)
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
 # Gradescope runs this, as root, for each submission: it grades /autograder/submission/

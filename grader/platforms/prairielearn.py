@@ -1,4 +1,4 @@
-"""PrairieLearn: ``python -m grader prairielearn --out DIR`` writes what a PrairieLearn course
+"""PrairieLearn: ``python -m grader prairielearn --image NAME --out DIR`` writes what a course
 needs for external grading (docs/PLATFORMS.md cites PrairieLearn's pages), and
 ``python -m grader.platforms.prairielearn --stage N`` is the entrypoint each question runs.
 
@@ -11,7 +11,7 @@ needs for external grading (docs/PLATFORMS.md cites PrairieLearn's pages), and
 One question per stage, each grading only that stage's tasks of the uploaded handin.zip:
 each stage gets its own deadline as its notebook does, and each job stays well under
 PrairieLearn's 600 s cap with the limits of ``check`` unchanged (a stage's budget is
-90 s; all seven in one job could need 630 s), so parts, points and reasons stay check's.
+90 s; every stage in one job could need their sum), so parts, points and reasons stay check's.
 """
 
 from __future__ import annotations
@@ -19,19 +19,25 @@ from __future__ import annotations
 import argparse
 import json
 import pathlib
+import re
 import shutil
 import sys
 import traceback
 import uuid
 
 from grader.outputs.tables import table
+from grader.outputs.words import plural
 from grader.platforms import container, shipping
 from grader.settings import Settings
 from grader.tasks import POINTS, STAGES, TASKS, tasks_of
 
 GRADE = pathlib.Path("/grade")
 FILES = "minitorch_grader"                 # its folder in the course's serverFilesCourse/
-IMAGE = "minitorch/grader:0.1.0"           # build and push minitorch-grader-image/ under this name, or pass --image
+# Where PrairieLearn pulls custom images from (its docs/dockerImages.md, "Supported
+# registries"): public, no login; Docker Hub names carry no host.
+REGISTRIES = ("docker.io", "index.docker.io", "registry-1.docker.io", "ghcr.io", "quay.io", "registry.gitlab.com",
+              "public.ecr.aws")
+IMAGE_NAME = re.compile(r"^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)+(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?$")
 TIMEOUT = int(Settings().stage_seconds) + 90   # a stage's budget, start-up and the trusted side's work
 NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://github.com/minitorch-course/prairielearn")
 
@@ -63,7 +69,7 @@ exec python3 -B -m grader.platforms.prairielearn "$@"
 """
 
 QUESTION = """<pl-question-panel>
-  <p>Stage {stage} of minitorch (<code>notebooks/{notebook}.ipynb</code>), {points:g} points:</p>
+  <p>Stage {stage} of minitorch (<code>notebooks/{notebook}.ipynb</code>), {points}:</p>
   <ul>
 {tasks}
   </ul>
@@ -79,6 +85,25 @@ QUESTION = """<pl-question-panel>
 """
 
 
+class ImageNameError(ValueError):
+    """The grading image's name is not one PrairieLearn can pull; the message says why."""
+
+
+def check_image(image: str) -> str:
+    """``image`` when PrairieLearn can pull it: ``ACCOUNT/NAME[:TAG]`` on Docker Hub, or
+    ``HOST/ACCOUNT/NAME[:TAG]`` on a registry of ``REGISTRIES``, in the account you push to."""
+    first = image.split("/", 1)[0]
+    host = first if "/" in image and ("." in first or ":" in first or first == "localhost") else None  # Docker's rule
+    if host is not None and host not in REGISTRIES:
+        raise ImageNameError(f"--image {image!r}: PrairieLearn pulls only from Docker Hub (ACCOUNT/NAME:TAG) and "
+                             f"{', '.join(REGISTRIES[3:])}; not from {host}")
+    if not IMAGE_NAME.match(image) or image.count("/") < (2 if host else 1):
+        raise ImageNameError(f"--image {image!r}: name the image in an account you can push to, such as "
+                             "yourdockerhubaccount/minitorch-grader:2026-fall or ghcr.io/yourorg/minitorch-grader:1 "
+                             "(lower-case letters, digits and . _ -; a tag after ':')")
+    return image
+
+
 def stage_title(stage: str) -> str:
     return STAGES[stage].split("_", 1)[1].replace("_", " ")
 
@@ -92,9 +117,11 @@ def info_json(stage: str, image: str, timeout: int = TIMEOUT) -> dict:
                                        "serverFilesCourse": [f"{FILES}/"], "timeout": timeout}}
 
 
-def build(out: pathlib.Path, image: str = IMAGE) -> pathlib.Path:
+def build(out: pathlib.Path, image: str) -> pathlib.Path:
     """Write the image folder, serverFilesCourse/minitorch_grader/ and the questions into
-    ``out`` (a PrairieLearn course, or a folder to copy from), replacing only those."""
+    ``out`` (a PrairieLearn course, or a folder to copy from), replacing only those.
+    ``image`` is the grading image's name in the instructor's own account (``check_image``)."""
+    check_image(image)
     image_dir, files, questions = (out / "minitorch-grader-image", out / "serverFilesCourse" / FILES,
                                    out / "questions" / "minitorch")
     for folder in (image_dir, files, questions):
@@ -108,11 +135,11 @@ def build(out: pathlib.Path, image: str = IMAGE) -> pathlib.Path:
     for name, data in shipping.shipped_files():
         shipping.write(files, name, data)
     for stage, notebook in STAGES.items():
-        tasks = "\n".join(f"    <li>Task {t}: {TASKS[t]} ({POINTS[t]:g} points)</li>" for t in tasks_of(stage))
+        tasks = "\n".join(f"    <li>Task {t}: {TASKS[t]} ({plural(POINTS[t], 'point')})</li>" for t in tasks_of(stage))
         points = sum(POINTS[t] for t in tasks_of(stage))
         shipping.write(questions / notebook, "info.json", json.dumps(info_json(stage, image), indent=2) + "\n")
         shipping.write(questions / notebook, "question.html",
-                       QUESTION.format(stage=stage, notebook=notebook, points=points, tasks=tasks))
+                       QUESTION.format(stage=stage, notebook=notebook, points=plural(points, 'point'), tasks=tasks))
     return out
 
 
@@ -124,16 +151,33 @@ def readme(image: str) -> str:
 
 Written by `python -m grader prairielearn`; docs/PLATFORMS.md of the course explains it all.
 
-1. Build and push the grading image from this folder:
-   `docker build -t {image} . && docker push {image}`
-   (another name: run `python -m grader prairielearn --image NAME` again).
-2. Copy `serverFilesCourse/{FILES}/` and `questions/minitorch/` into your course repository.
-3. Put the questions in an assessment, each worth its stage's points (`autoPoints`), so that
-   the stages add up to the {sum(POINTS.values()):g} points of `python -m grader check`:
+1. Build the grading image for `linux/amd64` (PrairieLearn's servers run only that
+   platform; a Mac with Apple silicon builds `linux/arm64` unless told) and push it to
+   your account, from this folder:
+
+       docker build --platform linux/amd64 -t {image} .
+       docker push {image}
+
+   (another name: run `python -m grader prairielearn --image NAME` again.)
+2. Check that a machine that is not logged in can pull it, as PrairieLearn's grader hosts
+   pull only public images without logging in: `docker logout`, then
+   `docker buildx imagetools inspect {image}` must list `Platform: linux/amd64`, and
+   `docker pull --platform linux/amd64 {image}` must succeed. On Docker Hub a new
+   repository may be private: make it public in its settings.
+3. Copy `serverFilesCourse/{FILES}/` and `questions/minitorch/` into your course repository,
+   commit and push; on the course's **Sync** page in PrairieLearn, pull from the git
+   repository, then, on the same page under **Docker images**, find `{image}` and click
+   **Sync** (again after each push of the image: PrairieLearn keeps the copy it synced).
+4. Put the questions in an assessment, each worth its stage's points (`autoPoints`), so that
+   the stages add up to the {plural(sum(POINTS.values()), 'point')} of `python -m grader check`:
 
 ```json
 {json.dumps({"title": "minitorch", "questions": zone}, indent=1)}
 ```
+
+5. Try each question with the reference's hand-in (`python -m grader handin --reference
+   --out handin.zip` in the course repository): every stage at full marks. The grading
+   job's output starts with the grader's version, its Python and which guarantees hold.
 """
 
 
@@ -143,7 +187,7 @@ def results_json(result, broken: str | None, stage: str) -> dict:
     tests = [{"name": f"Task {v.task} · {v.part}", "description": TASKS[v.task], "points": v.earned,
               "max_points": v.points, "output": v.message} for task in tasks_of(stage) for v in result.tasks[task].verdicts]
     blocks = table(result).split("\n\n")   # check's table: its heading, then a block per stage
-    message = "\n".join([f"Stage {stage} ({STAGES[stage]}): {got:g} / {most:g} points", *result.problems])
+    message = "\n".join([f"Stage {stage} ({STAGES[stage]}): {got:g} / {plural(most, 'point')}", *result.problems])
     data = {"gradable": broken is None, "message": message,
             "output": f"{blocks[0]}\n\n{blocks[list(STAGES).index(stage) + 1]}", "tests": tests}
     if broken is None:

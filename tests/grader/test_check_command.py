@@ -66,3 +66,42 @@ def test_the_grader_runs_from_any_folder(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"Total: {TOTAL:g} / {TOTAL:g}" in done.stdout and (tmp_path / "grader-output" / "feedback.html").is_file()
+
+
+def test_check_with_no_path_grades_this_folder_or_says_how_to_name_one(tmp_path):
+    """An instructor's own folder is not the course repository: `check` grades the folder it
+    runs in when that holds minitorch/, and otherwise grades nothing and says what to name."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    empty = tmp_path / "instructor"
+    empty.mkdir()
+    done = subprocess.run([sys.executable, "-m", "grader", "check"], cwd=empty, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 2 and "Grading" not in done.stdout, done.stdout
+    assert f"{empty} holds no minitorch/ folder to grade" in done.stderr
+    assert "python -m grader check PATH" in done.stderr and str(ROOT / "solutions") in done.stderr
+    learner = tmp_path / "learner"
+    shutil.copytree(ROOT / "minitorch", learner / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    done = subprocess.run([sys.executable, "-m", "grader", "check"], cwd=learner, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"Grading {learner} ..." in done.stdout and f"Total: 0 / {TOTAL:g}" in done.stdout  # the blank release
+
+
+def test_the_references_hand_in_zip_grades_at_full_marks(tmp_path):
+    """`python -m grader handin --reference` (docs/PLATFORMS.md: the zip to try a platform
+    with) holds what `make handin` puts in a zip, and `check` gives it every point."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-m", "grader", "handin", "--reference", "--out", "try/handin.zip"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    made = tmp_path / "try" / "handin.zip"
+    names = zipfile.ZipFile(made).namelist()
+    package = sorted(p.relative_to(ROOT / "solutions").as_posix() for p in (ROOT / "solutions" / "minitorch").rglob("*")
+                     if p.is_file() and "__pycache__" not in p.parts and (p.suffix == ".py" or "data" in p.parts))
+    assert sorted(n for n in names if n.startswith("minitorch/")) == package
+    assert sorted(n for n in names if n.startswith("notebooks/")) == \
+        sorted(f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert f"Total: {TOTAL:g} / {TOTAL:g}" in check(made, tmp_path / "out")
+    done = subprocess.run([sys.executable, "-m", "grader", "handin"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 2 and "holds no minitorch/ folder to zip" in done.stderr and "--reference" in done.stderr

@@ -62,7 +62,7 @@ def test_autograde_writes_canvas_and_moodle_imports_and_applies_the_policy(tmp_p
     assert (grades["ana"]["late_days"], float(grades["ana"]["final"])) == ("0", total)
     assert (grades["bo"]["late_days"], grades["bo"]["penalty_percent"]) == ("2", "20")
     assert float(grades["bo"]["final"]) == pytest.approx(total * 0.8, abs=0.01)
-    assert "2 day(s) after the deadline" in (out / "feedback" / "bo.html").read_text()
+    assert "2 days after the deadline" in (out / "feedback" / "bo.html").read_text()
     canvas = list(csv.reader((out / "canvas.csv").open()))
     assert canvas[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "minitorch"]
     assert canvas[1][0] == "Points Possible" and canvas[2][:2] == ["Ana A", "101"]
@@ -96,9 +96,11 @@ def test_exported_cells_never_start_a_spreadsheet_formula(tmp_path):
     assert [spreadsheet_safe(c) for c in ("=1+1", "@SUM(A1)", "+x", "-x", "\tx", "-1.5", "ana", 3)] == \
         ["'=1+1", "'@SUM(A1)", "'+x", "'-x", "'\tx", "-1.5", "ana", 3]
     rows = [{"task": "1.1", "part": "p", "pitfall": "x", "learners": ['=HYPERLINK("http://evil","x")', "ana"]}]
-    write_mistakes_csv(rows, tmp_path / "mistakes.csv")
+    write_mistakes_csv(rows, tmp_path / "mistakes.csv", [{"learner": "=cmd()", "stages": "stage 1", "reason": "@x"}])
+    table = list(csv.DictReader((tmp_path / "mistakes.csv").open()))
+    assert table[0]["which"].startswith("'=HYPERLINK") and (table[1]["which"], table[1]["reason"]) == ("'=cmd()", "'@x")
     cells = [c for row in csv.reader((tmp_path / "mistakes.csv").open()) for c in row]
-    assert cells[-1].startswith("'=HYPERLINK") and not any(c.startswith(("=", "@", "+")) for c in cells)
+    assert not any(c.startswith(("=", "@", "+")) for c in cells)
 
 
 def test_no_learner_passes_for_canvas_points_possible_row(tmp_path):

@@ -11,9 +11,12 @@ nbgrader's exchange, and the hub with its proxy, each made here and removed agai
   is an empty folder: on this machine it is world-readable, and learners must never see
   the grader's checks or ``solutions/`` (on a real hub the instructor keeps it in their
   own home).
-* When this Python lives where only root may go (pyenv in /root), the hub runs in a mount
-  namespace that shows that installation, and nothing else of the folder, to every
-  account; the instructor's commands enter that namespace (``as_user``).
+* When this Python, or the repository itself, lives where only its owner may go (pyenv in
+  /root; a clone in a home folder of mode 750 or 700), the hub runs in a mount namespace
+  that shows that folder, and nothing else of the closed one, to every account; the
+  instructor's commands enter that namespace (``as_user``). Nothing outside it changes.
+  What other accounts still could not read (a clone made under umask 077) stops the test
+  with a message naming it (``unreadable_by_others``).
 """
 
 from __future__ import annotations
@@ -22,9 +25,11 @@ import hashlib
 import os
 import pathlib
 import pwd
+import shlex
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -48,13 +53,36 @@ def pin(name: str) -> str:
     raise LookupError(f"{name} is not pinned in requirements.lock")
 
 
-def hidden_python() -> tuple[str, str] | None:
-    """(the Python installation, its highest ancestor other accounts cannot enter), when
-    this Python lives where only root may go (pyenv in /root): the hub's mount namespace
-    then shows the installation, and nothing else of that folder, to every account."""
-    prefix = pathlib.Path(sys.base_prefix).resolve()
-    closed = [p for p in prefix.parents if p != pathlib.Path("/") and not os.stat(p).st_mode & 0o001]
-    return (str(prefix), str(closed[-1])) if closed else None
+def behind_closed_folders() -> list[tuple[str, str]]:
+    """(folder, its highest ancestor other accounts cannot enter) for each folder every
+    account must reach that lives where they may not go: this Python's installation (pyenv
+    in /root) and the repository (a clone in a home folder of mode 750 or 700). The hub's
+    mount namespace shows each of them, and nothing else of the closed folder, to every
+    account; nothing outside the namespace changes."""
+    found = []
+    for folder in (pathlib.Path(sys.base_prefix).resolve(), ROOT):
+        closed = [p for p in folder.parents if p != pathlib.Path("/") and not os.stat(p).st_mode & 0o001]
+        if closed:
+            found.append((str(folder), str(closed[-1])))
+    return found
+
+
+SKIPPED = {".git", "build", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", "__pycache__"}
+
+
+def unreadable_by_others(root: pathlib.Path = ROOT) -> list[str]:
+    """What of the repository other accounts could not read even where they reach it: a
+    file without read permission for others, a folder without read and search (a clone
+    made under umask 077)."""
+    bad = [str(root)] if os.stat(root).st_mode & 0o005 != 0o005 else []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [name for name in folders if name not in SKIPPED]
+        for name in folders + files:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+            need = 0o005 if stat.S_ISDIR(mode) else 0o004
+            if not stat.S_ISLNK(mode) and mode & need != need:
+                bad.append(os.path.join(folder, name))
+    return bad
 
 
 def venv(kind: str, *install: str) -> pathlib.Path:
@@ -162,13 +190,18 @@ class Hub:
             proxy=proxy, state=str(state), users=sorted(users)))
         self.log = open(state / "jupyterhub.log", "w")
         hub = [str(instructor_bin / "jupyterhub"), "-f", str(state / "jupyterhub_config.py")]
-        python = hidden_python()
-        if python:  # show the Python installation alone of its closed folder, in the hub's own namespace
-            prefix, closed = python
-            (state / "python").mkdir()
-            show = (f"mount --bind {prefix} {state}/python && mount -t tmpfs -o mode=0755,size=1m tmpfs {closed} && "
-                    f"mkdir -p {prefix} && mount --move {state}/python {prefix} && exec \"$@\"")
-            hub = ["unshare", "--mount", "--propagation", "private", "sh", "-c", show, "sh", *hub]
+        shown = behind_closed_folders()
+        if shown:  # show these folders alone of their closed ancestors, in the hub's own namespace
+            q = shlex.quote
+            steps = [f"mkdir {q(f'{state}/shown{i}')} && mount --bind {q(folder)} {q(f'{state}/shown{i}')}"
+                     for i, (folder, _) in enumerate(shown)]
+            tops = sorted({closed for _, closed in shown})
+            steps += [f"mount -t tmpfs -o mode=0755,size=1m tmpfs {q(top)}" for top in tops
+                      if not any(top.startswith(other + "/") for other in tops)]
+            steps += [f"mkdir -p {q(folder)} && mount --move {q(f'{state}/shown{i}')} {q(folder)}"
+                      for i, (folder, _) in enumerate(shown)]
+            hub = ["unshare", "--mount", "--propagation", "private", "sh", "-c", " && ".join(steps) + ' && exec "$@"',
+                   "sh", *hub]
         self.process = subprocess.Popen(hub, cwd=state, stdout=self.log, stderr=subprocess.STDOUT,
                                         env=dict(os.environ, PATH=f"{instructor_bin}:{os.environ['PATH']}"))
         deadline = time.monotonic() + 90

@@ -23,9 +23,20 @@ import tempfile
 import time
 
 import pytest
-from hubsetup import PASSWORD, ROOT, Hub, as_user, learner_venv, make_accounts, processes_mentioning, remove_accounts, user_pids
+from hubsetup import (
+    PASSWORD,
+    ROOT,
+    Hub,
+    as_user,
+    learner_venv,
+    make_accounts,
+    processes_mentioning,
+    remove_accounts,
+    unreadable_by_others,
+    user_pids,
+)
 
-from grader.tasks import TOTAL
+from grader.tasks import STAGES, TOTAL
 
 TEACHER, ALICE, BOB = "mthub-teacher", "mthub-alice", "mthub-bob"
 COURSE, ASSIGNMENT = "minitorch", "minitorch"
@@ -156,6 +167,12 @@ def check(package_folder: pathlib.Path, out: pathlib.Path | None = None) -> tupl
 
 def test_a_term_on_a_real_hub():
     start = time.monotonic()
+    closed = unreadable_by_others()
+    if closed:
+        pytest.fail(f"the hub's accounts (the instructor's, the learners') must read the repository, but "
+                    f"{len(closed)} of its files and folders are closed to other users, such as {closed[0]} (a clone "
+                    f"made under umask 077?): run `chmod -R o+rX {ROOT}`, or clone it again with umask 022",
+                    pytrace=False)
     learner_bin = learner_venv() / "bin"
     teacher_bin = ROOT / ".venv" / "bin"
     work = pathlib.Path(tempfile.mkdtemp(prefix="minitorch-hub-", dir="/tmp"))
@@ -209,8 +226,8 @@ def test_a_term_on_a_real_hub():
                 assert scores[user]["tasks"] == {f"task{t.replace('.', '_')}": r.score for t, r in result.tasks.items()}
                 assert scores[user]["total"] == result.total[0] and scores[user]["penalty"] == 0
                 assert user == ALICE or re.search(rf"Total: {result.total[0]:g} / {TOTAL:g}", table), table
-                recorded = [v for stage in range(1, 8) for v in json.loads(next(
-                    (course / "autograded" / user / ASSIGNMENT).glob(f"0{stage}_*.verdicts.json")).read_text())["verdicts"]]
+                recorded = [v for notebook in STAGES.values() for v in json.loads(
+                    (course / "autograded" / user / ASSIGNMENT / f"{notebook}.verdicts.json").read_text())["verdicts"]]
                 assert recorded == [v.__dict__ for v in result.all_verdicts()]  # same parts, points, reasons
             lap("gradebook == grader check")
             assert scores[ALICE]["tasks"]["task3_1"] == 4.5 and scores[BOB]["tasks"]["task3_1"] == 4.0

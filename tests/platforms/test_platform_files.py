@@ -6,6 +6,8 @@ formats, writing results.json, and a grader error still ending with a results.js
 import json
 import os
 import pathlib
+import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -182,3 +184,54 @@ def test_every_process_of_the_learners_user_is_ended_however_it_detached():
     assert [pid for pid, (uid, state) in processes().items() if uid == user and state != "Z"]
     end_processes_of(user)
     assert not [pid for pid, (uid, state) in processes().items() if uid == user and state != "Z"]
+
+
+def fake_python(folder: pathlib.Path, name: str, version: tuple) -> None:
+    """A ``name`` in ``folder`` that runs this Python but reports ``version`` as its own."""
+    script = folder / name
+    script.write_text(f"#!/bin/sh\n[ \"$1\" = -c ] || exit 2\nexec {sys.executable} -I -c \"import sys, collections; "
+                      "sys.version_info = collections.namedtuple('V', 'major minor micro releaselevel serial')"
+                      f"(*{version!r})\n$2\"\n")
+    script.chmod(0o755)
+
+
+@pytest.mark.parametrize("pythons, chosen", [
+    ({"python3.11": (3, 11, 0, "candidate", 1), "python3": (3, 12, 3, "final", 0)}, "python3"),  # Ubuntu 22.04 + rc
+    ({"python3": (3, 10, 12, "final", 0)}, None),                                               # too old: standalone
+    ({"python3.13": (3, 13, 0, "beta", 4), "python3.12": (3, 12, 7, "final", 0)}, "python3.12"),
+])
+def test_setup_sh_takes_only_a_final_python_3_11_to_3_13(tmp_path, pythons, chosen):
+    """Gradescope's setup.sh uses the base image's own Python only when it is a final
+    release of 3.11 to 3.13; otherwise it installs one (not run here: it downloads)."""
+    for name, version in pythons.items():
+        fake_python(tmp_path, name, version)
+    functions = gradescope.SETUP_SH[:gradescope.SETUP_SH.index("\nif ! PYTHON=$(pick)")]
+    assert f"UV_VERSION={gradescope.UV_VERSION}\n" in functions and "releaselevel == \"final\"" in functions
+    done = subprocess.run([shutil.which("bash") or "/bin/bash", "-c", functions + "\npick"], env={"PATH": str(tmp_path)},
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout.strip()) == ((0, str(tmp_path / chosen)) if chosen else (1, "")), done.stderr
+    tail = gradescope.SETUP_SH.splitlines()[-3:]
+    assert "$CHECK" in tail[0] and "the autograder runs on Python" in tail[1]   # its last words: the exact version
+
+
+def test_prairielearn_needs_an_image_name_of_the_instructors_own(tmp_path, capsys):
+    """No default name in someone else's namespace: --image is required, checked against
+    the registries PrairieLearn pulls from, and the README says to build for linux/amd64,
+    check the image can be pulled without logging in and Sync it in the course."""
+    with pytest.raises(SystemExit):
+        main(["prairielearn", "--out", str(tmp_path / "a")])
+    assert "--image" in capsys.readouterr().err
+    assert main(["prairielearn", "--out", str(tmp_path / "b"), "--image", "registry.example.org/me/grader:1"]) == 2
+    assert "PrairieLearn pulls only from Docker Hub" in capsys.readouterr().err and not (tmp_path / "b").exists()
+    for bad in ("grader", "Me/Grader", "me/grader:"):
+        with pytest.raises(prairielearn.ImageNameError):
+            prairielearn.check_image(bad)
+    for good in ("me/minitorch-grader:2026-fall", "ghcr.io/my-org/minitorch-grader:1", "quay.io/me/grader"):
+        assert prairielearn.check_image(good) == good
+    prairielearn.build(tmp_path / "c", "me/minitorch-grader:2026-fall")
+    readme = (tmp_path / "c" / "minitorch-grader-image" / "README.md").read_text()
+    assert "docker build --platform linux/amd64 -t me/minitorch-grader:2026-fall ." in readme
+    assert "docker pull --platform linux/amd64 me/minitorch-grader:2026-fall" in readme and "docker logout" in readme
+    assert "**Docker images**" in readme and "**Sync**" in readme and "handin --reference" in readme
+    html = "".join((q / "question.html").read_text() for q in (tmp_path / "c" / "questions" / "minitorch").iterdir())
+    assert not re.search(r"\b1 points\b", html) and not re.search(r"\((?!1 )[\d.]+ point\)", html)

@@ -9,6 +9,7 @@ container would: no Landlock, no control groups, Docker's capabilities only."""
 import hashlib
 import json
 import pathlib
+import re
 import shutil
 
 import pytest
@@ -16,6 +17,7 @@ from contracts import parts_of, valid_gradescope, valid_prairielearn
 from handins import PLANTED
 from layout import unable
 
+from grader.platforms import shipping
 from grader.tasks import POINTS, STAGES, tasks_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(unable()), reason=unable() or "-")]
@@ -44,6 +46,15 @@ def same_as_check(found: dict, expected: dict, stages=tuple(STAGES)) -> None:
     assert found == want
 
 
+def first_words(output: str) -> None:
+    """Every run's output starts with the grader's version (as `python -m grader gradescope`
+    printed it), the exact Python it runs on, then which guarantees hold."""
+    lines = output.splitlines()
+    assert lines[0].startswith(f"minitorch grader: version {shipping.digest()} "), lines[:3]
+    assert re.match(r"minitorch grader: Python 3\.1[1-3]\.\d+ \(final\) at /", lines[1]), lines[:3]
+    assert lines[2].startswith("minitorch grader: own user: "), lines[:3]
+
+
 @pytest.mark.parametrize("name", ["reference", "blank", "one-op bug", "broken zip"])
 def test_gradescope_gives_the_points_and_reasons_of_check(gradescope, hand_ins, checked, secrets, tmp_path, name):
     """Uploaded as handin.zip (the reference, the broken zip), as the course folder (the
@@ -66,6 +77,9 @@ def test_gradescope_gives_the_points_and_reasons_of_check(gradescope, hand_ins, 
     assert data["score"] == sum(earned for earned, _, _ in parts.values())
     if name == "reference":
         assert data["score"] == TOTAL
+        first_words(done.stdout)
+        assert re.search(r"setup\.sh: the autograder runs on Python 3\.1[1-3]\.\d+ \(final release",
+                         gradescope.setup.stdout), gradescope.setup.stdout[-2000:]
     if name == "broken zip":
         assert data["score"] == 0 and "not a readable .zip" in data["output"]
     no_secrets(data, secrets)
@@ -74,12 +88,14 @@ def test_gradescope_gives_the_points_and_reasons_of_check(gradescope, hand_ins, 
 @pytest.mark.parametrize("name", ["reference", "blank", "one-op bug", "broken zip"])
 def test_prairielearn_gives_the_points_and_reasons_of_check(prairielearn, hand_ins, checked, secrets, tmp_path, name):
     table, parts = checked(name)
-    stages = {"reference": list(STAGES), "blank": ["1", "7"], "one-op bug": ["2"], "broken zip": ["1"]}[name]
+    first, last = list(STAGES)[0], list(STAGES)[-1]
+    stages = {"reference": list(STAGES), "blank": [first, last], "one-op bug": ["2"], "broken zip": [first]}[name]
     earned = 0.0
     for stage in stages:
         data, done, seconds = prairielearn.run(hand_ins[name], stage, tmp_path / stage)
         print(f"\nPrairieLearn, {name}, stage {stage}: the entrypoint took {seconds:.1f} s ({done.cpu:.1f} CPU-s)")
         valid_prairielearn(data)
+        first_words(done.stdout)
         same_as_check(parts_of(data["tests"], "points", "max_points"), parts, [stage])
         block = table.split("\n\n")[list(STAGES).index(stage) + 1]
         assert data["output"] == table.split("\n\n")[0] + "\n\n" + block
