@@ -107,8 +107,13 @@ def run(notebooks: pathlib.Path = NOTEBOOKS, on_row: Callable[[dict], None] | No
     rows, failed, untouched = [], set(), set()
     found = {path: _cells(path) for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))}
     names = {task: name for cells in found.values() for task, name in cells[3].items()}
-    for path, (setup, checks, points, _) in found.items():
-        for task, outcome, broken in _outcomes(setup, checks, path.parent, failed, untouched):
+    paths = list(found)
+    started = {paths[0]: _start(*found[paths[0]][:2], paths[0].parent)} if paths else {}
+    for index, path in enumerate(paths):
+        if index + 1 < len(paths):  # the next notebook's process starts while this one's checks run
+            started[paths[index + 1]] = _start(*found[paths[index + 1]][:2], paths[index + 1].parent)
+        checks, points = found[path][1], found[path][2]
+        for task, outcome, broken in _outcomes(started.pop(path), checks, failed, untouched):
             row = {"notebook": path.stem, "task": task, "points": points.get(task, 0.0)}
             row.update(_status(task, outcome, failed | untouched, untouched, names, broken))
             rows.append(row)
@@ -117,44 +122,43 @@ def run(notebooks: pathlib.Path = NOTEBOOKS, on_row: Callable[[dict], None] | No
     return rows
 
 
-def _outcomes(setup: str, checks: list[tuple[str, str]], cwd: pathlib.Path, failed: set,
-              untouched: set) -> Iterator[tuple[str, dict | None, str | None]]:
-    """(task, outcome, what broke the first cell) for each check, in the notebook's order,
-    as soon as it has run; ``failed`` and ``untouched`` grow as the outcomes come."""
-    payload = json.dumps({"setup": setup, "checks": checks, "seconds": SECONDS})
-    waiting, broken = [task for task, _ in checks], None
-    for record in _records(payload, cwd, SECONDS * (len(checks) + 2)):
-        untouched.update(record.get("untouched", []))
-        broken = record.get("setup", broken)
-        if record.get("task") in waiting:
-            if record["error"] is not None:
-                failed.add(record["task"])
-            waiting.remove(record["task"])
-            yield record["task"], record, broken
-    for task in waiting:  # the child ended (crashed, or ran out of time) before these
-        yield task, None, broken
-
-
-def _records(payload: str, cwd: pathlib.Path, seconds: float) -> Iterator[dict]:
-    """The child's JSON lines, each as soon as it is printed; the child is stopped after
-    ``seconds``."""
+def _start(setup: str, checks: list[tuple[str, str]], cwd: pathlib.Path) -> tuple[subprocess.Popen, threading.Timer]:
+    """A child running the notebook's checks, stopped after a time limit by the timer."""
     child = subprocess.Popen([sys.executable, "-c", RUNNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True, cwd=cwd, env=_environment())
-    timer = threading.Timer(seconds, child.kill)
+    timer = threading.Timer(SECONDS * (len(checks) + 2), child.kill)
     timer.start()
+    assert child.stdin is not None
+    child.stdin.write(json.dumps({"setup": setup, "checks": checks, "seconds": SECONDS}))
+    child.stdin.close()
+    return child, timer
+
+
+def _outcomes(started: tuple[subprocess.Popen, threading.Timer], checks: list[tuple[str, str]], failed: set,
+              untouched: set) -> Iterator[tuple[str, dict | None, str | None]]:
+    """(task, outcome, what broke the first cell) for each check, in the notebook's order,
+    as soon as the child prints it; ``failed`` and ``untouched`` grow as the outcomes come."""
+    child, timer = started
+    waiting, broken = [task for task, _ in checks], None
     try:
-        assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(payload)
-        child.stdin.close()
-        for line in child.stdout:
+        for line in child.stdout or ():
             try:
-                yield json.loads(line)
+                record = json.loads(line)
             except json.JSONDecodeError:
                 continue  # something the checks printed
+            untouched.update(record.get("untouched", []))
+            broken = record.get("setup", broken)
+            if record.get("task") in waiting:
+                if record["error"] is not None:
+                    failed.add(record["task"])
+                waiting.remove(record["task"])
+                yield record["task"], record, broken
     finally:
         timer.cancel()
         child.kill()
         child.wait()
+    for task in waiting:  # the child ended (crashed, or ran out of time) before these
+        yield task, None, broken
 
 
 def _environment() -> dict:
