@@ -85,7 +85,12 @@ class Watcher:
         self.problem: str | None = None
 
     def pre_run_cell(self, info=None) -> None:
-        outcome = self.reloader.reload(self.shell.user_ns)
+        try:
+            outcome = self.reloader.reload(self.shell.user_ns)
+        except Exception as error:  # noqa: BLE001 - never a stale function in silence
+            print(f"Your saved edits could not all be loaded ({type(error).__name__}: {error}): restart the kernel "
+                  "(Kernel > Restart Kernel) and run the notebook from the top to be sure they are.", flush=True)
+            return
         self.problem = describe(*outcome.problem) if outcome.problem else None
         for notice in outcome.notices:
             print(explain(notice, self.shell.user_ns), flush=True)
