@@ -154,3 +154,16 @@ def test_a_class_that_cannot_be_updated_in_place_names_the_cells_to_run_again(ke
     assert shown.strip().endswith("ran"), shown
     assert kernel.run("print(isinstance(nn.Linear(2, 3), nn.Linear), nn.Linear is nn.modules.Linear)").split() == \
         ["True", "True"]
+
+
+def test_an_error_at_a_files_top_level_stops_each_cell_until_the_fix_is_saved(kernel, course):
+    """The package keeps the version that loaded: no half-run module, no stale cell run."""
+    numerical = course / "minitorch" / "numerical.py"
+    text = edit(numerical, "from typing import Callable\n", "from typing import Callable\nundefined_name\n")
+    line = text.splitlines().index("undefined_name") + 1
+    for _ in range(2):
+        shown = kernel.run("print('ran')")
+        assert shown.startswith(f"minitorch/numerical.py, line {line}: NameError: name 'undefined_name' is not defined"), shown
+        assert "ran" not in shown and "Traceback" not in shown, shown
+    edit(numerical, "undefined_name\n", "")
+    assert kernel.run("print('ran', round(mt.central_difference(lambda x: x * x, 3.0), 6))").strip() == "ran 6.0"
