@@ -67,12 +67,34 @@ def _files() -> list[pathlib.Path]:
                   if not any(part.startswith(".") or part == "__pycache__" for part in p.relative_to(PACKAGE).parts))
 
 
-def _imports(module: types.ModuleType, tree: ast.Module) -> list[tuple[str, str, str]]:
-    """(module imported from, its name, the name bound here) for each ``from X import a``."""
+def _ours(name: str) -> bool:
+    return name == PACKAGE.name or name.startswith(PACKAGE.name + ".")
+
+
+_IMPORTS: dict[tuple[str, int, int], list[tuple[str, str, str]]] = {}  # (file, mtime_ns, size) -> its imports
+
+
+def _imports(module: types.ModuleType) -> list[tuple[str, str, str]]:
+    """(module imported from, its name, the name bound here) for each ``from X import a``
+    of the module's file that runs (not those under ``if TYPE_CHECKING:``)."""
+    file = getattr(module, "__file__", None)
+    try:
+        stat = pathlib.Path(file).stat() if file else None
+        key = (str(file), stat.st_mtime_ns, stat.st_size) if stat else None
+        if key and key not in _IMPORTS:
+            _IMPORTS[key] = _read_imports(module, ast.parse(pathlib.Path(str(file)).read_bytes()))
+    except (OSError, SyntaxError):  # gone, or saved again half-written: the next cell looks again
+        return []
+    return _IMPORTS[key] if key else []
+
+
+def _read_imports(module: types.ModuleType, tree: ast.Module) -> list[tuple[str, str, str]]:
     package = (module.__package__ or "").split(".")
     found = []
+    checking = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                and ast.unparse(node.test).endswith("TYPE_CHECKING") for n in ast.walk(node)}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
+        if isinstance(node, ast.ImportFrom) and id(node) not in checking:
             base = package[:len(package) - node.level + 1] if node.level else []
             source = ".".join(base + ([node.module] if node.module else []))
             for alias in node.names:
@@ -121,7 +143,7 @@ class Reloader:
             except SyntaxError as error:  # IndentationError and TabError too
                 outcome.problem = (path, error)
                 return outcome
-        replaced: dict[int, tuple[Any, Any]] = {}  # id(old) -> (old, new)
+        replaced: dict[int, tuple[Any, Any, str]] = {}  # id(old) -> (old, new, its name in its module)
         for name in self._order(set(modules)):
             path = modules[name]
             module = sys.modules.get(name)
@@ -148,11 +170,9 @@ class Reloader:
                 return
             seen.add(name)
             module = sys.modules.get(name)
-            path = getattr(module, "__file__", None)
-            if module is not None and path and pathlib.Path(path).exists():
-                for source, _, _ in _imports(module, ast.parse(pathlib.Path(path).read_bytes())):
-                    if source.startswith(PACKAGE.name):
-                        visit(source)
+            for source, _, _ in _imports(module) if module is not None else []:
+                if _ours(source):
+                    visit(source)
             if name in names:
                 done.append(name)
         for name in sorted(names):
@@ -160,7 +180,7 @@ class Reloader:
         return done
 
     def _run(self, module: types.ModuleType, code: types.CodeType, path: pathlib.Path,
-             replaced: dict[int, tuple[Any, Any]], notices: list[Notice]) -> None:
+             replaced: dict[int, tuple[Any, Any, str]], notices: list[Notice]) -> None:
         """Run ``code`` in ``module``'s own namespace, then put the old objects back, updated."""
         old = dict(module.__dict__)
         namespace = module.__dict__
@@ -194,7 +214,7 @@ class Reloader:
             else:
                 if id(new) in classes:
                     notices.append(Notice(path, new.__qualname__, why, was))
-                replaced[id(was)] = (was, new)
+                replaced[id(was)] = (was, new, key)
                 if isinstance(new, types.MethodType) and id(new.__self__) in classes:
                     namespace[key] = getattr(classes[id(new.__self__)], new.__name__)
         for value in namespace.values():  # objects the file makes of its own classes
@@ -204,20 +224,16 @@ class Reloader:
                 except TypeError:
                     pass
 
-    def _rebind(self, replaced: dict[int, tuple[Any, Any]], namespace: dict[str, Any] | None) -> None:
+    def _rebind(self, replaced: dict[int, tuple[Any, Any, str]], namespace: dict[str, Any] | None) -> None:
         """Point every from-import (and the notebook's names) of a replaced object at the new one."""
         if not replaced:
             return
         for name, module in list(sys.modules.items()):
-            path = getattr(module, "__file__", None)
-            if not name.startswith(PACKAGE.name) or not path or not pathlib.Path(path).exists():
-                continue
-            for source, original, bound in _imports(module, ast.parse(pathlib.Path(path).read_bytes())):
+            for source, original, bound in _imports(module) if _ours(name) else []:
                 pair = replaced.get(id(module.__dict__.get(bound)))
                 if pair and pair[0] is module.__dict__.get(bound):
                     module.__dict__[bound] = getattr(sys.modules.get(source), original, pair[1])
         for key, value in list((namespace or {}).items()):
             pair = replaced.get(id(value))
-            if pair and pair[0] is value and not key.startswith("_") \
-                    and (not isinstance(value, SIMPLE) or getattr(pair[1], "__name__", key) == key):
+            if pair and pair[0] is value and not key.startswith("_") and (not isinstance(value, SIMPLE) or pair[2] == key):
                 namespace[key] = pair[1]  # type: ignore[index]

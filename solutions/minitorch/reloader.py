@@ -71,9 +71,24 @@ def _ours(name: str) -> bool:
     return name == PACKAGE.name or name.startswith(PACKAGE.name + ".")
 
 
-def _imports(module: types.ModuleType, tree: ast.Module) -> list[tuple[str, str, str]]:
+_IMPORTS: dict[tuple[str, int, int], list[tuple[str, str, str]]] = {}  # (file, mtime_ns, size) -> its imports
+
+
+def _imports(module: types.ModuleType) -> list[tuple[str, str, str]]:
     """(module imported from, its name, the name bound here) for each ``from X import a``
-    that runs (not those under ``if TYPE_CHECKING:``, for annotations only)."""
+    of the module's file that runs (not those under ``if TYPE_CHECKING:``)."""
+    file = getattr(module, "__file__", None)
+    try:
+        stat = pathlib.Path(file).stat() if file else None
+        key = (str(file), stat.st_mtime_ns, stat.st_size) if stat else None
+        if key and key not in _IMPORTS:
+            _IMPORTS[key] = _read_imports(module, ast.parse(pathlib.Path(str(file)).read_bytes()))
+    except (OSError, SyntaxError):  # gone, or saved again half-written: the next cell looks again
+        return []
+    return _IMPORTS[key] if key else []
+
+
+def _read_imports(module: types.ModuleType, tree: ast.Module) -> list[tuple[str, str, str]]:
     package = (module.__package__ or "").split(".")
     found = []
     checking = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
@@ -155,11 +170,9 @@ class Reloader:
                 return
             seen.add(name)
             module = sys.modules.get(name)
-            path = getattr(module, "__file__", None)
-            if module is not None and path and pathlib.Path(path).exists():
-                for source, _, _ in _imports(module, ast.parse(pathlib.Path(path).read_bytes())):
-                    if _ours(source):
-                        visit(source)
+            for source, _, _ in _imports(module) if module is not None else []:
+                if _ours(source):
+                    visit(source)
             if name in names:
                 done.append(name)
         for name in sorted(names):
@@ -216,10 +229,7 @@ class Reloader:
         if not replaced:
             return
         for name, module in list(sys.modules.items()):
-            path = getattr(module, "__file__", None)
-            if not _ours(name) or not path or not pathlib.Path(path).exists():
-                continue
-            for source, original, bound in _imports(module, ast.parse(pathlib.Path(path).read_bytes())):
+            for source, original, bound in _imports(module) if _ours(name) else []:
                 pair = replaced.get(id(module.__dict__.get(bound)))
                 if pair and pair[0] is module.__dict__.get(bound):
                     module.__dict__[bound] = getattr(sys.modules.get(source), original, pair[1])
