@@ -24,7 +24,7 @@ def update_function(old: types.FunctionType, new: types.FunctionType) -> bool:
         setattr(old, attr, getattr(new, attr))
     old.__dict__.clear()
     old.__dict__.update(new.__dict__)
-    for was, now in zip(old.__closure__ or (), new.__closure__ or ()):
+    for was, now in zip(old.__closure__ or (), new.__closure__ or (), strict=True):  # the same free variables
         try:
             was.cell_contents = now.cell_contents
         except ValueError:  # an empty cell
