@@ -136,10 +136,10 @@ class Reloader:
         changed = self.scan()
         self.waiting = set(changed)
         modules = {_module_name(p): p for p in changed}
-        codes = {}
+        codes, texts = {}, {name: path.read_bytes() for name, path in modules.items()}
         for name, path in sorted(modules.items()):
             try:
-                codes[name] = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
+                codes[name] = compile(texts[name], str(path), "exec", dont_inherit=True)
             except SyntaxError as error:  # IndentationError and TabError too
                 outcome.problem = (path, error)
                 return outcome
@@ -155,7 +155,7 @@ class Reloader:
                     break
                 linecache.checkcache(str(path))
                 outcome.reloaded.append(name)
-            self.loaded[path] = _digest(path)  # not imported yet: an import reads the file anyway
+            self.loaded[path] = hashlib.sha1(texts[name]).hexdigest()  # not imported: an import reads it anyway
             self.waiting.discard(path)
         self._rebind(replaced, namespace)
         return outcome
