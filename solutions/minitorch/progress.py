@@ -18,6 +18,8 @@ import re
 import subprocess
 import sys
 import textwrap
+import threading
+from collections.abc import Callable, Iterator
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
 SECONDS = 20
@@ -98,33 +100,65 @@ def _cells(path: pathlib.Path) -> tuple[str, list[tuple[str, str]], dict[str, fl
     return setup, checks, points, names
 
 
-def run(notebooks: pathlib.Path = NOTEBOOKS) -> list[dict]:
+def run(notebooks: pathlib.Path = NOTEBOOKS, on_row: Callable[[dict], None] | None = None) -> list[dict]:
     """One row per task: notebook, task, points, status ("done", "not started",
-    "waits on X.Y", "failing") and why."""
-    rows, outcomes, names, untouched, broken = [], {}, {}, set(), {}
-    for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb")):
-        setup, checks, points, found = _cells(path)
-        names.update(found)
-        payload = json.dumps({"setup": setup, "checks": checks, "seconds": SECONDS})
-        done = subprocess.run([sys.executable, "-c", RUNNER], input=payload, capture_output=True, text=True,
-                              cwd=path.parent, env=_environment(), timeout=SECONDS * (len(checks) + 2))
-        for line in done.stdout.splitlines():
+    "waits on X.Y", "failing") and why. ``on_row`` gets each row as soon as its check has
+    run (a task's status is judged by the checks run before it)."""
+    rows, failed, untouched = [], set(), set()
+    found = {path: _cells(path) for path in sorted(notebooks.glob("[0-9][0-9]_*.ipynb"))}
+    names = {task: name for cells in found.values() for task, name in cells[3].items()}
+    paths = list(found)
+    started = {paths[0]: _start(*found[paths[0]][:2], paths[0].parent)} if paths else {}
+    for index, path in enumerate(paths):
+        if index + 1 < len(paths):  # the next notebook's process starts while this one's checks run
+            started[paths[index + 1]] = _start(*found[paths[index + 1]][:2], paths[index + 1].parent)
+        checks, points = found[path][1], found[path][2]
+        for task, outcome, broken in _outcomes(started.pop(path), checks, failed, untouched):
+            row = {"notebook": path.stem, "task": task, "points": points.get(task, 0.0)}
+            row.update(_status(task, outcome, failed | untouched, untouched, names, broken))
+            rows.append(row)
+            if on_row:
+                on_row(row)
+    return rows
+
+
+def _start(setup: str, checks: list[tuple[str, str]], cwd: pathlib.Path) -> tuple[subprocess.Popen, threading.Timer]:
+    """A child running the notebook's checks, stopped after a time limit by the timer."""
+    child = subprocess.Popen([sys.executable, "-c", RUNNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, cwd=cwd, env=_environment())
+    timer = threading.Timer(SECONDS * (len(checks) + 2), child.kill)
+    timer.start()
+    assert child.stdin is not None
+    child.stdin.write(json.dumps({"setup": setup, "checks": checks, "seconds": SECONDS}))
+    child.stdin.close()
+    return child, timer
+
+
+def _outcomes(started: tuple[subprocess.Popen, threading.Timer], checks: list[tuple[str, str]], failed: set,
+              untouched: set) -> Iterator[tuple[str, dict | None, str | None]]:
+    """(task, outcome, what broke the first cell) for each check, in the notebook's order,
+    as soon as the child prints it; ``failed`` and ``untouched`` grow as the outcomes come."""
+    child, timer = started
+    waiting, broken = [task for task, _ in checks], None
+    try:
+        for line in child.stdout or ():
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue  # something the checks printed
-            if "task" in record:
-                outcomes[record["task"]] = record
             untouched.update(record.get("untouched", []))
-            if "setup" in record:
-                broken[path.stem] = record["setup"]
-        for task, _ in checks:
-            rows.append({"notebook": path.stem, "task": task, "points": points.get(task, 0.0)})
-    failed = {t for t, o in outcomes.items() if o["error"] is not None}
-    for row in rows:
-        row.update(_status(row["task"], outcomes.get(row["task"]), failed | untouched, untouched, names,
-                           broken.get(row["notebook"])))
-    return rows
+            broken = record.get("setup", broken)
+            if record.get("task") in waiting:
+                if record["error"] is not None:
+                    failed.add(record["task"])
+                waiting.remove(record["task"])
+                yield record["task"], record, broken
+    finally:
+        timer.cancel()
+        child.kill()
+        child.wait()
+    for task in waiting:  # the child ended (crashed, or ran out of time) before these
+        yield task, None, broken
 
 
 def _environment() -> dict:
@@ -161,23 +195,30 @@ def _status(task: str, outcome: dict | None, undone: set, untouched: set, names:
     return {"status": "failing", "why": f"{outcome['type']}: {outcome['error']}" if outcome["error"] else outcome["type"]}
 
 
-def table(rows: list[dict]) -> str:
-    """The rows as text; a long reason is wrapped, never cut."""
-    lines = [f"{'task':6} {'points':>6}  {'status':12} why", "-" * WIDTH]
-    indent = " " * 29
-    for row in rows:
-        why = [piece for line in row["why"].splitlines() for piece in textwrap.wrap(line, WIDTH - 29) or [""]] or [""]
-        lines.append(f"{row['task']:6} {row['points']:>6g}  {row['status']:12} {why[0]}")
-        lines += [indent + piece for piece in why[1:]]
+HEADER = f"{'task':6} {'points':>6}  {'status':12} why\n" + "-" * WIDTH
+
+
+def lines(row: dict) -> str:
+    """A row as text; a long reason is wrapped, never cut."""
+    why = [piece for line in row["why"].splitlines() for piece in textwrap.wrap(line, WIDTH - 29) or [""]] or [""]
+    return "\n".join([f"{row['task']:6} {row['points']:>6g}  {row['status']:12} {why[0]}"] + [" " * 29 + p for p in why[1:]])
+
+
+def footer(rows: list[dict]) -> str:
     done = sum(r["points"] for r in rows if r["status"] == "done")
-    lines.append("-" * WIDTH)
-    lines.append(f"visible checks pass for tasks worth {done:g} of {sum(r['points'] for r in rows):g} points "
-                 "(the hidden tests decide the grade)")
-    return "\n".join(lines)
+    return ("-" * WIDTH + f"\nvisible checks pass for tasks worth {done:g} of {sum(r['points'] for r in rows):g} "
+            "points (the hidden tests decide the grade)")
+
+
+def table(rows: list[dict]) -> str:
+    return "\n".join([HEADER, *map(lines, rows), footer(rows)])
 
 
 def show() -> None:
-    print(table(run()))
+    """The table, each row printed as soon as its check has run."""
+    print(HEADER, flush=True)
+    rows = run(on_row=lambda row: print(lines(row), flush=True))
+    print(footer(rows), flush=True)
 
 
 if __name__ == "__main__":

@@ -80,8 +80,10 @@ class Progress:
         step 600 of 2,000, loss 2.41; 9 s so far, about 21 s left
 
     ``update(done, loss)`` after each step (or batch of steps); the line changes at most
-    every ``every`` seconds, and always at the last step. In a notebook the line is one
-    output of the cell; elsewhere it is redrawn on the terminal.
+    every ``every`` seconds, and always at the last step. It is shown at once ("step 0 of
+    2,000: starting"), so made at the top of a cell it stays the cell's first output, above
+    whatever the cell prints later. In a notebook the line is one output of the cell, updated
+    in place; elsewhere it is redrawn on the terminal.
     """
 
     def __init__(self, total: int, unit: str = "step", every: float = 0.5) -> None:
@@ -89,6 +91,7 @@ class Progress:
         self.start = time.perf_counter()
         self.shown_at = -float("inf")
         self.display = _live_line()
+        self.display(f"{unit} 0 of {total:,}: starting")
 
     def update(self, done: int, loss: float) -> None:
         now = time.perf_counter()

@@ -12,9 +12,10 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "solutions" / "minitorch
 # ``__init__`` gathers what ``nn/modules.py`` (stage 6) and ``nn/transformer.py`` (stage 7)
 # define.
 LAYERS = [
-    {"autodiff", "numerical", "shapes", "datasets", "plotting_training", "progress", "handin", "notebook",
+    {"autodiff", "numerical", "shapes", "datasets", "plotting_training", "progress", "inplace",
      "diagnose", "heatmaps", "hints"},
-    {"scalar", "tensor", "plotting", "failures"},
+    {"scalar", "tensor", "plotting", "reloader", "handin", "failures"},
+    {"notebook"},
     {"function"},
     {"gradcheck", "ops_activation", "ops_binary", "ops_index", "ops_linalg", "ops_reduce",
      "ops_shape", "ops_softmax", "ops_unary", "ops_norm", "ops_select"},

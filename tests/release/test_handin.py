@@ -2,6 +2,7 @@
 a learner's slip at the command line gets a message, never a stray file."""
 
 import pathlib
+import re
 import subprocess
 import sys
 import zipfile
@@ -22,7 +23,7 @@ def test_help_prints_usage_and_writes_nothing(tmp_path):
 
 
 def test_a_folder_gets_handin_zip_with_the_package_and_the_notebooks(tmp_path):
-    result = handin(str(tmp_path), cwd=tmp_path)
+    result = handin(str(tmp_path), "--no-checks", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     with zipfile.ZipFile(tmp_path / "handin.zip") as z:
         names = set(z.namelist())
@@ -53,10 +54,40 @@ def test_labs_checkpoints_and_caches_stay_out(tmp_path):
         (course / folder / ".ipynb_checkpoints" / name).write_text("{}")
     (course / "minitorch" / "__pycache__").mkdir()
     (course / "minitorch" / "__pycache__" / "stale.py").write_text("")
-    result = subprocess.run([sys.executable, "-m", "minitorch.handin"], cwd=course, capture_output=True, text=True,
-                            timeout=60, env={**__import__("os").environ, "PYTHONPATH": str(course)})
+    result = subprocess.run([sys.executable, "-m", "minitorch.handin", "--no-checks"], cwd=course, capture_output=True,
+                            text=True, timeout=60, env={**__import__("os").environ, "PYTHONPATH": str(course)})
     assert result.returncode == 0, result.stderr
     with zipfile.ZipFile(course / "handin.zip") as z:
         names = set(z.namelist())
     assert "minitorch/numerical.py" in names and "notebooks/01_chain_rule.ipynb" in names
     assert not [n for n in names if "checkpoint" in n or "__pycache__" in n], names
+
+
+def test_a_visible_check_that_still_fails_is_listed_and_the_zip_is_written_anyway(tmp_path):
+    """The reference package with a planted unbroadcast bug (Task 2.2): the hand-in names
+    2.2 (and 2.3, which waits on it) as failing, no task that passes, and writes the zip."""
+    import os
+    import shutil
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "solutions" / "minitorch", course / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    (course / "notebooks").mkdir()
+    for name in ("01_chain_rule.ipynb", "02_broadcasting.ipynb"):
+        shutil.copy(ROOT / "notebooks" / name, course / "notebooks" / name)
+    shapes = course / "minitorch" / "shapes.py"
+    keepdims = "axis=(*range(extra), *stretched), keepdims=True).reshape(shape)"
+    assert shapes.read_text().count(keepdims) == 1
+    shapes.write_text(shapes.read_text().replace(keepdims, "axis=(*range(extra), *stretched))"))
+    env = {**os.environ, "PYTHONPATH": str(course)}
+    result = subprocess.run([sys.executable, "-m", "minitorch.handin"], cwd=course, capture_output=True, text=True,
+                            timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    listed = [line.split()[0] for line in result.stdout.splitlines() if re.match(r"\d+\.\d+ ", line)]
+    assert listed == ["2.2", "2.3"], result.stdout
+    assert "2 visible checks still fail (tasks 2.2, 2.3)" in result.stdout and "keepdims" in result.stdout
+    assert result.stdout.index("wrote ") < result.stdout.index("2.2")  # the zip first, then the checks
+    with zipfile.ZipFile(course / "handin.zip") as z:
+        assert z.read("minitorch/shapes.py").decode() == shapes.read_text()
+    shapes.write_text(shapes.read_text().replace("axis=(*range(extra), *stretched))", keepdims))
+    result = subprocess.run([sys.executable, "-m", "minitorch.handin", "--no-checks"], cwd=course, capture_output=True,
+                            text=True, timeout=120, env=env)
+    assert result.returncode == 0 and "visible check" not in result.stdout, result.stdout

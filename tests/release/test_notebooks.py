@@ -69,6 +69,11 @@ def test_source_notebook_runs_clean_against_the_reference(path, tmp_path):
     printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", [])
                       if o.get("name") != "stderr")
     CLAIMS[path.stem](printed)
+    for cell in notebook.cells:  # a long training cell: its one progress line tops the output, at the last step
+        if "training.Progress(" in cell.source:
+            first = cell.outputs[0]
+            assert first.output_type == "display_data", cell.outputs[:3]
+            assert re.match(r"step ([\d,]+) of \1, loss [\d.]+; \d+ s so far$", first.data["text/plain"]), first
 
 
 def numbers(pattern: str, text: str) -> list[float]:

@@ -147,3 +147,27 @@ def test_a_visible_check_names_the_call_the_case_what_came_back_and_what_was_exp
     row = rows_with([patch], {task.split(".")[0]}, tmp_path, monkeypatch)[task]
     assert row["status"] == "failing" and all(w in row["why"] for w in words), (words, row["why"])
     assert "AssertionError" not in row["why"] and "axis remapping" not in row["why"]
+
+
+def test_each_row_is_printed_as_soon_as_its_check_has_run(tmp_path):
+    """No silent wait: with notebook 07's first cell made 10 s slower, the rows of notebook
+    01 reach the terminal before 07's checks have run, not all at once at the end."""
+    import json
+    shutil.copytree(ROOT / "solutions" / "minitorch", tmp_path / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "notebooks").mkdir()
+    for name in ("01_chain_rule.ipynb", "07_gpt.ipynb"):
+        notebook = json.loads((ROOT / "notebooks" / name).read_text())
+        if name.startswith("07"):
+            first = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+            first["source"] = "import time\ntime.sleep(10)\n" + "".join(first["source"])
+        (tmp_path / "notebooks" / name).write_text(json.dumps(notebook))
+    child = subprocess.Popen([sys.executable, "-m", "minitorch.progress"], cwd=tmp_path, stdout=subprocess.PIPE,
+                             text=True, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    arrived = {}
+    assert child.stdout is not None
+    for line in child.stdout:
+        arrived.setdefault(line.split(" ")[0], time.perf_counter())
+    assert child.wait(timeout=120) == 0
+    assert set(arrived) >= {"task", "1.1", "1.4", "7.1", "7.4", "visible"}, arrived
+    assert arrived["1.1"] - arrived["task"] < arrived["7.1"] - arrived["task"] - 5, arrived
+    assert arrived["7.1"] - arrived["1.4"] > 5, "the rows of notebook 01 waited for notebook 07's checks"
