@@ -7,7 +7,11 @@ adapt the course):
                  checks may use. tasks.py reads it; nothing else lists tasks or points.
     settings.py  the limits (one CLI flag and one nbgrader traitlet each)
     results.py   verdicts -> points: the only place scores are computed
-    __main__.py  the command line
+    __main__.py  the command line: parses arguments into typed values, calls a command
+
+    commands/    one module per command (check, autograde, merge, worker, release, tasks,
+                 bundle, hub_course, gradescope, prairielearn), each a plain
+                 ``main(*, ...) -> int`` with typed keyword arguments.
 
     learner/     runs INSIDE the learner's process, confined: worker.py (confines itself,
                  imports the package, answers requests) and the probes it calls. Imports

@@ -50,6 +50,7 @@ class TaskResult:
 @dataclass
 class LearnerResult:
     learner: str
+    sid: str = ""                                        # the safe id of files and the course (course.safe_id)
     tasks: dict[str, TaskResult] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)   # about the hand-in as a whole
     late_days: int = 0                                   # after the deadline (lms.lateness)
@@ -69,13 +70,13 @@ class LearnerResult:
         return round(self.total[0] * (1 - self.penalty / 100), 2)
 
     def to_json(self) -> dict:
-        return {"learner": self.learner, "problems": self.problems, "late_days": self.late_days,
+        return {"learner": self.learner, "sid": self.sid, "problems": self.problems, "late_days": self.late_days,
                 "penalty": self.penalty, "verdicts": [asdict(v) for r in self.tasks.values() for v in r.verdicts]}
 
     @classmethod
     def from_json(cls, data: dict) -> LearnerResult:
-        result = cls(data["learner"], problems=list(data.get("problems", [])), late_days=int(data.get("late_days", 0)),
-                     penalty=float(data.get("penalty", 0.0)))
+        result = cls(data["learner"], str(data.get("sid", "")), problems=list(data.get("problems", [])),
+                     late_days=int(data.get("late_days", 0)), penalty=float(data.get("penalty", 0.0)))
         result.add([Verdict(**v) for v in data["verdicts"]])
         return result
 

@@ -57,13 +57,13 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, per_stage: int = 4) -> N
     plt.close(fig)
 
 
-def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path, feedback_of) -> pathlib.Path:
-    """``report.html`` beside scores.png and mistakes.png; ``feedback_of(learner)`` is the
-    relative link to a learner's page."""
+def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path) -> pathlib.Path:
+    """``report.html`` beside scores.png and mistakes.png, linking each learner's page
+    (``feedback/<safe id>.html``)."""
     e = html.escape
     stages = "".join(f"<th>{e(s)}</th>" for s in STAGES)
     people = "".join(
-        f"<tr><td><a href='{e(feedback_of(r.learner))}'>{e(r.learner)}</a></td><td>{r.total[0]:g}</td>"
+        f"<tr><td><a href='{e('feedback/' + r.sid + '.html')}'>{e(r.learner)}</a></td><td>{r.total[0]:g}</td>"
         + "".join(f"<td>{r.stage_score(s)[0]:g}</td>" for s in STAGES) + "</tr>"
         for r in sorted(results, key=lambda r: r.learner))
     table = "".join(f"<tr><td>{e(r['task'])}</td><td>{e(r['part'])}</td><td>{e(r['pitfall'])}</td>"

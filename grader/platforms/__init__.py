@@ -8,21 +8,3 @@
 Both grade with ``read_hand_in`` and ``grade_stages``, the path of ``python -m grader
 check``, so parts, points and reasons are check's.
 """
-
-from __future__ import annotations
-
-import argparse
-import pathlib
-
-
-def build(args: argparse.Namespace) -> int:
-    """``python -m grader gradescope`` / ``prairielearn``: write what the platform takes."""
-    out = pathlib.Path(args.out).resolve()
-    if args.command == "gradescope":
-        from grader.platforms.gradescope import build as build_zip
-        print(f"wrote {build_zip(out, args.visibility)}: upload it on the assignment's Configure Autograder page")
-    else:
-        from grader.platforms.prairielearn import build as build_folder
-        build_folder(out, args.image)
-        print(f"wrote {out}: see {out / 'minitorch-grader-image' / 'README.md'}")
-    return 0
