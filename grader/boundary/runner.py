@@ -4,8 +4,9 @@ requests (``probes.py``), and turn what comes back into values or exceptions.
 ``LearnerProcess.call`` returns the probe's observations, or raises ``Raised`` (the
 learner's code raised; carries its type, message and line), ``Unimportable`` (the package
 did not import) or ``Lost`` (the process died, hung past its time, sent garbage, or the
-stage's time is used up). After a ``Lost`` the next call starts a fresh process, a few
-times per stage at most (``Settings.restarts``); nothing of a dead process is reused.
+stage's time is used up; its ``kind`` says which); these live in ``outcomes.py``. After a
+``Lost`` the next call starts a fresh process, a few times per stage at most
+(``Settings.restarts``); nothing of a dead process is reused.
 """
 
 from __future__ import annotations
@@ -23,36 +24,13 @@ from typing import Any
 
 from grader.boundary import wire
 from grader.boundary.cage import Cage
+from grader.boundary.outcomes import Lost, Raised, Undeclared, Unimportable
 from grader.learner.worker import BOOT
+from grader.results import Failure
 from grader.settings import Settings
 from grader.tasks import is_declared
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-class _LearnerException(Exception):
-    def __init__(self, record: dict) -> None:
-        self.type = str(record.get("type", "Exception"))
-        self.message = str(record.get("message", ""))
-        self.where = str(record.get("where", ""))
-        super().__init__(f"{self.type}: {self.message}")
-
-
-class Raised(_LearnerException):
-    """The learner's code raised an exception."""
-
-
-class Unimportable(_LearnerException):
-    """The learner's package could not be imported."""
-
-
-class Undeclared(RuntimeError):
-    """A check used a package name that its task does not declare in the manifest: a bug
-    of the grader (or of an instructor's new check), never charged to a learner."""
-
-
-class Lost(Exception):
-    """The learner's process is gone (died, hung, garbled) or the stage's time is up."""
 
 
 # What the learner's process may see of the grader's environment: nothing else (an
@@ -114,7 +92,7 @@ class LearnerProcess:
     def _start(self, import_seconds: float | None = None) -> None:
         if self.starts > self.settings.restarts:
             raise Lost(f"not run: the package's process had to be restarted {self.settings.restarts} times "
-                       "in this stage already")
+                       "in this stage already", Failure.NOT_RUN)
         self.starts += 1
         s = self.settings
         self.cage = Cage(s.memory_mb, s.processes, s.disk_mb, s.learner_user)
@@ -122,11 +100,15 @@ class LearnerProcess:
         self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))
-        hello = self._answer("importing the package", import_seconds)
+        try:
+            hello = self._answer("importing the package", import_seconds)
+        except Lost as error:
+            error.importing = error.kind is not Failure.NOT_RUN
+            raise
         self.confined = hello.get("confined")
         if s.confine and self.confined is not None and not self.confined.get("landlock") and _landlock_expected():
             self._end()
-            raise Lost("the learner's process could not be confined, so it was not run")
+            raise Lost("the learner's process could not be confined, so it was not run", Failure.NOT_RUN)
         if not hello.get("ready"):
             self._end()
             raise Unimportable(hello.get("raised") or {})
@@ -138,7 +120,8 @@ class LearnerProcess:
         budget = min(self.settings.call_seconds, most or math.inf, self.deadline - time.monotonic())
         if budget <= 0:
             self._end()
-            raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
+            raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up",
+                       Failure.NOT_RUN)
         until = time.monotonic() + budget
         try:
             while not select.select([self._pipes()[1]], [], [], max(0.0, min(POLL, until - time.monotonic())))[0]:
@@ -148,7 +131,8 @@ class LearnerProcess:
             answer = wire.receive(self._pipes()[1], until)
         except TimeoutError:
             self._end()
-            raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
+            raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped",
+                       Failure.TIMED_OUT) from None
         except (EOFError, OSError):
             code = _exit_code(self.process)
             self._end()

@@ -153,4 +153,4 @@ def check_large(w, function: str, reference: Callable[..., np.ndarray], arrays: 
             if failure.keep:  # dtype drift is judged by the float32 case of the part
                 continue
             raise CheckFailure(f"{failure} {hint}", failure.pitfall if failure.pitfall != "overflow or nan"
-                               else "unstable at large magnitudes") from None
+                               else "unstable at large magnitudes", kind=failure.kind) from None

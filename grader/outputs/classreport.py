@@ -10,10 +10,8 @@ import pathlib
 from collections import defaultdict
 
 from grader.outputs.tables import SafeWriter
-from grader.results import LearnerResult
+from grader.results import Failure, LearnerResult
 from grader.tasks import STAGES, TASKS, stage_of
-
-IGNORED = {"", "not implemented"}  # an empty stub is not a mistake to teach against
 
 
 def mistakes(results: list[LearnerResult]) -> list[dict]:
@@ -21,7 +19,8 @@ def mistakes(results: list[LearnerResult]) -> list[dict]:
     who: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for result in results:
         for verdict in result.all_verdicts():
-            if not verdict.passed and verdict.pitfall not in IGNORED:
+            # an empty stub is not a mistake to teach against
+            if not verdict.passed and verdict.pitfall and verdict.kind is not Failure.NOT_IMPLEMENTED:
                 who[(verdict.task, verdict.part, verdict.pitfall)].add(result.learner)
     rows = [{"task": t, "part": p, "pitfall": f, "learners": sorted(names)} for (t, p, f), names in who.items()]
     return sorted(rows, key=lambda r: (list(TASKS).index(r["task"]), -len(r["learners"]), r["part"], r["pitfall"]))

@@ -25,7 +25,7 @@ from grader.outputs import feedback
 from grader.pipeline.course import Course
 from grader.pipeline.intake import HandIn, read_hand_in
 from grader.pipeline.lateness import ON_TIME, LatePolicy, submitted_at
-from grader.results import LearnerResult, failed_everywhere
+from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import STAGES
 
@@ -64,7 +64,7 @@ def grade_stages(hand_in: HandIn, settings: Settings,
             if stage in hand_in.packages:
                 result.add(run_stage(hand_in.packages[stage], stage, settings, memory))
             else:
-                result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
+                result.add(failed_everywhere(hand_in.broken or "no package to grade", Failure.NO_PACKAGE, [stage]))
     finally:
         memory.close()
     result.problems += memory.notes()
@@ -101,7 +101,7 @@ def record(job: GradeJob, hand_in: HandIn, result: LearnerResult) -> None:
 def crashed(job: GradeJob) -> LearnerResult:
     result = LearnerResult(job.learner, job.sid, problems=["grading this hand-in made the grading process itself crash; "
                                                   "nothing of it was graded (ask the instructor to look at it)"])
-    result.add(failed_everywhere("not graded: the grading process crashed", "grading error"))
+    result.add(failed_everywhere("not graded: the grading process crashed", Failure.NOT_GRADED))
     feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
     return result
 

@@ -25,7 +25,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Dict, Float, Int
 
 from grader.pipeline.lateness import days_and_percent as lateness_of
-from grader.results import LearnerResult, TaskResult, Verdict, failed_everywhere
+from grader.results import Failure, LearnerResult, TaskResult, Verdict, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import STAGES, TASKS, marker
 
@@ -61,7 +61,7 @@ class GradeFromChecks(NbGraderPreprocessor):
         elif (package / "__init__.py").is_file():
             verdicts = run_stage(package, stage, self.settings())
         else:
-            verdicts = failed_everywhere("no minitorch/ package was graded for this stage", "no package", [stage])
+            verdicts = failed_everywhere("no minitorch/ package was graded for this stage", Failure.NO_PACKAGE, [stage])
         result = LearnerResult(student)
         result.add(verdicts)
         (folder / "verdicts.json").write_text(json.dumps(result.to_json(), indent=1))

@@ -13,7 +13,7 @@ from grader.outputs.publish import merge, write_part
 from grader.outputs.tables import write_csv
 from grader.pipeline.course import safe_id
 from grader.pipeline.submissions import assign_sids, find_learners
-from grader.results import LearnerResult, failed_everywhere
+from grader.results import Failure, LearnerResult, failed_everywhere
 
 NAMES = ["ana", "Ana", "   ", "-dash", "l" * 200, unicodedata.normalize("NFC", "crème"),
          unicodedata.normalize("NFD", "crème"), os.fsdecode(b"caf\xe9"), "caf\\xe9", "new\nline", "(maximum)",
@@ -74,7 +74,7 @@ def results(*learners):
     out = []
     for learner in learners:
         result = LearnerResult(learner, learner)
-        result.add(failed_everywhere("not implemented yet", "not implemented"))
+        result.add(failed_everywhere("not implemented yet", Failure.NOT_IMPLEMENTED))
         out.append(result)
     return out
 
