@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from grader.boundary.outcomes import Lost, Raised, Unimportable
 from grader.boundary.wire import oversized
@@ -56,7 +57,7 @@ def call_learner(w, probe: str, doing: str, **args):
 
 
 # ---- explaining a wrong array ------------------------------------------------------------
-def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, atol: float = 1e-7,
+def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5, atol: float = 1e-7,
             kind: str = "") -> None:
     """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
     values, naming the likely mistake. ``kind`` ("broadcast", "unbroadcast", "reduction",
