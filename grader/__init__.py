@@ -13,13 +13,17 @@ adapt the course):
                  bundle, hub_course, gradescope, prairielearn), each a plain
                  ``main(*, ...) -> int`` with typed keyword arguments.
 
-    learner/     runs INSIDE the learner's process, confined: worker.py (confines itself,
-                 imports the package, answers requests) and the probes it calls. Imports
-                 nothing but boundary/wire.py and boundary/confinement.py.
+    probe_declarations.py  every probe: the package names it reaches, the helpers it
+                 swaps in (read by both sides; pure data)
+    learner/     runs INSIDE the learner's process, confined: process.py (confines itself,
+                 imports the package, answers requests), the probes it calls and the
+                 stand-ins that ask the grader for given helpers. Imports nothing but
+                 boundary/wire.py, boundary/confinement.py and probe_declarations.py.
     boundary/    the wall between grader and learner code: cage.py (scratch tmpfs, control
                  groups, ending every process), confinement.py (Landlock, seccomp, no
                  capabilities), wire.py (plain data only), runner.py (the grader's side:
-                 start, call, time out, restart; refuses undeclared package names).
+                 start, call, time out, restart; refuses undeclared package names),
+                 given.py (the given versions of earlier tasks, answered to stand-ins).
     checks/      the trusted checks: the part registry, one module per stage, helpers,
                  central differences. Never run in the learner's process.
     pipeline/    a hand-in's way: submissions.py (the folder's entries: hand-ins and

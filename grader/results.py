@@ -21,6 +21,7 @@ class Failure(enum.StrEnum):
     WRONG = "wrong"
     NOT_IMPLEMENTED = "not implemented"     # the learner's code raised NotImplementedError
     RAISED = "raised"                       # ... raised another exception
+    BORROWED = "borrowed"                   # ... called a given helper it was not lent (boundary/given.py)
     TIMED_OUT = "timed out"                 # a call took longer than its time
     CRASHED = "crashed"                     # the learner's process died, garbled or forked a bomb
     NOT_RUN = "not run"                     # the stage's time or restarts were used up, or no confinement
@@ -42,11 +43,12 @@ class Failure(enum.StrEnum):
 
 
 PITFALLS = {Failure.WRONG: "wrong result", Failure.NOT_IMPLEMENTED: "not implemented",
-            Failure.RAISED: "raised an error", Failure.TIMED_OUT: "crash or timeout",
-            Failure.CRASHED: "crash or timeout", Failure.NOT_RUN: "crash or timeout",
-            Failure.IMPORT_LOST: "crash or timeout", Failure.IMPORT_FAILED: "import error",
-            Failure.OVERSIZED: "oversized answer", Failure.UNJUDGEABLE: "unjudgeable answer",
-            Failure.NO_PACKAGE: "no package", Failure.NOT_GRADED: "grading error"}
+            Failure.RAISED: "raised an error", Failure.BORROWED: "called the grader's version",
+            Failure.TIMED_OUT: "crash or timeout", Failure.CRASHED: "crash or timeout",
+            Failure.NOT_RUN: "crash or timeout", Failure.IMPORT_LOST: "crash or timeout",
+            Failure.IMPORT_FAILED: "import error", Failure.OVERSIZED: "oversized answer",
+            Failure.UNJUDGEABLE: "unjudgeable answer", Failure.NO_PACKAGE: "no package",
+            Failure.NOT_GRADED: "grading error"}
 
 
 @dataclass

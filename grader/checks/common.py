@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from grader.boundary.outcomes import Lost, Raised, Unimportable
+from grader.boundary.failures import Borrowed, Lost, Raised, Unimportable
 from grader.boundary.wire import oversized
 from grader.results import Failure
 
@@ -40,6 +40,8 @@ def failure_of(error: Raised | Unimportable | Lost, doing: str = "the learner's 
         return CheckFailure(f"not implemented yet ({error.message})" if error.message else "not implemented yet",
                             kind=Failure.NOT_IMPLEMENTED)
     where = f" at {error.where}" if error.where else ""
+    if isinstance(error, Borrowed):
+        return CheckFailure(f"{doing} called {error.message}{where}", kind=Failure.BORROWED)
     return CheckFailure(f"{doing} raised {error.type}: {error.message}{where}", kind=Failure.RAISED)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.boundary.outcomes import Raised
+from grader.boundary.failures import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader.boundary.outcomes import Lost, Raised, Undeclared, Unimportable
+from grader.boundary.failures import Lost, Raised, Undeclared, Unimportable
 from grader.boundary.runner import LearnerProcess
 from grader.checks import load_all
 from grader.checks.common import CheckFailure, failure_of
