@@ -7,8 +7,11 @@ adapt the course):
                  checks may use. tasks.py reads it; nothing else lists tasks or points.
     settings.py  the limits (one CLI flag and one nbgrader traitlet each)
     results.py   verdicts -> points: the only place scores are computed
-    __main__.py  the command line
-    commands/    one module per command, a plain ``main(*, ...)`` each (handin.py)
+    __main__.py  the command line: parses arguments into typed values, calls a command
+
+    commands/    one module per command (check, autograde, merge, worker, release, tasks,
+                 bundle, hub_course, gradescope, prairielearn, handin), each a plain
+                 ``main(*, ...) -> int`` with typed keyword arguments.
 
     probe_declarations.py  every probe: the package names it reaches, the helpers it
                  swaps in (read by both sides; pure data)

@@ -11,6 +11,9 @@
     python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
     python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
     python -m grader prairielearn --image NAME    a PrairieLearn grader: image, serverFilesCourse, questions
+
+The command line only: it parses arguments into typed values (``Settings``, ``LatePolicy``,
+``Shard``, paths) and calls the command's ``main`` in ``grader/commands/``.
 """
 
 from __future__ import annotations
@@ -19,151 +22,26 @@ import argparse
 import os
 import pathlib
 import sys
-import time
+from collections.abc import Callable
+from typing import Any
 
 from grader.commands import handin
-from grader.release import build as release
+from grader.pipeline.lateness import LatePolicy
+from grader.pipeline.submissions import Shard
 from grader.settings import Settings, add_flags
-from grader.tasks import STAGES
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def check(args: argparse.Namespace) -> int:
-    from grader.outputs import feedback
-    from grader.outputs.tables import table
-    from grader.pipeline.grading import grade_learner
-    path = handin.path_to_check(args.path)
-    if not path.exists():
-        print(f"error: {path} does not exist", file=sys.stderr)
-        return 2
-    print(f"Grading {path} ...", flush=True)
-    result = grade_learner(path, "you", Settings.from_args(args),
-                           lambda stage: print(f"  stage {stage} ({STAGES[stage]}) ...", flush=True))
-    print()
-    print(table(result))
-    page = feedback.write(result, pathlib.Path(args.out).resolve() / "feedback.html")
-    print(f"\nFeedback: {page}")
-    return 0
-
-
-def autograde(args: argparse.Namespace) -> int:
-    from grader.boundary.confinement import landlock_abi
-    from grader.outputs.publish import Progress, write_all, write_part
-    from grader.pipeline.course import Course
-    from grader.pipeline.grading import GradeJob, crashed, grade_class
-    from grader.pipeline.lateness import parse_deadline
-    from grader.pipeline.submissions import find_learners, summary
-    folder = pathlib.Path(args.submissions).resolve()
-    if not folder.is_dir():
-        print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
-        return 2
-    out = pathlib.Path(args.out).resolve()
-    if folder.is_relative_to(out) or out.is_relative_to(folder):
-        print(f"error: the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
-              "reads; choose another --out", file=sys.stderr)
-        return 2
-    try:
-        roster, shard = _roster(args), _shard(args.shard)
-    except (ValueError, OSError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    if landlock_abi() < 1:
-        print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
-              "work you trust here", file=sys.stderr)
-    out.mkdir(parents=True, exist_ok=True)
-    settings = Settings.from_args(args)
-    course = Course(out / "course", settings, parse_deadline(args.deadline), args.late_penalty).create()
-    found, refused = find_learners(folder)
-    entries = len(found) + len(refused)
-    if shard:
-        found = [f for i, f in enumerate(found) if i % shard[1] == shard[0] - 1]
-    jobs = [GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes,
-                     args.deadline, args.late_penalty) for f in found]
-    course.record_learners({job.learner: job.sid for job in jobs})
-    for job in jobs:
-        for note in job.notes:
-            print(f"warning: {job.learner}: {note}", file=sys.stderr)
-    where = f"the queue at {_no_password(args.broker)}" if args.broker else f"{args.jobs} job(s)"
-    print(f"Grading {len(jobs)} hand-in(s) from {folder} with {where} ...", flush=True)
-    start, results, progress = time.perf_counter(), [], Progress(len(jobs))
-
-    def done(result, seconds: float) -> None:
-        results.append(result)
-        score, most = result.total
-        print(progress.line(result.learner, score, most, seconds), flush=True)
-
-    if args.broker:
-        from grader.pipeline.queueing import QueueError, grade_class_on_queue, lease_for
+def _value(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """An argparse type from a parser whose ValueError names what is wrong."""
+    def convert(text: str) -> Any:
         try:
-            dropped = grade_class_on_queue(jobs, args.broker, args.lease or lease_for(settings), args.jobs, done,
-                                           lambda line: print(f"  {line}", flush=True))
-        except QueueError as error:
-            print(f"error: {error}", file=sys.stderr)
-            return 2
-        if dropped:
-            print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
-    else:
-        grade_class(jobs, args.jobs, done)
-    graded = {r.learner for r in results}
-    results += [crashed(job) for job in jobs if job.learner not in graded]  # none vanishes, whatever went wrong
-    sids = {job.learner: job.sid for job in jobs}
-    refusals = [(r.name, r.reason) for r in refused]
-    print(summary(entries, folder, len(results), refusals, args.shard))
-    if shard:
-        part = write_part(results, sids, out, args.shard, refusals)
-        print(f"Done in {time.perf_counter() - start:.1f} s: shard {args.shard} in {part}; collect the parts with "
-              "`python -m grader merge OUT PART...`")
-        return 0
-    report, missing = write_all(results, out, sids, roster, refusals)
-    for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
-    print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
-          f"feedback in {out / 'feedback'}/; open {report}")
-    return 0
-
-
-def merge(args: argparse.Namespace) -> int:
-    from grader.outputs.publish import merge as merge_parts
-    try:
-        report, missing = merge_parts(pathlib.Path(args.out).resolve(), [pathlib.Path(p) for p in args.parts],
-                                      _roster(args))
-    except (ValueError, OSError, KeyError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
-    print(f"merged {len(args.parts)} part(s); open {report}")
-    return 0
-
-
-def worker(args: argparse.Namespace) -> int:
-    from grader.boundary.confinement import landlock_abi
-    from grader.pipeline.queue_worker import lease_for, run_worker
-    if landlock_abi() < 1:
-        print("warning: this system has no Linux Landlock, so the code being graded is not confined; run workers "
-              "only where it is", file=sys.stderr)
-    run_worker(args.broker, args.concurrency, args.lease or lease_for(Settings()), args.name)
-    return 0
-
-
-def _no_password(url: str) -> str:
-    head, at, tail = url.rpartition("@")
-    return f"{head.split('://')[0]}://***@{tail}" if at else url
-
-
-def _roster(args: argparse.Namespace):
-    from grader.outputs.lms import read_roster
-    from grader.pipeline.lateness import parse_deadline
-    parse_deadline(getattr(args, "deadline", None))
-    return read_roster(pathlib.Path(args.roster)) if args.roster else None
-
-
-def _shard(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
-    index, _, count = text.partition("/")
-    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
-        raise ValueError(f"--shard {text!r}: expected I/N with 1 <= I <= N, for example 2/8")
-    return int(index), int(count)
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    convert.__name__ = parse.__name__
+    return convert
 
 
 def command_line() -> argparse.ArgumentParser:
@@ -182,7 +60,7 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities: writes canvas.csv and moodle.csv")
     p.add_argument("--deadline", help="ISO 8601 date and time (UTC unless it says otherwise)")
     p.add_argument("--late-penalty", type=float, default=0.0, help="percent of the total lost per started day late")
-    p.add_argument("--shard", help="I/N: grade only every N-th hand-in, starting with the I-th (see merge)")
+    p.add_argument("--shard", type=_value(Shard.parse), help="I/N: grade only every N-th hand-in, starting with the I-th (see merge)")
     p.add_argument("--broker", help="redis://HOST:PORT/DB: grade on the workers of this queue (see worker); "
                    "--jobs is then how many processes record results here")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
@@ -209,7 +87,6 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
                    "worker; as long as the longest hand-in (default: as autograde's default)")
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
-    handin.add_parser(commands)
     commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
     p = commands.add_parser("bundle", help="build the zip to hand to learners")
     p.add_argument("--out", default="build/minitorch-course.zip")
@@ -220,28 +97,60 @@ def command_line() -> argparse.ArgumentParser:
     p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
     p.add_argument("--image", required=True, help="the grading image in your own account (docs/PLATFORMS.md)")
+    handin.add_parser(commands)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = command_line().parse_args(argv)
-    if args.command in ("gradescope", "prairielearn"):
-        from grader.platforms import build as build_platform
-        return build_platform(args)
-    if args.command == "bundle":
-        from grader.release.bundle import build
-        print(f"wrote {build(pathlib.Path(args.out).resolve())}")
-        return 0
-    if args.command == "tasks":
-        from grader.tasks import markdown_table
-        print(markdown_table())
-        return 0
-    if args.command == "release":
-        return release.main(force=args.force)
+    try:
+        return run(args)
+    except ValueError as error:   # a value the parser could not judge alone (a deadline)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Call the command ``args`` names with its typed values; no Namespace goes further."""
+    path = pathlib.Path
+    if args.command == "check":
+        from grader.commands import check
+        return check.main(path=handin.path_to_check(args.path), out=path(args.out), settings=Settings.from_args(args))
+    if args.command == "handin":
+        return handin.main(folder=args.folder, reference=args.reference, out=args.out)
+    if args.command == "autograde":
+        from grader.commands import autograde
+        return autograde.main(submissions=path(args.submissions), out=path(args.out),
+                              settings=Settings.from_args(args), jobs=args.jobs,
+                              roster=path(args.roster) if args.roster else None,
+                              late=LatePolicy.parse(args.deadline, args.late_penalty, "--deadline"),
+                              shard=args.shard, broker=args.broker, lease=args.lease)
+    if args.command == "merge":
+        from grader.commands import merge
+        return merge.main(out=path(args.out), parts=[path(p) for p in args.parts],
+                          roster=path(args.roster) if args.roster else None)
+    if args.command == "worker":
+        from grader.commands import worker
+        return worker.main(broker=args.broker, concurrency=args.concurrency, lease=args.lease, name=args.name)
     if args.command == "hub-course":
-        from grader.hub.course import main as hub_course
-        return hub_course(args)
-    return {"check": check, "autograde": autograde, "merge": merge, "worker": worker, "handin": handin.run}[args.command](args)
+        from grader.commands import hub_course
+        return hub_course.main(out=path(args.out), course_id=args.course_id, assignment=args.assignment,
+                               exchange=path(args.exchange), settings=Settings.from_args(args),
+                               late=LatePolicy.parse(args.duedate, args.late_penalty, "--duedate"))
+    if args.command == "gradescope":
+        from grader.commands import gradescope
+        return gradescope.main(out=path(args.out), visibility=args.visibility)
+    if args.command == "prairielearn":
+        from grader.commands import prairielearn
+        return prairielearn.main(out=path(args.out), image=args.image)
+    if args.command == "bundle":
+        from grader.commands import bundle
+        return bundle.main(out=path(args.out))
+    if args.command == "release":
+        from grader.commands import release
+        return release.main(force=args.force)
+    from grader.commands import tasks
+    return tasks.main()
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """What can happen to a call into the learner's process, as exceptions the runner raises:
 the learner's code raised (``Raised``), called a given helper it was not lent
 (``Borrowed``), the package did not import (``Unimportable``), the process is gone or out
-of time (``Lost``); and the grader's own slip, a check reaching an undeclared name
+of time (``Lost``, with its ``results.Failure`` kind); and the grader's own slip, a check reaching an undeclared name
 (``Undeclared``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from grader.results import Failure
 from grader.tasks import CALLS, GIVEN
 
 
@@ -42,7 +43,13 @@ class Borrowed(Raised):
 
 
 class Lost(Exception):
-    """The learner's process is gone (died, hung, garbled) or the stage's time is up."""
+    """The learner's process is gone (died, hung, garbled) or the stage's time is up:
+    ``kind`` says which (``results.Failure``), ``importing`` whether it happened while the
+    package was being imported (a later stage then gives the import only a short try)."""
+
+    def __init__(self, message: str, kind: Failure = Failure.CRASHED, importing: bool = False) -> None:
+        super().__init__(message)
+        self.kind, self.importing = kind, importing
 
 
 class Undeclared(RuntimeError):

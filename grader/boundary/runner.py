@@ -26,6 +26,7 @@ from grader.boundary.cage import Cage
 from grader.boundary.declared import check_declared, lent_helpers
 from grader.boundary.failures import Borrowed, Lost, Raised, Undeclared, Unimportable  # noqa: F401  (raised through here)
 from grader.boundary.lending import Lending
+from grader.results import Failure
 from grader.settings import Settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -94,7 +95,7 @@ class LearnerProcess(Lending):
     def _start(self, import_seconds: float | None = None) -> None:
         if self.starts > self.settings.restarts:
             raise Lost(f"not run: the package's process had to be restarted {self.settings.restarts} times "
-                       "in this stage already")
+                       "in this stage already", Failure.NOT_RUN)
         self.starts += 1
         s = self.settings
         self.cage = Cage(s.memory_mb, s.processes, s.disk_mb, s.learner_user)
@@ -102,11 +103,15 @@ class LearnerProcess(Lending):
         self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))
-        hello = self._serve("importing the package", set(), [], most=import_seconds)  # lends nothing
+        try:
+            hello = self._serve("importing the package", set(), [], most=import_seconds)  # lends nothing
+        except Lost as error:
+            error.importing = error.kind is not Failure.NOT_RUN
+            raise
         self.confined = hello.get("confined")
         if s.confine and self.confined is not None and not self.confined.get("landlock") and _landlock_expected():
             self._end()
-            raise Lost("the learner's process could not be confined, so it was not run")
+            raise Lost("the learner's process could not be confined, so it was not run", Failure.NOT_RUN)
         if not hello.get("ready"):
             self._end()
             raise Unimportable(hello.get("raised") or {})
@@ -120,7 +125,8 @@ class LearnerProcess(Lending):
         budget = min(self.settings.call_seconds, most or math.inf, self.deadline - now, (until or math.inf) - now)
         if budget <= 0:
             self._end()
-            raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
+            raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up",
+                       Failure.NOT_RUN)
         until = time.monotonic() + budget
         try:
             while not select.select([self._pipes()[1]], [], [], max(0.0, min(POLL, until - time.monotonic())))[0]:
@@ -130,7 +136,8 @@ class LearnerProcess(Lending):
             answer = wire.receive(self._pipes()[1], until)
         except TimeoutError:
             self._end()
-            raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped") from None
+            raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped",
+                       Failure.TIMED_OUT) from None
         except (EOFError, OSError):
             code = _exit_code(self.process)
             self._end()

@@ -1,4 +1,5 @@
 """What every stage's checks share: the failure they raise, how a learner's call is made,
+how what went wrong in the learner's process becomes words (``failure_of``, the one place)
 and how a wrong array is explained (``rules.py`` runs and judges one rule of an op).
 """
 
@@ -7,30 +8,47 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from grader.boundary.runner import Borrowed, Raised
+from grader.boundary.failures import Borrowed, Lost, Raised, Unimportable
 from grader.boundary.wire import oversized
 from grader.checks.diagnose import value_pattern
+from grader.results import Failure
 
 
 class CheckFailure(AssertionError):
-    """A failed check. ``message`` is for the learner; ``pitfall`` names the mistake for
-    the class report; ``keep`` is the share of the part's points still earned."""
+    """A failed part. ``message`` is for the learner; ``kind`` is what happened (a value
+    code may branch on); ``pitfall`` names the mistake for the class report (the kind's own
+    unless the check names it: ``WRONG``); ``keep`` is the share of the part's points
+    still earned."""
 
-    def __init__(self, message: str, pitfall: str = "wrong result", keep: float = 0.0) -> None:
+    def __init__(self, message: str, pitfall: str | None = None, keep: float = 0.0,
+                 kind: Failure = Failure.WRONG) -> None:
         super().__init__(message)
-        self.pitfall, self.keep = pitfall, keep
+        self.kind, self.pitfall, self.keep = kind, pitfall or kind.pitfall, keep
+
+
+def failure_of(error: Raised | Unimportable | Lost, doing: str = "the learner's code") -> CheckFailure:
+    """What went wrong in the learner's process, as the learner reads it: the one place
+    these words are made."""
+    if isinstance(error, Lost):
+        return CheckFailure(str(error), kind=Failure.IMPORT_LOST if error.importing else error.kind)
+    if isinstance(error, Unimportable):
+        where = f" ({error.where})" if error.where else ""
+        return CheckFailure(f"the package could not be imported: {error.type}: {error.message}{where}",
+                            kind=Failure.IMPORT_FAILED)
+    if error.type == "NotImplementedError":
+        return CheckFailure(f"not implemented yet ({error.message})" if error.message else "not implemented yet",
+                            kind=Failure.NOT_IMPLEMENTED)
+    where = f" at {error.where}" if error.where else ""
+    if isinstance(error, Borrowed):
+        return CheckFailure(f"{doing} called {error.message}{where}", kind=Failure.BORROWED)
+    return CheckFailure(f"{doing} raised {error.type}: {error.message}{where}", kind=Failure.RAISED)
 
 
 def learner_raised(error: Raised, doing: str) -> CheckFailure:
     """A learner's exception, with what was being done and the learner's line."""
-    if error.type == "NotImplementedError":
-        return CheckFailure(f"not implemented yet ({error.message})" if error.message else "not implemented yet",
-                            "not implemented")
-    where = f" at {error.where}" if error.where else ""
-    if isinstance(error, Borrowed):
-        return CheckFailure(f"{doing} called {error.message}{where}", "called the grader's version")
-    return CheckFailure(f"{doing} raised {error.type}: {error.message}{where}", "raised an error")
+    return failure_of(error, doing)
 
 
 def call_learner(w, probe: str, doing: str, **args):
@@ -42,7 +60,7 @@ def call_learner(w, probe: str, doing: str, **args):
 
 
 # ---- explaining a wrong array ------------------------------------------------------------
-def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, atol: float = 1e-7,
+def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5, atol: float = 1e-7,
             kind: str = "") -> None:
     """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
     values, naming the likely mistake. ``kind`` ("broadcast", "unbroadcast", "reduction",
@@ -54,7 +72,7 @@ def explain(what: str, got: Any, expected: np.ndarray, *, rtol: float = 1e-5, at
         raise CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}", "returned None")
     if (too_large := oversized(got)) is not None:
         raise CheckFailure(f"{what}: got {too_large}, expected an array of shape {expected.shape}; so large a value "
-                           "is not sent back (only this value is lost)", "oversized answer")
+                           "is not sent back (only this value is lost)", kind=Failure.OVERSIZED)
     if isinstance(got, dict) and "unsupported" in got:
         raise CheckFailure(f"{what}: got a {got['unsupported']}, expected a NumPy array (backward rules work "
                            "on plain ndarrays: use .data of a Tensor)", "wrong type")

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from grader.boundary.runner import Raised
 from grader.boundary.wire import oversized
@@ -17,7 +18,7 @@ from grader.checks.common import CheckFailure, describe_params, explain, learner
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
 
 
-def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: np.ndarray, label: str = "",
+def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.ArrayLike, label: str = "",
              swaps: dict | None = None, views: Sequence[int] = (), changed_upstream: list | None = None,
              **params: Any) -> tuple[Any, list]:
     """Forward and backward of one Function in the learner's process; fails if the rule
@@ -153,4 +154,4 @@ def check_large(w, function: str, reference: Callable[..., np.ndarray], arrays: 
             if failure.keep:  # dtype drift is judged by the float32 case of the part
                 continue
             raise CheckFailure(f"{failure} {hint}", failure.pitfall if failure.pitfall != "overflow or nan"
-                               else "unstable at large magnitudes") from None
+                               else "unstable at large magnitudes", kind=failure.kind) from None

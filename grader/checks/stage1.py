@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ def central_difference_is_two_sided(w, rng):
                            f"central difference has no error): {hint}", pitfall)
 
 
-SCALAR_PARTS = {  # part: [(op name, float version, sample range)]
+SCALAR_PARTS: dict[str, list[Any]] = {  # part: [(op name, float version, sample range)]
     "add, sub, neg": [("a + b", lambda a, b: a + b, (-2, 2)), ("a - b", lambda a, b: a - b, (-2, 2)),
                       ("a + 2", lambda a: a + 2, (-2, 2)), ("2 - a", lambda a: 2 - a, (-2, 2)),
                       ("-a", lambda a: -a, (-2, 2))],

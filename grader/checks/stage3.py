@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from grader.checks import part
 from grader.checks.common import explain
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
-UNARY = {  # Function name: (trusted NumPy function, range of the inputs)
+UNARY: dict[str, Any] = {  # Function name: (trusted NumPy function, range of the inputs)
     "Exp": (np.exp, (-2, 2)), "Log": (np.log, (0.3, 3)), "Sqrt": (np.sqrt, (0.3, 3)),
     "Abs": (np.abs, (0.2, 2)), "Sin": (np.sin, (-3, 3)), "Cos": (np.cos, (-3, 3)), "Tanh": (np.tanh, (-2, 2)),
     "Sigmoid": (lambda x: 1 / (1 + np.exp(-x)), (-4, 4)), "Relu": (lambda x: np.maximum(x, 0), (0.2, 2)),

@@ -96,8 +96,9 @@ def getitem_masks(w, rng):
 
 @part("4.3", "Cat")
 def cat(w, rng):
-    for axis, shapes in [(0, [(1, 3), (2, 3), (3, 3)]), (1, [(2, 1), (2, 4), (2, 2)]), (-1, [(2, 3), (2, 3)]),
-                         (0, [(4,), (1,)])]:
+    cases: list[tuple[int, list[tuple[int, ...]]]] = [
+        (0, [(1, 3), (2, 3), (3, 3)]), (1, [(2, 1), (2, 4), (2, 2)]), (-1, [(2, 3), (2, 3)]), (0, [(4,), (1,)])]
+    for axis, shapes in cases:
         arrays = [rng.standard_normal(s) for s in shapes]
         check_rule(w, "ops_index.Cat", lambda *a: np.concatenate(a, axis=axis), arrays, rng, label=f"(axis={axis})",
                    axis=axis)

@@ -1,15 +1,13 @@
 """Stage 6: modules, optimizers and the training loop. No backward rule is called here:
 parameters get their gradients set directly, and the training loop runs with stand-ins
-that record what it calls (``probes_modules.py``)."""
+that record what it calls (``probes_modules.py``). The optimizers' parts (Tasks 6.2 and
+6.3) are stage 6's too, in ``stage6_optimizers.py``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from grader.checks import (
-    optimizers,  # noqa: F401  (Tasks 6.2 and 6.3 register their parts there)
-    part,
-)
+from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain, order_problem
 
 

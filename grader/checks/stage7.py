@@ -104,7 +104,7 @@ def _attention_outs(seen, what, shape):
     bad = next((o for o in outs if isinstance(o, dict) or o is None), False) if isinstance(outs, list) else None
     if bad is not False:
         explain(what, bad, np.zeros(shape))
-    return [np.asarray(o) for o in outs]
+    return [np.asarray(o) for o in outs or []]   # a list here: anything else failed above
 
 
 def _attention_part(heads):

@@ -78,11 +78,6 @@ def build(package: pathlib.Path, notebooks: pathlib.Path, out: pathlib.Path) -> 
     return [name for _, name in chosen]
 
 
-def run(args) -> int:
-    """``main`` with the command line's arguments."""
-    return main(folder=args.folder, reference=args.reference, out=args.out)
-
-
 def main(*, folder: pathlib.Path | None = None, reference: bool = False,
          out: pathlib.Path = pathlib.Path("handin.zip")) -> int:
     if reference and folder is not None:

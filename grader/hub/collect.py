@@ -30,6 +30,8 @@ SLACK = dt.timedelta(minutes=2)  # a submission's own copying takes seconds
 
 
 class OwnedCollect(ExchangeCollect):
+    src_records: list[dict]   # set by nbgrader's ExchangeCollect.init_src; narrowed in copy_files
+
     def _path_to_record(self, path):
         record = super()._path_to_record(path)
         try:

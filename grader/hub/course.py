@@ -1,4 +1,5 @@
-"""``python -m grader hub-course``: the instructor's side of the course on a JupyterHub.
+"""The instructor's side of the course on a JupyterHub (``python -m grader hub-course``,
+``commands/hub_course.py``).
 
 The course is ONE nbgrader assignment (``minitorch`` by default) that holds every
 stage's notebook (the stages of ``grader/tasks.toml``) and the learner's package
@@ -29,11 +30,10 @@ import os
 import pathlib
 import re
 import stat
-import sys
 import tempfile
-from typing import Any
 
 from grader.hub.config import config
+from grader.pipeline.lateness import ON_TIME, LatePolicy
 from grader.release import build as release
 from grader.settings import Settings
 
@@ -78,12 +78,13 @@ class HubCourseError(ValueError):
 
 
 def create(out: pathlib.Path, course_id: str, assignment: str, exchange: pathlib.Path, settings: Settings,
-           duedate: str | None = None, late_percent_per_day: float = 0.0) -> pathlib.Path:
+           late: LatePolicy = ON_TIME) -> pathlib.Path:
+    """Make (or update) the course in ``out``; ``late``'s deadline is the assignment's due date."""
     out = pathlib.Path(out).resolve()
     for name, value in (("--course-id", course_id), ("--assignment", assignment)):
         if not ID.match(value):
             raise HubCourseError(f"{name} {value!r}: use letters, digits, '-' and '_' (nbgrader puts it in paths)")
-    due = _due(duedate)
+    due, late_percent_per_day = late.deadline, late.percent_per_day
     if not 0 <= late_percent_per_day <= 100:
         raise HubCourseError(f"--late-penalty {late_percent_per_day}: a percentage between 0 and 100")
     args = (str(out), course_id, assignment, str(exchange), settings.as_dict(), late_percent_per_day)
@@ -101,16 +102,6 @@ def create(out: pathlib.Path, course_id: str, assignment: str, exchange: pathlib
     (learner / "jupyter_server_config.json").write_text(json.dumps(LEARNER_SERVER, indent=1) + "\n")
     (learner / "labconfig" / "page_config.json").write_text(json.dumps(LEARNER_LAB, indent=1) + "\n")
     return out
-
-
-def _due(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        when = dt.datetime.fromisoformat(text)
-    except ValueError:
-        raise HubCourseError(f"--duedate {text!r}: expected ISO 8601, for example 2026-12-01T23:59:00+00:00") from None
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 def _generate(out: pathlib.Path, assignment: str, cfg) -> None:
@@ -172,17 +163,3 @@ def make_exchange(exchange: pathlib.Path) -> str:
         return (f"warning: could not make the exchange {exchange} ({error.strerror}); as root: "
                 f"mkdir -p {exchange} && chmod 1777 {exchange}")
     return f"exchange: made {exchange} (mode 1777)"
-
-
-def main(args: Any) -> int:
-    try:
-        out = create(pathlib.Path(args.out), args.course_id, args.assignment, pathlib.Path(args.exchange).resolve(),
-                     Settings.from_args(args), args.duedate, args.late_penalty)
-    except HubCourseError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    print(make_exchange(pathlib.Path(args.exchange).resolve()))
-    print(f"course {args.course_id!r}, assignment {args.assignment!r} in {out}\n"
-          f"learners' Jupyter settings: {out / 'learner-jupyter'} (see docs/JUPYTERHUB.md)\n"
-          f"next, in {out}: nbgrader release_assignment {args.assignment}")
-    return 0

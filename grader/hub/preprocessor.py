@@ -22,7 +22,7 @@ from typing import Any
 
 from grader.pipeline.intake import read_hand_in
 from grader.pipeline.preprocessor import GradeFromChecks, write_cells
-from grader.results import LearnerResult, failed_everywhere
+from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.tasks import STAGES
 
 
@@ -40,7 +40,7 @@ class GradeNotebookStage(GradeFromChecks):
                 verdicts = run_stage(hand_in.packages[stage], stage, self.settings())
             else:
                 verdicts = failed_everywhere(hand_in.broken or "no minitorch/ package beside the notebooks",
-                                             "no package", [stage])
+                                             Failure.NO_PACKAGE, [stage])
         result = LearnerResult(student, problems=list(hand_in.problems))
         result.add(verdicts)
         (folder / f"{notebook}.verdicts.json").write_text(json.dumps(result.to_json(), indent=1))

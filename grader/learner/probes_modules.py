@@ -27,7 +27,7 @@ def parameters(mt: Any) -> list:
             super().__init__()
             self.a = Parameter(np.ones(1))
             self.inner = Inner()
-            self.blocks = [Inner(), {"deep": Inner()}]
+            self.blocks: list[Any] = [Inner(), {"deep": Inner()}]
             self.shared = self.inner
             self.plain = mt.Tensor(np.ones(3), requires_grad=True)
 

@@ -21,12 +21,10 @@ from collections import defaultdict
 
 from grader.outputs.tables import SafeWriter
 from grader.outputs.words import plural, spans
-from grader.results import LearnerResult
+from grader.results import Failure, LearnerResult
 from grader.tasks import STAGES, TASKS, TOTAL, stage_of
 
-IGNORED = {"", "not implemented"}  # an empty stub is not a mistake to teach against
-NOT_RUN = {"import error", "no package", "grading error"}  # the package itself, not a part of it
-HUNG = "crash or timeout"           # the package's, when it hit every part of a stage
+NOT_RUN = {Failure.IMPORT_FAILED, Failure.NO_PACKAGE, Failure.NOT_GRADED}  # the package itself, not a part of it
 CHART = 20                          # the most common mistakes drawn in mistakes.png
 CHART_UNGRADED = 10                 # learners named in it whose hand-in could not be graded
 
@@ -38,8 +36,8 @@ def _stages_not_graded(result: LearnerResult) -> dict[str, str]:
         by_stage[stage_of(verdict.task)].append(verdict)
     found = {}
     for stage, verdicts in by_stage.items():
-        whole = [v for v in verdicts if v.pitfall in NOT_RUN and not v.passed]
-        if not whole and all(not v.passed and v.pitfall == HUNG for v in verdicts):
+        whole = [v for v in verdicts if v.kind in NOT_RUN and not v.passed]
+        if not whole and all(not v.passed and v.kind is not None and v.kind.lost for v in verdicts):
             whole = verdicts
         if whole:
             found[stage] = whole[0].message
@@ -69,7 +67,8 @@ def mistakes(results: list[LearnerResult]) -> list[dict]:
     for result in results:
         skipped = _stages_not_graded(result)
         for verdict in result.all_verdicts():
-            if verdict.passed or verdict.pitfall in IGNORED | NOT_RUN or stage_of(verdict.task) in skipped:
+            if verdict.passed or not verdict.pitfall or verdict.kind in NOT_RUN | {Failure.NOT_IMPLEMENTED} \
+                    or stage_of(verdict.task) in skipped:  # an empty stub is not a mistake to teach against
                 continue
             who[(verdict.task, verdict.part, verdict.pitfall)].add(result.learner)
     rows = [{"task": t, "part": p, "pitfall": f, "learners": sorted(names)} for (t, p, f), names in who.items()]
@@ -120,14 +119,15 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | N
     plt.close(fig)
 
 
-def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path, feedback_of,
+def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path,
                  ungraded: list[dict] | None = None) -> pathlib.Path:
-    """``report.html`` beside scores.png and mistakes.png; ``feedback_of(learner)`` is the
-    relative link to a learner's page."""
+    """``report.html`` beside scores.png and mistakes.png, linking each learner's page
+    (``feedback/<safe id>.html``)."""
     e, ungraded = html.escape, ungraded or []
+    sids = {r.learner: r.sid for r in results}
 
     def link(learner: str) -> str:
-        return f"<a href='{e(feedback_of(learner))}'>{e(learner)}</a>"
+        return f"<a href='{e('feedback/' + sids[learner] + '.html')}'>{e(learner)}</a>"
 
     stages = "".join(f"<th>stage {e(s)}</th>" for s in STAGES)
     people = "".join(

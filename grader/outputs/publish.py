@@ -16,47 +16,50 @@ from grader.outputs.tables import plot_distribution, write_csv
 from grader.results import LearnerResult
 
 
-def write_all(results: list[LearnerResult], out: pathlib.Path, sids: dict[str, str],
-              roster: dict | None, refused: list[tuple[str, str]] | None = None) -> tuple[pathlib.Path, list[str]]:
-    """``refused``: the entries of the submissions folder not taken for hand-ins (name, why)."""
+def write_all(results: list[LearnerResult], out: pathlib.Path, roster: dict | None,
+              refused: list[tuple[str, str]] | None = None) -> tuple[pathlib.Path, list[str]]:
+    """``refused``: the entries of the submissions folder not taken for hand-ins (name, why);
+    each result's feedback page is ``feedback/<its safe id>.html``."""
     write_csv(results, out / "grades.csv", refused or [])
     plot_distribution(results, out / "scores.png")
     rows, ungraded = classreport.mistakes(results), classreport.not_graded(results)
     classreport.write_mistakes_csv(rows, out / "mistakes.csv", ungraded)
     classreport.plot_mistakes(rows, out / "mistakes.png", ungraded)
-    report = classreport.write_report(results, rows, out, lambda learner: f"feedback/{sids[learner]}.html", ungraded)
+    report = classreport.write_report(results, rows, out, ungraded)
     missing = []
     if roster is not None and results:
         missing = write_exports({r.learner: r.final for r in results}, results[0].total[1], roster, out)
     return report, missing
 
 
-def write_part(results: list[LearnerResult], sids: dict[str, str], out: pathlib.Path, shard: str,
+def write_part(results: list[LearnerResult], out: pathlib.Path, shard: str,
                refused: list[tuple[str, str]] | None = None) -> pathlib.Path:
-    """One shard's results, for ``merge``; every shard names the same refusals."""
+    """One shard's results (each with its safe id), for ``merge``; every shard names the
+    same refusals."""
     target = out / f"part-{shard.replace('/', '-of-')}.json"
-    target.write_text(json.dumps({"shard": shard, "sids": sids, "results": [r.to_json() for r in results],
+    target.write_text(json.dumps({"shard": shard, "results": [r.to_json() for r in results],
                                   "refused": [list(r) for r in refused or []]}))
     return target
 
 
 def merge(out: pathlib.Path, parts: list[pathlib.Path], roster: dict | None) -> tuple[pathlib.Path, list[str]]:
     """Collect shard outputs (each a part-*.json beside its feedback/) into ``out``."""
-    results, sids, refused = [], {}, set()
+    results: list[LearnerResult] = []
+    refused: set[tuple[str, str]] = set()
     (out / "feedback").mkdir(parents=True, exist_ok=True)
     for part in parts:
         data = json.loads(part.read_text())
-        sids.update(data["sids"])
         refused |= {(str(name), str(why)) for name, why in data.get("refused", [])}
-        results += [LearnerResult.from_json(r) for r in data["results"]]
-        for sid in data["sids"].values():
-            page = part.parent / "feedback" / f"{sid}.html"
-            if page.is_file():
+        ours = [LearnerResult.from_json(r) for r in data["results"]]
+        for result in ours:
+            page = part.parent / "feedback" / f"{result.sid}.html"
+            if result.sid and page.is_file():
                 shutil.copyfile(page, out / "feedback" / page.name)
+        results += ours
     learners = [r.learner for r in results]
     if len(set(learners)) != len(learners):
         raise ValueError("a learner appears in more than one part: were the same shards graded twice?")
-    return write_all(results, out, sids, roster, sorted(refused))
+    return write_all(results, out, roster, sorted(refused))
 
 
 class Progress:

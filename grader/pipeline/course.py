@@ -30,6 +30,7 @@ from dataclasses import asdict
 from typing import Any
 
 from grader.pipeline.intake import HandIn
+from grader.pipeline.lateness import ON_TIME, LatePolicy
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import PARTS, STAGES, TASKS, marker, stage_of, tasks_of
@@ -120,10 +121,8 @@ def grading_notebook(stage: str) -> Any:
 
 
 class Course:
-    def __init__(self, root: pathlib.Path, settings: Settings, deadline: dt.datetime | None = None,
-                 late_penalty: float = 0.0) -> None:
-        self.root, self.settings = pathlib.Path(root).resolve(), settings
-        self.deadline, self.late_penalty = deadline, late_penalty
+    def __init__(self, root: pathlib.Path, settings: Settings, late: LatePolicy = ON_TIME) -> None:
+        self.root, self.settings, self.late = pathlib.Path(root).resolve(), settings, late
         self._api: Any = None
 
     def create(self) -> Course:
@@ -136,7 +135,7 @@ class Course:
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
             root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict(),
-            late_penalty=self.late_penalty))
+            late_penalty=self.late.percent_per_day))
         for stage, name in STAGES.items():
             source = self.root / "source" / name / f"{name}.ipynb"
             fresh = grading_notebook(stage)
@@ -150,7 +149,7 @@ class Course:
                 raise RuntimeError(f"nbgrader could not generate {name}: {result.get('error')}")
         with self.gradebook() as gradebook:
             for name in STAGES.values():
-                gradebook.update_or_create_assignment(name, duedate=self.deadline)
+                gradebook.update_or_create_assignment(name, duedate=self.late.deadline)
         return self
 
     def gradebook(self) -> Any:
@@ -161,14 +160,15 @@ class Course:
     def api(self) -> Any:
         if self._api is None:
             from nbgrader.apps import NbGraderAPI
-            self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict(), self.late_penalty))
+            self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict(), self.late.percent_per_day))
         return self._api
 
-    def record(self, hand_in: HandIn, sid: str, result: LearnerResult, handed_in: dt.datetime) -> None:
+    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime) -> None:
         """Record ``result`` (every stage graded already, lateness applied) in nbgrader's
         gradebook: each stage's package and verdicts go through nbgrader's own autograde,
         which writes the scores and the late penalty once. A stage nbgrader cannot record
         is named among the result's problems (its grade in grades.csv stands)."""
+        sid = result.sid
         for stage, name in STAGES.items():
             folder = self.root / "submitted" / sid / name
             shutil.rmtree(folder, ignore_errors=True)

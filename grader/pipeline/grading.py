@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from grader.outputs import feedback
 from grader.pipeline.course import Course
 from grader.pipeline.intake import HandIn, read_hand_in
-from grader.pipeline.lateness import apply as apply_lateness
-from grader.pipeline.lateness import parse_deadline, submitted_at
-from grader.results import LearnerResult, failed_everywhere
+from grader.pipeline.lateness import ON_TIME, LatePolicy, submitted_at
+from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import STAGES
 
@@ -40,8 +39,7 @@ class GradeJob:
     out: str              # where feedback pages go
     settings: Settings
     notes: tuple[str, ...] = ()   # about this hand-in among the others (two with one id)
-    deadline: str | None = None   # ISO 8601; hand-ins after it lose late_penalty percent a day
-    late_penalty: float = 0.0
+    late: LatePolicy = ON_TIME
 
 
 def grade_learner(path: pathlib.Path, learner: str, settings: Settings,
@@ -66,7 +64,7 @@ def grade_stages(hand_in: HandIn, settings: Settings,
             if stage in hand_in.packages:
                 result.add(run_stage(hand_in.packages[stage], stage, settings, memory))
             else:
-                result.add(failed_everywhere(hand_in.broken or "no package to grade", "no package", [stage]))
+                result.add(failed_everywhere(hand_in.broken or "no package to grade", Failure.NO_PACKAGE, [stage]))
     finally:
         memory.close()
     result.problems += memory.notes()
@@ -74,10 +72,10 @@ def grade_stages(hand_in: HandIn, settings: Settings,
 
 
 @functools.lru_cache(maxsize=1)
-def open_course(root: str, settings: Settings, deadline: str | None, late_penalty: float) -> Course:
+def open_course(root: str, settings: Settings, late: LatePolicy) -> Course:
     """The class's course, opened once per pool process (it holds nbgrader's API, nothing
     of any learner)."""
-    return Course(pathlib.Path(root), settings, parse_deadline(deadline), late_penalty)
+    return Course(pathlib.Path(root), settings, late)
 
 
 def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
@@ -92,17 +90,18 @@ def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
 
 def record(job: GradeJob, hand_in: HandIn, result: LearnerResult) -> None:
     """The late policy, then the gradebook, then the feedback page: once each."""
+    result.sid = job.sid
     result.problems[:0] = job.notes
     handed_in = submitted_at(pathlib.Path(job.path))
-    apply_lateness(result, handed_in, parse_deadline(job.deadline), job.late_penalty)
-    open_course(job.course, job.settings, job.deadline, job.late_penalty).record(hand_in, job.sid, result, handed_in)
-    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
+    job.late.apply(result, handed_in)
+    open_course(job.course, job.settings, job.late).record(hand_in, result, handed_in)
+    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{result.sid}.html")
 
 
 def crashed(job: GradeJob) -> LearnerResult:
-    result = LearnerResult(job.learner, problems=["grading this hand-in made the grading process itself crash; "
+    result = LearnerResult(job.learner, job.sid, problems=["grading this hand-in made the grading process itself crash; "
                                                   "nothing of it was graded (ask the instructor to look at it)"])
-    result.add(failed_everywhere("not graded: the grading process crashed", "grading error"))
+    result.add(failed_everywhere("not graded: the grading process crashed", Failure.NOT_GRADED))
     feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
     return result
 

@@ -2,8 +2,10 @@
 
 A hand-in's time is nbgrader's ``timestamp.txt`` in its folder if there is one, else the
 file's own modification time; each started day after the deadline costs
-``percent_per_day`` percent of the learner's total, at most 100. ``apply`` sets it on a
-``LearnerResult`` (grades.csv's ``final``); ``preprocessor.CourseLatePolicy`` is the same
+``percent_per_day`` percent of the learner's total, at most 100. The deadline and the rate
+travel together as one ``LatePolicy``, parsed once (the command line or the course's
+traitlet) and handed down; its ``apply`` sets a ``LearnerResult``'s lateness (grades.csv's
+``final``); ``preprocessor.CourseLatePolicy`` is the same
 rule as nbgrader's late-submission plugin, so that the gradebook (its score less its late penalty)
 holds the same final grade, and ``nbgrader autograde`` run by hand in the course applies it
 too (the course gives each assignment the deadline as its due date).
@@ -16,6 +18,7 @@ import math
 import os
 import pathlib
 import stat
+from dataclasses import dataclass
 
 from grader.outputs.words import plural
 from grader.results import LearnerResult
@@ -47,17 +50,35 @@ def days_and_percent(seconds_late: float, penalty_per_day: float) -> tuple[int, 
     return days, min(100.0, days * penalty_per_day)
 
 
-def parse_deadline(text: str | None) -> dt.datetime | None:
+def parse_deadline(text: str | None, flag: str = "--deadline") -> dt.datetime | None:
+    """An ISO 8601 date and time (UTC unless it says otherwise); ``flag`` names it in the error."""
     if not text:
         return None
-    when = dt.datetime.fromisoformat(text)
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{flag} {text!r}: expected ISO 8601, for example 2026-12-01T23:59:00+00:00") from None
     return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
+@dataclass(frozen=True)
+class LatePolicy:
+    """The course's late rule: hand-ins after ``deadline`` lose ``percent_per_day`` percent
+    of their total per started day (none without a deadline)."""
+    deadline: dt.datetime | None = None
+    percent_per_day: float = 0.0
 
-def apply(result: LearnerResult, when: dt.datetime, deadline: dt.datetime | None, percent_per_day: float) -> None:
-    """Set ``result``'s days late and penalty, and say so among its problems."""
-    result.late_days, result.penalty = lateness(when, deadline, percent_per_day)
-    if result.late_days:
-        result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {plural(result.late_days, 'day')} after the "
-                               f"deadline: {result.penalty:g}% of the total taken off ({result.total[0]:g} -> {result.final:g})")
+    @classmethod
+    def parse(cls, deadline: str | None, percent_per_day: float, flag: str = "--deadline") -> LatePolicy:
+        return cls(parse_deadline(deadline, flag), float(percent_per_day))
+
+    def apply(self, result: LearnerResult, when: dt.datetime) -> None:
+        """Set ``result``'s days late and penalty, and say so among its problems."""
+        result.late_days, result.penalty = lateness(when, self.deadline, self.percent_per_day)
+        if result.late_days:
+            result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {plural(result.late_days, 'day')} after the "
+                                   f"deadline: {result.penalty:g}% of the total taken off ({result.total[0]:g} -> "
+                                   f"{result.final:g})")
+
+
+ON_TIME = LatePolicy()   # no deadline: nobody is late

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import pathlib
-from typing import Any
+from typing import Any, TypeVar
 
 from nbformat import NotebookNode
 from nbgrader.plugins import LateSubmissionPlugin
@@ -25,20 +25,27 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Dict, Float, Int
 
 from grader.pipeline.lateness import days_and_percent as lateness_of
-from grader.results import LearnerResult, TaskResult, Verdict, failed_everywhere
+from grader.results import Failure, LearnerResult, TaskResult, Verdict, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import STAGES, TASKS, marker
 
 _TRAIT = {float: Float, int: Int, bool: Bool, "float": Float, "int": Int, "bool": Bool}
+T = TypeVar("T", bound=type)
 
 
+def with_limits(cls: T) -> T:
+    """``cls`` with one traitlet per ``Settings`` field (``GradeFromChecks.call_seconds``...,
+    as the command line's flags), made from the fields: a subclass of the same name, since
+    traitlets reads a class's traits when the class is made."""
+    traits: dict[str, Any] = {f.name: _TRAIT[f.type](f.default, help=f.metadata["help"]).tag(config=True)
+                              for f in Settings.fields()}
+    return type(cls)(cls.__name__, (cls,), {**traits, "__module__": cls.__module__, "__doc__": cls.__doc__})
+
+
+@with_limits
 class GradeFromChecks(NbGraderPreprocessor):
     recorded = Dict(help="{student id: verdicts of this assignment} already graded by the grader; "
                          "a learner not in it is graded by running the checks").tag(config=True)
-
-    # One traitlet per Settings field: GradeFromChecks.call_seconds, ... (as the CLI's flags).
-    locals().update({f.name: _TRAIT[f.type](f.default, help=f.metadata["help"]).tag(config=True)
-                     for f in Settings.fields()})
 
     def settings(self) -> Settings:
         return Settings(**{f.name: getattr(self, f.name) for f in Settings.fields()})
@@ -54,7 +61,7 @@ class GradeFromChecks(NbGraderPreprocessor):
         elif (package / "__init__.py").is_file():
             verdicts = run_stage(package, stage, self.settings())
         else:
-            verdicts = failed_everywhere("no minitorch/ package was graded for this stage", "no package", [stage])
+            verdicts = failed_everywhere("no minitorch/ package was graded for this stage", Failure.NO_PACKAGE, [stage])
         result = LearnerResult(student)
         result.add(verdicts)
         (folder / "verdicts.json").write_text(json.dumps(result.to_json(), indent=1))

@@ -22,7 +22,7 @@ from typing import Any
 
 from grader.pipeline.grading import grade_stages
 from grader.pipeline.intake import DATA, MODULE, HandIn, add_course_data
-from grader.results import LearnerResult, failed_everywhere
+from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import STAGES
 
@@ -81,7 +81,7 @@ def grade_hand_in(task: Any, message: dict) -> dict:
     if deliveries > DELIVERIES:
         log.warning("%s: delivered %d times without a result: zero", message["sid"], deliveries)
         result.add(failed_everywhere("not graded: grading this hand-in ended the grading process each time it was "
-                                     "tried", "grading error"))
+                                     "tried", Failure.NOT_GRADED))
     else:
         log.info("grading %s (delivery %d)", message["sid"], deliveries)
         with tempfile.TemporaryDirectory(prefix="minitorch-queued-") as scratch:

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grader.boundary.runner import LearnerProcess, Lost, Raised, Undeclared, Unimportable
+from grader.boundary.failures import Lost, Raised, Undeclared, Unimportable
+from grader.boundary.runner import LearnerProcess
 from grader.checks import load_all
-from grader.checks.common import CheckFailure, learner_raised
-from grader.results import Verdict, failed_everywhere
+from grader.checks.common import CheckFailure, failure_of
+from grader.results import Failure, Verdict, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import PARTS, stage_of
 
@@ -85,7 +86,8 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
                 w.start(import_seconds=seconds)
             except Lost as error:
                 return failed_everywhere(f"{error} (as in an earlier stage: this stage gave the import one short "
-                                         f"try of {seconds:g} s, not its whole budget)", "crash or timeout", [stage])
+                                         f"try of {seconds:g} s, not its whole budget)", failure_of(error).kind,
+                                         [stage])
             except Unimportable:
                 pass  # each part says so
         for task, parts in PARTS.items():
@@ -93,14 +95,16 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
                 continue
             w.task = task
             for name, points in parts.items():
-                message, pitfall, keep = _run_part(registry[(task, name)], w, f"{task}/{name}")
-                verdicts.append(Verdict(task, name, points, points * keep, message, pitfall))
+                failure = _run_part(registry[(task, name)], w, f"{task}/{name}")
+                verdicts.append(Verdict(task, name, points, points * 1.0) if failure is None else
+                                Verdict(task, name, points, points * failure.keep, str(failure), failure.pitfall,
+                                        failure.kind))
         _look_at_unused_files(w, digest, memory)
     finally:
         if own:
             memory.close()
-    if verdicts and all(v.pitfall == "crash or timeout" for v in verdicts) \
-            and "importing the package" in verdicts[0].message:
+    if verdicts and all(v.kind is not None and v.kind.lost for v in verdicts) \
+            and verdicts[0].kind is Failure.IMPORT_LOST:
         memory.hung[digest] = verdicts[0].message
     return verdicts
 
@@ -130,26 +134,21 @@ def _digest(package: pathlib.Path) -> str:
     return h.hexdigest()
 
 
-def _run_part(fn: Callable, w: LearnerProcess, seed_name: str) -> tuple[str, str, float]:
+def _run_part(fn: Callable, w: LearnerProcess, seed_name: str) -> CheckFailure | None:
+    """Run one part: None when it passed, else its failure."""
     rng = np.random.default_rng(zlib.crc32(seed_name.encode()))
     try:
         with np.errstate(all="ignore"):
             fn(w, rng)
-        return "", "", 1.0
+        return None
     except CheckFailure as failure:
-        return str(failure), failure.pitfall, failure.keep
-    except Unimportable as error:
-        where = f" ({error.where})" if error.where else ""
-        return (f"the package could not be imported: {error.type}: {error.message}{where}", "import error", 0.0)
-    except Raised as error:
-        raised = learner_raised(error, "the learner's code")
-        return str(raised), raised.pitfall, 0.0
-    except Lost as error:
-        return str(error), "crash or timeout", 0.0
+        return failure
+    except (Unimportable, Raised, Lost) as error:
+        return failure_of(error)
     except Undeclared:
         raise  # the grader's own mistake: stop loudly, never charge a learner for it
     except Exception as error:  # noqa: BLE001 - an answer this check could not handle costs that part only
         print(f"grader: part {seed_name} could not judge its answer: {type(error).__name__}: {error}"[:500],
               file=sys.stderr)
-        return (f"this part could not judge what the package returned ({type(error).__name__}); check that it "
-                "returns arrays of the shapes asked for", "unjudgeable answer", 0.0)
+        return CheckFailure(f"this part could not judge what the package returned ({type(error).__name__}); check "
+                            "that it returns arrays of the shapes asked for", kind=Failure.UNJUDGEABLE)

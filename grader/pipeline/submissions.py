@@ -110,9 +110,29 @@ def assign_sids(learners: list[str]) -> dict[str, str]:
 
 
 def summary(entries: int, folder: pathlib.Path, graded: int, refused: list[tuple[str, str]],
-            shard: str | None = None) -> str:
+            shard: Shard | None = None) -> str:
     """The run's account of the folder: hand-ins in = rows out + refusals named."""
     here = f" (shard {shard} grades its share)" if shard else ""
     lines = [f"{entries} entr{'y' if entries == 1 else 'ies'} in {folder}{here}: {graded} graded (a row each in "
              f"grades.csv), {len(refused)} refused (named in grades.csv)"]
     return "\n".join(lines + [f"  refused {name!r}: {why}" for name, why in refused])
+
+
+@dataclass(frozen=True)
+class Shard:
+    """``I/N`` of ``autograde --shard``: every N-th hand-in, starting with the I-th."""
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        index, _, count = text.partition("/")
+        if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+            raise ValueError(f"--shard {text!r}: expected I/N with 1 <= I <= N, for example 2/8")
+        return cls(int(index), int(count))
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+    def share(self, found: list[Found]) -> list[Found]:
+        return [f for i, f in enumerate(found) if i % self.count == self.index - 1]

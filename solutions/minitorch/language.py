@@ -10,16 +10,29 @@ the model writes by drawing each next token from its predictions (``sample_next`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from .function import no_grad
 from .losses import cross_entropy
 
-if TYPE_CHECKING:  # names for the annotations only: nn.GPT builds on this module
-    from .nn import Module
-    from .optim import Optimizer
+
+# What training needs of a model and an optimizer, said here rather than imported: nn.GPT
+# builds on this module (its generate calls sample_next), so this module imports no nn.
+class Model(Protocol):
+    """Anything that maps token ids (B, T) to logits (B, T, V): an ``nn.GPT``."""
+
+    def __call__(self, idx: np.ndarray) -> Any: ...
+
+
+class Optimizer(Protocol):
+    """Anything with ``zero_grad`` and ``step``: an ``optim.SGD`` or ``optim.Adam``."""
+
+    def zero_grad(self) -> None: ...
+
+    def step(self) -> None: ...
 
 END = "."
 
@@ -52,14 +65,14 @@ def windows(stream: np.ndarray, block_size: int, batch_size: int,
     return x, np.stack([stream[s + 1:s + block_size + 1] for s in starts])
 
 
-def loss_on(model: Module, x: np.ndarray, y: np.ndarray):
+def loss_on(model: Model, x: np.ndarray, y: np.ndarray):
     """The mean cross-entropy of predicting each y from the x up to it."""
     logits = model(x)
     B, T, V = logits.shape
     return cross_entropy(logits.reshape(B * T, V), y.reshape(B * T))
 
 
-def evaluate(model: Module, stream: np.ndarray, block_size: int, batches: int = 8, batch_size: int = 64,
+def evaluate(model: Model, stream: np.ndarray, block_size: int, batches: int = 8, batch_size: int = 64,
              seed: int = 0) -> float:
     rng = np.random.default_rng(seed)
     with no_grad():
@@ -67,7 +80,7 @@ def evaluate(model: Module, stream: np.ndarray, block_size: int, batches: int = 
                               for _ in range(batches)]))
 
 
-def train(model: Module, optimizer: Optimizer, train_stream: np.ndarray, steps: int, block_size: int,
+def train(model: Model, optimizer: Optimizer, train_stream: np.ndarray, steps: int, block_size: int,
           batch_size: int, rng: np.random.Generator) -> list[float]:
     """``steps`` optimizer steps on random windows of ``train_stream``; returns each
     step's training loss."""

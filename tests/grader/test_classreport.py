@@ -15,7 +15,7 @@ import pytest
 from conftest import ROOT, write_package
 
 from grader.outputs import classreport
-from grader.results import LearnerResult, Verdict, failed_everywhere
+from grader.results import Failure, LearnerResult, Verdict, failed_everywhere
 from grader.tasks import PARTS, STAGES, TASKS, TOTAL, stage_of
 
 MUL_BUG = ("ops_binary.py", "return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
@@ -30,9 +30,9 @@ def full_marks(learner: str) -> LearnerResult:
     return result
 
 
-def lose(result: LearnerResult, task: str, pitfall: str, message: str = "wrong") -> None:
+def lose(result: LearnerResult, task: str, pitfall: str, message: str = "wrong", kind: Failure = Failure.WRONG) -> None:
     for verdict in result.tasks[task].verdicts:
-        verdict.earned, verdict.pitfall, verdict.message = 0.0, pitfall, message
+        verdict.earned, verdict.pitfall, verdict.message, verdict.kind = 0.0, pitfall, message, kind
 
 
 def test_an_unimportable_package_is_one_line_and_the_real_mistakes_are_ranked():
@@ -42,10 +42,10 @@ def test_an_unimportable_package_is_one_line_and_the_real_mistakes_are_ranked():
     lose(cy, "3.1", "sign error")
     lose(cy, f"{first}.1", "wrong result")
     dave = LearnerResult("dave")
-    dave.add(failed_everywhere("the package could not be imported: SyntaxError: invalid syntax", "import error"))
+    dave.add(failed_everywhere("the package could not be imported: SyntaxError: invalid syntax", Failure.IMPORT_FAILED))
     eve = full_marks("eve")  # hangs in every part of the last stage only
     for task in (t for t in TASKS if stage_of(t) == last):
-        lose(eve, task, classreport.HUNG, "took longer than 20 s")
+        lose(eve, task, Failure.TIMED_OUT.pitfall, "took longer than 20 s", Failure.TIMED_OUT)
     results = [ana, bo, cy, dave, eve]
     rows = classreport.mistakes(results)
     assert [(r["task"], r["pitfall"], r["learners"]) for r in rows] == \
@@ -60,8 +60,8 @@ def test_an_unimportable_package_is_one_line_and_the_real_mistakes_are_ranked():
 def test_two_reasons_in_different_stages_stay_on_the_learners_one_line():
     first, second = list(STAGES)[:2]
     result = LearnerResult("fay")
-    result.add(failed_everywhere("no package to grade", "no package", [first]))
-    result.add(failed_everywhere("the package could not be imported: ImportError", "import error",
+    result.add(failed_everywhere("no package to grade", Failure.NO_PACKAGE, [first]))
+    result.add(failed_everywhere("the package could not be imported: ImportError", Failure.IMPORT_FAILED,
                                  [s for s in STAGES if s != first]))
     (row,) = classreport.not_graded([result])
     assert row["stages"] == f"stages {first}-{list(STAGES)[-1]}"

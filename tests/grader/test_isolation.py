@@ -345,12 +345,14 @@ def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
 
 def test_an_answer_a_check_cannot_handle_costs_that_part_only():
     from grader.pipeline.stages import _run_part
+    from grader.results import Failure
 
     def check(w, rng):
         return np.asarray(["not", "numbers"]) + 1.0  # a check meeting an answer it did not foresee
 
-    message, pitfall, keep = _run_part(check, None, "9.9/any")
-    assert keep == 0.0 and pitfall == "unjudgeable answer" and "could not judge" in message
+    failure = _run_part(check, None, "9.9/any")
+    assert failure is not None and failure.kind is Failure.UNJUDGEABLE
+    assert failure.keep == 0.0 and failure.pitfall == "unjudgeable answer" and "could not judge" in str(failure)
 
 
 def test_an_import_that_hung_gets_one_short_try_in_each_later_stage(tmp_path):

@@ -1,7 +1,9 @@
 """The grader's folders are its trust zones, and imports go one way between them: what runs
 inside the learner's process imports neither the checks nor the pipeline, the release
 builder imports nothing of the grader outside its folder, no module imports itself back
-through others, and no module is longer than the project's limit."""
+through others (in the grader and in the learner's package), each command is a plain
+function of its own module that only ``__main__`` parses for, and no module is longer than
+the project's limit (docs/MAINTAINER.md says why)."""
 
 import ast
 import pathlib
@@ -86,6 +88,86 @@ def test_the_package_map_names_every_folder():
     text = (GRADER / "__init__.py").read_text()
     folders = sorted(p.name for p in GRADER.iterdir() if p.is_dir() and (p / "__init__.py").exists())
     assert folders and all(f"{name}/" in text for name in folders), folders
+
+
+def package_graph(package: pathlib.Path) -> dict[str, set[str]]:
+    """The learner's package's modules and those each imports by a relative import,
+    annotation-only ones (``if TYPE_CHECKING:``) included: a circle of those still ties
+    the modules' meanings together."""
+    names = {".".join(p.relative_to(package).with_suffix("").parts).removesuffix("__init__").rstrip("."): p
+             for p in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        here = name.split(".") if path.name == "__init__.py" and name else name.split(".")[:-1]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = [p for p in here[:len(here) - node.level + 1] if p]
+                module = ".".join(base + ([node.module] if node.module else []))
+                subs = {f"{module}.{a.name}".lstrip(".") for a in node.names} & set(names)
+                found |= subs or ({module} & set(names))
+        graph[name] = found - {name}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (cycle := visit(nxt, path + [nxt])):
+                return cycle
+        state[node] = 2
+        return None
+
+    for name in sorted(graph):
+        if name not in state and (cycle := visit(name, [name])):
+            return cycle
+    return None
+
+
+def test_the_learners_package_has_no_import_circle():
+    graph = package_graph(ROOT / "solutions" / "minitorch")
+    assert "nn.transformer" in graph and "language" in graph["nn.transformer"]   # the graph sees real imports
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+    graph["language"].add("nn")   # the circle this test exists to catch: nn.GPT uses language.sample_next
+    assert find_cycle(graph) is not None
+
+
+COMMANDS = GRADER / "commands"
+
+
+def test_each_command_is_a_plain_function_of_its_own_module():
+    from grader.__main__ import command_line
+    verbs = command_line()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for verb in verbs:
+        path = COMMANDS / f"{verb.replace('-', '_')}.py"
+        assert path.is_file(), f"the command {verb} has no module {path.relative_to(ROOT)}"
+        main = next((n for n in ast.parse(path.read_text()).body if isinstance(n, ast.FunctionDef)
+                     and n.name == "main"), None)
+        assert main is not None, f"{path.name} has no main()"
+        assert not main.args.args and not main.args.vararg and not main.args.kwarg, \
+            f"{path.name}: main takes keyword arguments only"
+        assert all(a.annotation is not None for a in main.args.kwonlyargs), f"{path.name}: every argument typed"
+    assert {p.stem for p in COMMANDS.glob("*.py")} - {"__init__"} == {v.replace("-", "_") for v in verbs}
+
+
+def test_only_the_command_line_parses_arguments():
+    """argparse belongs to ``__main__`` (and ``settings.add_flags``, its flags); the
+    platforms' scripts run inside their containers have command lines of their own."""
+    parsing = {str(p.relative_to(GRADER)) for p in GRADER.rglob("*.py") if "argparse" in p.read_text()}
+    assert parsing == {"__main__.py", "settings.py", "platforms/gradescope.py", "platforms/prairielearn.py"}
+    for path in GRADER.rglob("*.py"):
+        assert "args.command" not in path.read_text() or path.name == "__main__.py", path
+
+
+def test_the_line_limit_is_written_down_with_its_reason():
+    sections = (ROOT / "docs" / "MAINTAINER.md").read_text().split("\n## ")
+    ours = [s for s in sections if s.startswith(f"The {LIMIT}-line cap, and why")]
+    assert ours and len(ours[0].split()) > 60, "docs/MAINTAINER.md gives the limit its reason"
 
 
 @pytest.mark.parametrize("folder", ["grader", "solutions/minitorch"])

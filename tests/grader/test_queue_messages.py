@@ -84,7 +84,7 @@ def test_the_cluster_examples_use_the_grader_s_real_options():
                           "\n".join(p.read_text() for p in (ROOT / "docs" / "cluster").iterdir()))
     assert {c.split()[0] for c in commands} == {"worker", "autograde", "merge"}
     for command in commands:
-        words = shlex.split(re.sub(r"\$\(\([^)]*\)\)|\$\w+", "1", command.replace("\n", " ")))
+        words = shlex.split(re.sub(r"\$\(\([^)]*\)\)|\$\{\w+\}|\$\w+", "1", command.replace("\n", " ")))
         command_line().parse_args([w for w in words if w.strip() not in ("", "\\")])
     manifests = list(yaml.safe_load_all((ROOT / "docs" / "cluster" / "kubernetes-queue-workers.yaml").read_text()))
     assert [m["kind"] for m in manifests] == ["Secret", "Deployment", "Service", "Deployment"]

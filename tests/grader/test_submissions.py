@@ -13,7 +13,7 @@ from grader.outputs.publish import merge, write_part
 from grader.outputs.tables import write_csv
 from grader.pipeline.course import safe_id
 from grader.pipeline.submissions import assign_sids, find_learners
-from grader.results import LearnerResult, failed_everywhere
+from grader.results import Failure, LearnerResult, failed_everywhere
 
 NAMES = ["ana", "Ana", "   ", "-dash", "l" * 200, unicodedata.normalize("NFC", "crème"),
          unicodedata.normalize("NFD", "crème"), os.fsdecode(b"caf\xe9"), "caf\\xe9", "new\nline", "(maximum)",
@@ -73,8 +73,8 @@ def test_a_clash_of_safe_ids_left_by_the_hash_is_resolved(monkeypatch):
 def results(*learners):
     out = []
     for learner in learners:
-        result = LearnerResult(learner)
-        result.add(failed_everywhere("not implemented yet", "not implemented"))
+        result = LearnerResult(learner, learner)
+        result.add(failed_everywhere("not implemented yet", Failure.NOT_IMPLEMENTED))
         out.append(result)
     return out
 
@@ -95,7 +95,7 @@ def test_a_merge_of_shards_names_each_refusal_once(tmp_path):
     for index, learner in enumerate(["ana", "bo"], start=1):
         shard = tmp_path / f"shard{index}"
         (shard / "feedback").mkdir(parents=True)
-        parts.append(write_part(results(learner), {learner: learner}, shard, f"{index}/2", refused))
+        parts.append(write_part(results(learner), shard, f"{index}/2", refused))
     assert json.loads(parts[0].read_text())["refused"] == [list(refused[0])]
     merge(tmp_path / "merged", parts, None)
     rows = list(csv.DictReader((tmp_path / "merged" / "grades.csv").read_text(encoding="utf-8").splitlines()))

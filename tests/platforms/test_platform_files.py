@@ -20,7 +20,7 @@ from handins import ROOT
 
 from grader.__main__ import main
 from grader.platforms import container, gradescope, prairielearn, shipping
-from grader.results import LearnerResult, Verdict, failed_everywhere
+from grader.results import Failure, LearnerResult, Verdict, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import PARTS, POINTS, STAGES
 
@@ -103,7 +103,7 @@ def test_the_prairielearn_folder_has_the_documented_pieces(tmp_path):
 def a_result(broken: str | None = None) -> LearnerResult:
     result = LearnerResult("you", problems=[broken] if broken else [])
     if broken:
-        result.add(failed_everywhere(broken, "no package"))
+        result.add(failed_everywhere(broken, Failure.NO_PACKAGE))
         return result
     for task, parts in PARTS.items():
         result.add([Verdict(task, part, points, points if task != "2.3" else 0.0, "" if task != "2.3" else "wrong")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from grader.boundary.failures import Raised
 from grader.checks import part
-from grader.checks.common import CheckFailure, call_learner, explain
+from grader.checks.common import CheckFailure, explain, learner_raised
 
 MISTAKES = {  # a reference option, and what the mistake is, for the learner
     "none_as_zero": "a parameter whose grad is None was still updated (its state moved on): skip it at that step",
@@ -71,12 +72,14 @@ def _context(t: int, k: int, steps: list, lrs: list) -> str:
 def _run(w, name, doing, starts, steps, kwargs, lrs, probe="optimizer"):
     """The probe's run; an exception Adam's step raised gets the slip that usually makes it."""
     try:
-        return call_learner(w, probe, doing, name=name, starts=starts, steps=steps, kwargs=kwargs, lrs=lrs)
-    except CheckFailure as failure:
-        hint = next((words for error, words in RAISED.items() if name == "Adam" and error in str(failure)), "")
+        return w.call(probe, doing=f"running {doing}", name=name, starts=starts, steps=steps, kwargs=kwargs, lrs=lrs)
+    except Raised as error:
+        failure = learner_raised(error, doing)
+        hint = next((words for raised, words in RAISED.items() if name == "Adam" and raised in (error.type,
+                                                                                                 error.message)), "")
         if hint:
-            raise CheckFailure(f"{failure} This is what happens when {hint}.", failure.pitfall) from None
-        raise
+            raise CheckFailure(f"{failure} This is what happens when {hint}.", kind=failure.kind) from None
+        raise failure from None
 
 
 def _optimizer(w, name, starts, steps, lrs, kwargs, reference, label, mistakes):
@@ -185,7 +188,7 @@ def _decay_apart(w, name, starts, steps, lrs, kwargs, reference, failure):
     if plain_right:
         raise CheckFailure(f"{failure} The same steps without weight decay are right, so the decay term is wrong: "
                            f"weight_decay={kwargs['weight_decay']} adds weight_decay * p to each gradient before the "
-                           "update (L2 decay, as torch.optim does).", failure.pitfall) from None
+                           "update (L2 decay, as torch.optim does).", failure.pitfall, kind=failure.kind) from None
     runs = _run(w, name, f"{name} with weight decay, and without it on g + weight_decay * p", starts, steps, kwargs,
                 lrs, "optimizer_decay_folded")
     moved = any(isinstance(p, np.ndarray) and p.shape == np.shape(s) and not np.allclose(p, s)
@@ -195,7 +198,7 @@ def _decay_apart(w, name, starts, steps, lrs, kwargs, reference, failure):
     if not (moved and folded):
         raise CheckFailure(f"{failure} The update without weight decay is wrong too (another part says how), and the "
                            "decay term is not right either: weight_decay adds weight_decay * p to each gradient "
-                           "before the update.", failure.pitfall) from None
+                           "before the update.", failure.pitfall, kind=failure.kind) from None
 
 
 def _optimizer_part(name, kwargs, label, lrs, count, reference, mistakes, scale=1.0):

@@ -1,0 +1,96 @@
+"""``python -m grader autograde SUBMISSIONS``: grade a class, one hand-in per entry of the
+folder, on this machine (``jobs`` processes), in shards (``shard``) or on a queue
+(``broker``), and write grades.csv, the feedback, the report and the nbgrader course."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+import time
+
+from grader.pipeline.lateness import ON_TIME, LatePolicy
+from grader.pipeline.submissions import Shard
+from grader.results import LearnerResult
+from grader.settings import Settings
+
+
+def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: int = 1,
+         roster: pathlib.Path | None = None, late: LatePolicy = ON_TIME, shard: Shard | None = None,
+         broker: str | None = None, lease: float | None = None) -> int:
+    from grader.boundary.confinement import landlock_abi
+    from grader.outputs.lms import read_roster
+    from grader.outputs.publish import Progress, write_all, write_part
+    from grader.pipeline.course import Course
+    from grader.pipeline.grading import GradeJob, crashed, grade_class
+    from grader.pipeline.submissions import find_learners, summary
+    folder, out = submissions.resolve(), out.resolve()
+    if not folder.is_dir():
+        return _fail(f"{folder} is not a folder of submissions")
+    if folder.is_relative_to(out) or out.is_relative_to(folder):
+        return _fail(f"the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
+                     "reads; choose another --out")
+    try:
+        lms = read_roster(roster) if roster else None
+    except (ValueError, OSError) as error:
+        return _fail(str(error))
+    if landlock_abi() < 1:
+        print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
+              "work you trust here", file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    course = Course(out / "course", settings, late).create()
+    found, refused = find_learners(folder)
+    entries = len(found) + len(refused)
+    if shard:
+        found = shard.share(found)
+    grade_jobs = [GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
+                  for f in found]
+    course.record_learners({job.learner: job.sid for job in grade_jobs})
+    for job in grade_jobs:
+        for note in job.notes:
+            print(f"warning: {job.learner}: {note}", file=sys.stderr)
+    where = f"the queue at {_no_password(broker)}" if broker else f"{jobs} job(s)"
+    print(f"Grading {len(grade_jobs)} hand-in(s) from {folder} with {where} ...", flush=True)
+    start, progress = time.perf_counter(), Progress(len(grade_jobs))
+    results: list[LearnerResult] = []
+
+    def done(result: LearnerResult, seconds: float) -> None:
+        results.append(result)
+        score, most = result.total
+        print(progress.line(result.learner, score, most, seconds), flush=True)
+
+    if broker:
+        from grader.pipeline.queueing import QueueError, grade_class_on_queue, lease_for
+        try:
+            dropped = grade_class_on_queue(grade_jobs, broker, lease or lease_for(settings), jobs, done,
+                                           lambda line: print(f"  {line}", flush=True))
+        except QueueError as error:
+            return _fail(str(error))
+        if dropped:
+            print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
+    else:
+        grade_class(grade_jobs, jobs, done)
+    graded = {r.learner for r in results}
+    results += [crashed(job) for job in grade_jobs if job.learner not in graded]  # none vanishes, whatever went wrong
+    refusals = [(r.name, r.reason) for r in refused]
+    print(summary(entries, folder, len(results), refusals, shard))
+    if shard:
+        part = write_part(results, out, str(shard), refusals)
+        print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
+              "`python -m grader merge OUT PART...`")
+        return 0
+    report, missing = write_all(results, out, lms, refusals)
+    for learner in missing:
+        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
+    print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
+          f"feedback in {out / 'feedback'}/; open {report}")
+    return 0
+
+
+def _fail(why: str) -> int:
+    print(f"error: {why}", file=sys.stderr)
+    return 2
+
+
+def _no_password(url: str) -> str:
+    head, at, tail = url.rpartition("@")
+    return f"{head.split('://')[0]}://***@{tail}" if at else url
