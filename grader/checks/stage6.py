@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.checks import (
-    optimizers,  # noqa: F401  (Tasks 6.2 and 6.3 register their parts there)
-    part,
-)
+from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain, order_problem
 
 
