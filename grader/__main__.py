@@ -10,6 +10,7 @@
     python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
     python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
     python -m grader prairielearn [--out DIR]     a PrairieLearn grader: image, serverFilesCourse, questions
+    python -m grader task add | stage add | stage drop   reshape the course (docs/INSTRUCTOR.md)
 """
 
 from __future__ import annotations
@@ -25,10 +26,6 @@ from grader.settings import Settings, add_flags
 from grader.tasks import STAGES
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    return Settings.from_args(args)
-
-
 def check(args: argparse.Namespace) -> int:
     from grader.outputs import feedback
     from grader.outputs.tables import table
@@ -38,10 +35,9 @@ def check(args: argparse.Namespace) -> int:
         print(f"error: {path} does not exist", file=sys.stderr)
         return 2
     print(f"Grading {path} ...", flush=True)
-    result = grade_learner(path, "you", _settings(args),
+    result = grade_learner(path, "you", Settings.from_args(args),
                            lambda stage: print(f"  stage {stage} ({STAGES[stage]}) ...", flush=True))
-    print()
-    print(table(result))
+    print("\n" + table(result))
     page = feedback.write(result, pathlib.Path(args.out).resolve() / "feedback.html")
     print(f"\nFeedback: {page}")
     return 0
@@ -72,7 +68,7 @@ def autograde(args: argparse.Namespace) -> int:
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
-    settings = _settings(args)
+    settings = Settings.from_args(args)
     course = Course(out / "course", settings, parse_deadline(args.deadline), args.late_penalty).create()
     found, refused = find_learners(folder)
     entries = len(found) + len(refused)
@@ -219,6 +215,8 @@ def command_line() -> argparse.ArgumentParser:
     p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
     p.add_argument("--image", default="minitorch/grader:0.1.0", help="the grading image's name on Docker Hub")
+    from grader.commands.reshape_args import add_parsers
+    add_parsers(commands)
     return parser
 
 
@@ -240,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"rebuilt {release.ROOT / 'minitorch'} and {release.ROOT / 'notebooks'} "
               f"from {len(release.source_notebooks())} notebook(s)")
         return 0
+    if args.command in ("task", "stage"):
+        return sys.modules[f"grader.commands.{args.command}"].main(**{k: v for k, v in vars(args).items() if k != "command"})
     if args.command == "hub-course":
         from grader.hub.course import main as hub_course
         return hub_course(args)

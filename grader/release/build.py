@@ -18,6 +18,7 @@ import sys
 import tempfile
 import tomllib
 
+from grader.release import task_table
 from grader.release.regions import stub
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -148,8 +149,10 @@ def build_notebooks(target: pathlib.Path) -> None:
 
 
 def build(root: pathlib.Path = ROOT) -> None:
+    """The learner's package and notebooks, and the docs' task table (docs/CURRICULUM.md)."""
     build_package(root / "minitorch")
     build_notebooks(root / "notebooks")
+    task_table.write(root / "docs" / "CURRICULUM.md", manifest())
 
 
 def differences(built: pathlib.Path, committed: pathlib.Path) -> list[str]:
