@@ -65,4 +65,11 @@ def drop_stage(stage: str, root: pathlib.Path = ROOT) -> list[str]:
         if re.search(rf"mark\.task{stage}_\d", new):
             raise manifest.EditError(f"{path.relative_to(root)} still marks a test with a task of stage {stage}: "
                                      "remove the mark, or the test")
+    doc = root / "docs" / "CURRICULUM.md"
+    if doc.exists():
+        lines = doc.read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = [line for line in lines if not line.startswith(f"| {stage} | `")]
+        if kept != lines:
+            doc.write_text("".join(kept), encoding="utf-8")
+            note(doc, "took the stage's row of the stage table out of")
     return changed

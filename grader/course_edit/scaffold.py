@@ -63,6 +63,13 @@ def add_stage(stage: str, notebook: str, title: str, root: pathlib.Path = ROOT) 
             "from grader.checks.rules import check_rule\n", changed, root)
     _append(tests, f'"""Stage {stage}: {title}."""\n\nimport numpy as np\nimport pytest\n\nimport minitorch as mt\n',
             changed, root)
+    doc = root / "docs" / "CURRICULUM.md"
+    lines = doc.read_text(encoding="utf-8").splitlines(keepends=True) if doc.exists() else []
+    rows = [i for i, line in enumerate(lines) if re.match(r"\| \d+ \| `", line)]
+    if rows:
+        lines.insert(rows[-1] + 1, f"| {stage} | `{notebook}`: {title} | its tasks: `python -m grader tasks` |\n")
+        doc.write_text("".join(lines), encoding="utf-8")
+        changed.append("changed docs/CURRICULUM.md (a row in its stage table)")
     return changed
 
 
