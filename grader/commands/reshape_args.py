@@ -13,6 +13,7 @@ def add_parsers(commands) -> None:  # argparse's _SubParsersAction
     p.add_argument("--title", required=True, help="what the learner builds, for example 'Softplus.backward'")
     p.add_argument("--file", required=True, help="the package file the learner fills in, relative to minitorch/")
     p.add_argument("--calls", nargs="*", default=[], help="the package names its checks call, e.g. ops_unary.Softplus")
+    p.add_argument("--swaps", nargs="*", default=[], help="names its checks replace with given versions ([given])")
     p.add_argument("--part", dest="parts", action="append", default=[], metavar="NAME=POINTS",
                    help="a part and its points (multiples of 0.5); repeat for each part")
     p = commands.add_parser("stage", help="add a stage (its notebook, checks, tests) or drop one")

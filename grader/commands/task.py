@@ -8,7 +8,8 @@ from grader.course_edit.manifest import EditError
 from grader.course_edit.scaffold import add_task
 
 
-def main(*, action: str = "add", task: str, title: str, file: str, calls: list[str], parts: list[str]) -> int:
+def main(*, action: str = "add", task: str, title: str, file: str, calls: list[str], parts: list[str],
+         swaps: list[str] | None = None) -> int:
     try:
         points = {}
         for text in parts:
@@ -19,7 +20,7 @@ def main(*, action: str = "add", task: str, title: str, file: str, calls: list[s
                 points[name] = float(value)
             except ValueError:
                 raise EditError(f"--part {text!r}: {value!r} is not a number of points") from None
-        changed = add_task(task, title, file, calls, points)
+        changed = add_task(task, title, file, calls, points, swaps=swaps)
     except EditError as error:
         print(f"task add: {error}", file=sys.stderr)
         return 2

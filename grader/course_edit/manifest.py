@@ -37,7 +37,8 @@ def drop_stage(text: str, stage: str) -> str:
     return "".join(body for s, body in pieces if s != stage)
 
 
-def add_task(text: str, task: str, title: str, calls: list[str], parts: dict[str, float]) -> str:
+def add_task(text: str, task: str, title: str, calls: list[str], parts: dict[str, float],
+             swaps: list[str] | None = None) -> str:
     stage = task.split(".")[0]
     pieces = tables(text)
     if not any(s == stage for s, _ in pieces):
@@ -45,6 +46,7 @@ def add_task(text: str, task: str, title: str, calls: list[str], parts: dict[str
     if f'[task."{task}"]' in text:
         raise EditError(f"task {task} is in the manifest already")
     lines = [f'[task."{task}"]', f"title = {_string(title)}", f"calls = [{', '.join(_string(c) for c in calls)}]",
+             *([f"swaps = [{', '.join(_string(s) for s in swaps)}]"] if swaps else []),
              f'[task."{task}".parts]', *(f"{_string(name)} = {points:g}" for name, points in parts.items())]
     last = max(i for i, (s, _) in enumerate(pieces) if s == stage)
     before = "".join(body for _, body in pieces[:last + 1]).rstrip("\n") + "\n\n"

@@ -75,7 +75,7 @@ def add_stage(stage: str, notebook: str, title: str, root: pathlib.Path = ROOT) 
 
 
 def add_task(task: str, title: str, file: str, calls: list[str], parts: dict[str, float],
-             root: pathlib.Path = ROOT) -> list[str]:
+             root: pathlib.Path = ROOT, swaps: list[str] | None = None) -> list[str]:
     """Task ``task`` (``S.M``) in stage S: its manifest entry, its notebook section, one
     check per part, a test of the reference; and ``file``, the package file the learner
     fills in, made and imported by the package when it is new."""
@@ -87,7 +87,12 @@ def add_task(task: str, title: str, file: str, calls: list[str], parts: dict[str
         raise manifest.EditError(f"--file {file!r}: a file of the package, relative to minitorch/, such as ops_unary.py")
     stage = task.split(".")[0]
     text, data = _read(root)
-    (root / "grader" / "tasks.toml").write_text(manifest.add_task(text, task, title, calls, parts), encoding="utf-8")
+    unknown = [name for name in swaps or [] if name not in data.get("given", {})]
+    if unknown:
+        raise manifest.EditError(f"task {task}: --swaps {', '.join(unknown)}: no given helper in the manifest's [given] "
+                                 f"(it has {', '.join(data.get('given', {}))})")
+    (root / "grader" / "tasks.toml").write_text(manifest.add_task(text, task, title, calls, parts, swaps),
+                                                encoding="utf-8")
     changed = ["changed grader/tasks.toml"]
     package = root / "solutions" / "minitorch"
     if not (package / file).exists():
