@@ -60,7 +60,7 @@ lint: $(READY)
 	$(BIN)/ruff check grader solutions tests benchmarks
 	$(BIN)/mypy
 
-# The speed a learner feels, side by side with NumPy and PyTorch (README, "Speed").
+# The speed a learner feels, side by side with NumPy and PyTorch (benchmarks/README.md).
 bench: $(READY)
 	$(BIN)/python benchmarks/bench_mlp.py
 	$(BIN)/python benchmarks/bench_gpt_step.py

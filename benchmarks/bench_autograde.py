@@ -85,8 +85,8 @@ def one_hand_in(repeats: int = 3) -> None:
             print(f"    {name:34s} {at - at_before:5.2f} s")
     print(f"    {'(the process start, in stage 1)':34s} {process_wall:5.2f} s, {process_cpu:.2f} CPU-s "
           "(one confined learner's process serves all 7 stages)")
-    print(f"README: A hand-in is graded in {wall:.1f} s of wall time and {cpu:.1f} CPU-seconds (7 stages, the reference, "
-          "this machine).")
+    print(f"benchmarks/README.md: A hand-in is graded in {wall:.1f} s of wall time and {cpu:.1f} CPU-seconds "
+          "(7 stages, the reference, this machine).")
 
 
 def main() -> None:

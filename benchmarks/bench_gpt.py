@@ -1,7 +1,7 @@
 """Notebook 07's training run, timed: the reference package trains the names GPT exactly
 as the notebook does (2,000 steps, float32), then again in float64, and prints each run's
 time, its validation loss (at most 2.1 nats per character) and samples at two
-temperatures, then the README's row.
+temperatures, then benchmarks/README.md's row.
 
     .venv/bin/python benchmarks/bench_gpt.py [STEPS]
 
@@ -70,7 +70,7 @@ def main(steps: int = 2000) -> None:
         for t, made in zip((0.5, 1.0), samples):
             print(f"  temperature {t}: {made}")
         cells.append(f"{cpu:.0f} s, validation loss {curve[-1]:.2f}")
-    print("\nfor the README (benchmark | goal | float32 | float64):")
+    print("\nfor benchmarks/README.md (benchmark | goal | float32 | float64):")
     print(f"| notebook 07's training, {steps:,} steps | at most {goal:g} s, validation loss at most 2.1 "
           f"(the notebook trains in float32) | {cells[0]} | {cells[1]} |")
 

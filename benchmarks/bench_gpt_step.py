@@ -22,7 +22,7 @@ works one element at a time (in float32 minitorch's exact GELU uses a polynomial
 operations on whole arrays instead, ops_activation.py), while PyTorch's is vectorized. So
 the script also times what the exact form's erf would cost a step (one call per block, on
 the (32 * 16, 256) hidden layer) in SciPy and PyTorch, beside NumPy's tanh on the same
-layer. The last lines are the README's row for this benchmark.
+layer. The last lines are benchmarks/README.md's row for this benchmark.
 """
 
 from __future__ import annotations
@@ -264,7 +264,7 @@ def main() -> None:
         print(line)
         cells.append(f"minitorch {times['minitorch'] / times[versus]:.2f}x {'PyTorch' if versus == 'torch' else 'NumPy'}"
                      f" ({times['minitorch'] / args.steps * 1e3:.1f} ms a step)")
-    print("\nfor the README (benchmark | goal | float32 | float64):")
+    print("\nfor benchmarks/README.md (benchmark | goal | float32 | float64):")
     print(readme_row("GPT training step, notebook 07's size", "minitorch faster than PyTorch", *cells))
 
 

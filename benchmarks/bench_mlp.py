@@ -22,7 +22,7 @@ losses are printed to show that they computed the same thing. Then the floor of 
 design: what recording and backpropagating an operation that does nothing at all costs,
 times the operations a training step records, added to NumPy's time; and the per-op
 overhead of ``a + b`` on one-element tensors against ``np.add``. The last lines are the
-README's rows for this benchmark.
+rows of benchmarks/README.md's table for this benchmark.
 
 Everything runs on one thread (BLAS and PyTorch alike), and times are CPU seconds of this
 process, so that the ratios measure the libraries' own work rather than how a shared
@@ -224,7 +224,7 @@ def main() -> None:
     print(f"  np.add                    {t_np * 1e6:6.2f} us")
     print(f"  minitorch, no grad        {t_mt * 1e6:6.2f} us   {t_mt / t_np:5.1f}x np.add")
     print(f"  minitorch, recording      {t_graph * 1e6:6.2f} us   {t_graph / t_np:5.1f}x np.add")
-    print("\nfor the README (benchmark | goal | float32 | float64):")
+    print("\nfor benchmarks/README.md (benchmark | goal | float32 | float64):")
     print("\n".join(rows))
 
 

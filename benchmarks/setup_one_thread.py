@@ -46,5 +46,5 @@ def baseline(folder: str | None):
 
 
 def readme_row(benchmark: str, goal: str, float32: str, float64: str) -> str:
-    """One row of the README's table of benchmarks (see its "Speed" section)."""
+    """One row of the table of benchmarks in benchmarks/README.md."""
     return f"| {benchmark} | {goal} | {float32} | {float64} |"

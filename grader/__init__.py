@@ -9,13 +9,17 @@ adapt the course):
     results.py   verdicts -> points: the only place scores are computed
     __main__.py  the command line
 
-    learner/     runs INSIDE the learner's process, confined: worker.py (confines itself,
-                 imports the package, answers requests) and the probes it calls. Imports
-                 nothing but boundary/wire.py and boundary/confinement.py.
+    probe_declarations.py  every probe: the package names it reaches, the helpers it
+                 swaps in (read by both sides; pure data)
+    learner/     runs INSIDE the learner's process, confined: process.py (confines itself,
+                 imports the package, answers requests), the probes it calls and the
+                 stand-ins that ask the grader for given helpers. Imports nothing but
+                 boundary/wire.py, boundary/confinement.py and probe_declarations.py.
     boundary/    the wall between grader and learner code: cage.py (scratch tmpfs, control
                  groups, ending every process), confinement.py (Landlock, seccomp, no
                  capabilities), wire.py (plain data only), runner.py (the grader's side:
-                 start, call, time out, restart; refuses undeclared package names).
+                 start, call, time out, restart; refuses undeclared package names),
+                 given.py (the given versions of earlier tasks, answered to stand-ins).
     checks/      the trusted checks: the part registry, stageN*.py (stage N's parts, nothing
                  another stage needs), reference.py (the NumPy versions any check may use),
                  helpers, central differences. Never run in the learner's process.

@@ -1,6 +1,6 @@
 """Isolation, the learner's side: the rules a learner's process confines itself with.
 
-``worker.py`` calls ``confine_self`` inside the learner's process before it imports the
+``learner/process.py`` calls ``confine_self`` inside the learner's process before it imports the
 learner's package: Linux Landlock (reads only of the Python installation and the learner's
 own package copy; writes only to the scratch folder and /dev/null; no TCP; no signals or
 abstract sockets beyond its own domain), a seccomp filter (no chmod, chown, utime, xattrs,

@@ -23,36 +23,16 @@ from typing import Any
 
 from grader.boundary import wire
 from grader.boundary.cage import Cage
-from grader.learner.worker import BOOT
+from grader.boundary.declared import check_declared, lent_helpers
+from grader.boundary.failures import Borrowed, Lost, Raised, Undeclared, Unimportable  # noqa: F401  (raised through here)
+from grader.boundary.lending import Lending
 from grader.settings import Settings
-from grader.tasks import is_declared
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-class _LearnerException(Exception):
-    def __init__(self, record: dict) -> None:
-        self.type = str(record.get("type", "Exception"))
-        self.message = str(record.get("message", ""))
-        self.where = str(record.get("where", ""))
-        super().__init__(f"{self.type}: {self.message}")
-
-
-class Raised(_LearnerException):
-    """The learner's code raised an exception."""
-
-
-class Unimportable(_LearnerException):
-    """The learner's package could not be imported."""
-
-
-class Undeclared(RuntimeError):
-    """A check used a package name that its task does not declare in the manifest: a bug
-    of the grader (or of an instructor's new check), never charged to a learner."""
-
-
-class Lost(Exception):
-    """The learner's process is gone (died, hung, garbled) or the stage's time is up."""
+# Run in the learner's process before anything of the learner's: put the grader's folder on
+# the path for the learner zone's imports only, then take it off so nothing can import it later.
+BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.learner.process as p; "
+        "sys.path.remove({root!r}); p.main(sys.argv[1])")
 
 
 # What the learner's process may see of the grader's environment: nothing else (an
@@ -70,7 +50,7 @@ def learner_environment(scratch: pathlib.Path) -> dict[str, str]:
     return env
 
 
-class LearnerProcess:
+class LearnerProcess(Lending):
     def __init__(self, package: pathlib.Path, settings: Settings) -> None:
         self.package, self.settings = pathlib.Path(package).resolve(), settings
         self.deadline = time.monotonic() + settings.stage_seconds
@@ -122,7 +102,7 @@ class LearnerProcess:
         self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))
-        hello = self._answer("importing the package", import_seconds)
+        hello = self._serve("importing the package", set(), [], most=import_seconds)  # lends nothing
         self.confined = hello.get("confined")
         if s.confine and self.confined is not None and not self.confined.get("landlock") and _landlock_expected():
             self._end()
@@ -131,11 +111,13 @@ class LearnerProcess:
             self._end()
             raise Unimportable(hello.get("raised") or {})
 
-    def _answer(self, doing: str, most: float | None = None) -> dict:
-        """The next answer, within the call's time and the stage's; a process tree that
-        reaches its process limit meanwhile (a process bomb) is ended and charged to the
-        call at once, as one that hangs is when its time is up."""
-        budget = min(self.settings.call_seconds, most or math.inf, self.deadline - time.monotonic())
+    def _answer(self, doing: str, most: float | None = None, until: float | None = None) -> dict:
+        """The next answer, within the call's time (``until``, when the call has already
+        waited for earlier answers) and the stage's; a process tree that reaches its process
+        limit meanwhile (a process bomb) is ended and charged to the call at once, as one
+        that hangs is when its time is up."""
+        now = time.monotonic()
+        budget = min(self.settings.call_seconds, most or math.inf, self.deadline - now, (until or math.inf) - now)
         if budget <= 0:
             self._end()
             raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up")
@@ -172,17 +154,20 @@ class LearnerProcess:
                        f"{self.settings.processes} while {doing} (a process bomb?), and was stopped")
 
     def call(self, probe: str, doing: str = "", **args: Any) -> Any:
-        """Run ``probe`` in the learner's process; ``doing`` names it in messages."""
+        """Run ``probe`` in the learner's process; ``doing`` names it in messages. While it
+        runs, a stand-in's request for a given helper is answered (``given.py``) if this
+        call swaps that helper in, and refused otherwise: a refused request makes the call
+        raise ``Borrowed``, whatever the learner's code did with the refusal."""
+        lent = lent_helpers(probe, args)
         if self.task is not None:
             check_declared(self.task, probe, args)
         self.start()
         doing = doing or f"running {probe}"
-        try:
-            wire.send(self._pipes()[0], {"probe": probe, "args": args})
-        except OSError:
-            self._end()
-            raise Lost(f"the process running the package was gone before {doing}") from None
-        answer = self._answer(doing)
+        self._send({"probe": probe, "args": args}, doing, "the process running the package was gone before {doing}")
+        refused: list[str] = []
+        answer = self._serve(doing, lent, refused, time.monotonic() + self.settings.call_seconds)
+        if refused:
+            raise Borrowed(refused, answer.get("raised"))
         if "raised" in answer:
             raise Raised(answer["raised"] if isinstance(answer["raised"], dict) else {})
         return answer.get("ok")
@@ -214,29 +199,6 @@ class LearnerProcess:
 def _landlock_expected() -> bool:
     from grader.boundary.confinement import landlock_abi
     return landlock_abi() > 0
-
-
-def names_used(probe: str, args: dict[str, Any]) -> list[str]:
-    """The package names a probe call reaches: the probe's own (filled from its arguments)
-    and those its ``swaps`` replace."""
-    from grader.learner import probes, probes_gpt, probes_modules  # noqa: F401  (each registers its probes)
-    USES = probes.USES
-    if probe not in USES:
-        raise Undeclared(f"no probe named {probe!r}")
-    names = []
-    for template in USES[probe]:
-        try:
-            names.append(template.format(**{k: v for k, v in args.items() if isinstance(v, str)}))
-        except (KeyError, IndexError):
-            raise Undeclared(f"probe {probe!r} uses {template!r}, but was called without that argument") from None
-    return names + [str(name) for name in (args.get("swaps") or {})]
-
-
-def check_declared(task: str, probe: str, args: dict[str, Any]) -> None:
-    undeclared = [name for name in names_used(probe, args) if not is_declared(name, task)]
-    if undeclared:
-        raise Undeclared(f"a check of task {task} uses {', '.join(undeclared)} (through probe {probe!r}), which "
-                         f"the manifest (grader/tasks.toml) does not declare for task {task}: add it to its calls or swaps")
 
 
 def _exit_code(process: subprocess.Popen | None) -> int | None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.boundary.runner import Raised
+from grader.boundary.runner import Borrowed, Raised
 from grader.boundary.wire import oversized
 
 
@@ -27,6 +27,8 @@ def learner_raised(error: Raised, doing: str) -> CheckFailure:
         return CheckFailure(f"not implemented yet ({error.message})" if error.message else "not implemented yet",
                             "not implemented")
     where = f" at {error.where}" if error.where else ""
+    if isinstance(error, Borrowed):
+        return CheckFailure(f"{doing} called {error.message}{where}", "called the grader's version")
     return CheckFailure(f"{doing} raised {error.type}: {error.message}{where}", "raised an error")
 
 

@@ -97,6 +97,13 @@ def unbroadcast_float32(w, rng):
             raise CheckFailure(f"{doing} changed the gradient it was given: sum into a new array, never into grad",
                                "changed its input")
         got = seen["out"]
+        try:
+            right = np.shape(own) == shape and np.allclose(own, unbroadcast_by_loops(grad.astype(np.float64), shape))
+        except (TypeError, ValueError):
+            right = False
+        if getattr(got, "dtype", None) != np.float32 and not right:  # half marks only for the right numbers
+            raise CheckFailure(f"{doing} returned {type(got).__name__} of dtype {getattr(got, 'dtype', None)} and, in "
+                               "float64, the wrong numbers (see the parts above)", "wrong result")
         if getattr(got, "dtype", None) != np.float32:
             raise CheckFailure(f"{doing} returned {type(got).__name__} of dtype {getattr(got, 'dtype', None)}: keep "
                                "the gradient's dtype (a float64 array made along the way promotes it)", "dtype drift", keep=0.5)

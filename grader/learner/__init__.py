@@ -1,3 +1,5 @@
-"""What runs inside the learner's process: ``worker.py`` (confines itself, imports the
-package, answers requests) and the probes it calls. Nothing here imports the checks or the
-pipeline; a structure test holds that."""
+"""What runs inside the learner's process: ``process.py`` (confines itself, imports the
+package, answers requests), the probes it calls, and ``stand_ins.py`` (what a check swaps
+in for an earlier task: it asks the grader, which computes). Nothing here imports the
+checks or the pipeline, and nothing here computes what a task asks; structure tests hold
+both."""

@@ -5,76 +5,52 @@ plain data (``wire.py``): outputs, gradients, the inputs and upstream gradient a
 after the call, the order of calls. It computes no expectation and decides nothing; the
 grader does that outside, with its own NumPy (``checks/``). A probe may swap one of the
 learner's helpers for a given one (``swaps``), so that a bug in an earlier task is not
-charged again here.
+charged again here: the given one is a stand-in that asks the grader (``stand_ins.py``).
 
-This module imports only the standard library and NumPy: it is loaded into the learner's
-process before it is confined, and holds nothing secret.
+This module imports only the standard library, NumPy and the probes' declarations: it is
+loaded into the learner's process before it is confined, and holds nothing secret and no
+code that computes what a task asks (``docs/GRADER.md``, "What the learner's process holds").
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
+from grader.learner.stand_ins import STAND_INS
+from grader.probe_declarations import PROBES as DECLARED
+
 PROBES: dict[str, Callable[..., Any]] = {}
-# probe -> the package names it uses, as templates filled from its arguments ("{function}",
-# "optim.{name}"); with the names its `swaps` argument replaces, the grader's side checks
-# them against the manifest's declaration for the task being checked (tasks.declared).
-USES: dict[str, tuple[str, ...]] = {}
 
 
-def probe(uses: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-        PROBES[fn.__name__], USES[fn.__name__] = fn, tuple(uses)
-        return fn
-    return register
+def probe(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Register ``fn`` under its name, which ``probe_declarations.PROBES`` must declare."""
+    if fn.__name__ not in DECLARED:
+        raise LookupError(f"probe {fn.__name__!r} is not declared in grader/probe_declarations.py")
+    PROBES[fn.__name__] = fn
+    return fn
 
 
-# ---- given versions of earlier tasks -------------------------------------------------
-def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
-    grad, shape = np.asarray(grad), tuple(shape)
-    extra = grad.ndim - len(shape)
-    axes = (*range(extra), *(extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1))
-    return grad.sum(axis=axes, keepdims=True).reshape(shape) if axes else grad.reshape(shape)
-
-
-def topological_order(root: Any) -> list:
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((p, False) for p in node.parents if id(p) not in seen)
-    return order[::-1]
-
-
-def stable_logsumexp(x: np.ndarray, axes: Any) -> np.ndarray:
-    m = np.max(x, axis=axes, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0)
-    return m + np.log(np.sum(np.exp(x - m), axis=axes, keepdims=True))
-
-
-GIVEN = {"unbroadcast": unbroadcast, "topological_order": topological_order, "stable_logsumexp": stable_logsumexp}
+def swaps_of(name: str) -> Mapping[str, str]:
+    """The helpers probe ``name`` swaps in, as declared."""
+    return DECLARED[name].swaps
 
 
 @contextlib.contextmanager
-def given(mt: Any, swaps: dict[str, str]):
-    """Swap ``module.name`` (or ``module.Class.method``) of the learner's package for
-    ``GIVEN[helper]`` during a call."""
+def given(mt: Any, swaps: Mapping[str, str]):
+    """Swap ``module.name`` (or ``module.Class.method``) of the learner's package for the
+    stand-in of a given helper (``stand_ins.py``) during a call."""
     saved = []
     try:
         for target, helper in swaps.items():
             module, _, name = target.rpartition(".")
             owner = resolve(mt, module)
             saved.append((owner, name, getattr(owner, name)))
-            setattr(owner, name, GIVEN[helper])
+            setattr(owner, name, STAND_INS[helper])
         yield
     finally:
         for owner, name, value in reversed(saved):
@@ -113,7 +89,7 @@ def index_from(spec: Any) -> Any:
 
 
 # ---- probes ----------------------------------------------------------------------------
-@probe(uses=("{function}",))
+@probe
 def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
          views: list | None = None) -> dict:
     """Forward then backward of one Function on plain arrays; the inputs listed in
@@ -132,13 +108,13 @@ def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: di
     return {"out": plain(out), "grads": [plain(g) for g in grads], "upstream": upstream, "inputs": inputs}
 
 
-@probe(uses=("{function}",))
+@probe
 def call(mt, function: str, args: list, kwargs: dict | None = None, swaps: dict | None = None) -> Any:
     with given(mt, swaps or {}):
         return plain(resolve(mt, function)(*args, **(kwargs or {})))
 
 
-@probe(uses=("unbroadcast",))
+@probe
 def unbroadcast_effects(mt, grad: np.ndarray, shape: list) -> dict:
     """``unbroadcast``'s answer, and the gradient it was given as it is afterwards."""
     return {"out": plain(mt.unbroadcast(grad, tuple(shape))), "grad": grad}
@@ -147,7 +123,7 @@ def unbroadcast_effects(mt, grad: np.ndarray, shape: list) -> dict:
 FUNCTIONS = {"sin": math.sin, "square": lambda x: x * x, "poly": lambda a, b, c: a * b * b + c}
 
 
-@probe(uses=("central_difference",))
+@probe
 def central_difference(mt, f: str, values: list, kwargs: dict) -> Any:
     return plain(mt.central_difference(FUNCTIONS[f], *values, **kwargs))
 
@@ -162,7 +138,7 @@ SCALAR_OPS: dict[str, Callable[..., Any]] = {
 }
 
 
-@probe(uses=("Scalar",))
+@probe
 def scalar_op(mt, name: str, values: list, upstream: float) -> list:
     """The local gradients the op's node hands its inputs for ``upstream``."""
     inputs = [mt.Scalar(v) for v in values]
@@ -198,13 +174,13 @@ def _graph(parents: list, local: list | None = None) -> list[Node]:
     return nodes
 
 
-@probe(uses=("topological_order",))
+@probe
 def topological(mt, parents: list) -> list:
     nodes = _graph(parents)
     return [getattr(n, "index", -1) for n in mt.topological_order(nodes[-1])]
 
 
-@probe(uses=("topological_order",))
+@probe
 def chain(mt, length: int) -> int:
     node = Node(0)
     for k in range(1, length):
@@ -212,25 +188,25 @@ def chain(mt, length: int) -> int:
     return len(mt.topological_order(node))
 
 
-@probe(uses=("backpropagate", "autodiff.topological_order"))
+@probe
 def backpropagate(mt, parents: list, local: list, seeds: list) -> list:
     """Run the learner's backpropagate (with a given topological order) once per seed."""
     nodes = _graph(parents, local)
     seen = []
-    with given(mt, {"autodiff.topological_order": "topological_order"}):
+    with given(mt, swaps_of("backpropagate")):
         for seed in seeds:
             mt.backpropagate(nodes[-1], seed)
             seen.append([[n.grad, n.calls] for n in nodes])
     return seen
 
 
-@probe(uses=("ops_binary.unbroadcast", "autodiff.topological_order"))
+@probe
 def tensor_graph(mt, x: np.ndarray, b: np.ndarray, upstream: np.ndarray, calls: int) -> dict:
     """``out = (x + b) + x`` on real Tensors (only the given Add, with a given unbroadcast
     and topological order), backward with a non-scalar upstream gradient ``calls`` times.
     ``x`` has the output's shape, so the gradients Add passes it share memory with
     ``upstream``: an engine that adds in place changes the caller's gradient."""
-    with given(mt, {"ops_binary.unbroadcast": "unbroadcast", "autodiff.topological_order": "topological_order"}):
+    with given(mt, swaps_of("tensor_graph")):
         tx, tb = mt.Tensor(x, requires_grad=True), mt.Tensor(b, requires_grad=True)
         out = (tx + tb) + tx
         seen = []

@@ -1,24 +1,13 @@
 """Probes of stage 7: the learner's attention, blocks, GPT, training step and sampling,
-with weights the grader chose. Like ``probes.py``: observations only."""
+with weights the grader chose. Like ``probes.py``: observations only. Each module is
+built and run with the stand-ins its declaration swaps in (``probe_declarations.py``):
+a given Linear and stable logsumexp, then attention, then the whole Block."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from grader.learner.probes import GIVEN, given, plain, probe
-
-
-def _linear_init(self, in_features, out_features, bias=True, dtype=None):
-    from minitorch.nn import Parameter  # the learner's package, as the worker imported it
-    self.weight = Parameter(np.zeros((out_features, in_features)))
-    self.bias = Parameter(np.zeros(out_features)) if bias else None
-
-
-def _linear_forward(self, x):
-    out = x @ self.weight.T
-    return out if self.bias is None else out + self.bias
+from grader.learner.probes import given, plain, probe, swaps_of
 
 
 def _load(mt, module, weights: dict) -> None:
@@ -31,10 +20,10 @@ def _load(mt, module, weights: dict) -> None:
         getattr(owner, last).data = np.array(value)
 
 
-@probe(uses=("nn.CausalSelfAttention", "nn.Linear.__init__", "nn.Linear.forward"))
+@probe
 def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> dict:
     """The outputs for each of ``xs``, and ``last_attention`` after the last of them."""
-    with given(mt, EARLIER):
+    with given(mt, swaps_of("attention")):
         attn = mt.nn.CausalSelfAttention(dim, heads)
         _load(mt, attn, weights)
         outs = [plain(np.asarray(attn(mt.Tensor(x)).data)) for x in xs]
@@ -47,62 +36,17 @@ def attention(mt, dim: int, heads: int, weights: dict, xs: list) -> dict:
     return {"outs": outs, "last_attention": kept}
 
 
-def _apply_linear(a: np.ndarray, layer) -> np.ndarray:
-    """A learner's Linear layer applied in NumPy, with the weights the grader loaded."""
-    return a @ np.asarray(layer.weight.data).T + np.asarray(layer.bias.data)
-
-
-def _given_attention(self, x):
-    """A trusted causal attention (NumPy, forward only) in place of the learner's, so that
-    a bug of Task 7.2 is not charged again to the Block and GPT of Task 7.3."""
-    data = np.asarray(x.data)
-    B, T, D = data.shape
-    H, d = self.heads, D // self.heads
-    q, k, v = (_apply_linear(data, layer).reshape(B, T, H, d).transpose(0, 2, 1, 3) for layer in (self.query, self.key, self.value))
-    scores = np.where(np.tril(np.ones((T, T), bool)), q @ k.transpose(0, 1, 3, 2) / np.sqrt(d), -np.inf)
-    weights = np.exp(scores - scores.max(-1, keepdims=True))
-    weights /= weights.sum(-1, keepdims=True)
-    return type(x)(_apply_linear((weights @ v).transpose(0, 2, 1, 3).reshape(B, T, D), self.proj))
-
-
-def _given_block(self, x):
-    """A trusted Block (NumPy, forward only, its MLP with GELU's tanh form as the reference's)
-    in place of the learner's while their GPT is checked, so that a slip in Block.forward
-    costs the Block part of Task 7.3, not both."""
-    data = np.asarray(x.data)
-
-    def norm(a, ln):
-        centred = a - a.mean(-1, keepdims=True)
-        scale = np.sqrt((centred ** 2).mean(-1, keepdims=True) + getattr(ln, "eps", 1e-5))
-        return centred / scale * np.asarray(ln.weight.data) + np.asarray(ln.bias.data)
-
-    h = data + np.asarray(_given_attention(self.attn, type(x)(norm(data, self.ln1))).data)
-    u = _apply_linear(norm(h, self.ln2), self.up)
-    gelu = 0.5 * u * (1 + np.tanh(math.sqrt(2 / math.pi) * (u + 0.044715 * u ** 3)))
-    return type(x)(h + _apply_linear(gelu, self.down))
-
-
-GIVEN.update(linear_init=_linear_init, linear_forward=_linear_forward, attention=_given_attention, block=_given_block)
-# Linear (Task 6.1) and the stable logsumexp under softmax (Task 5.3) while stage 7's modules
-# are built and run, attention (Task 7.2) while Block (Task 7.3) is, and the whole Block
-# while GPT is: each earlier bug is charged once.
-EARLIER = {"nn.Linear.__init__": "linear_init", "nn.Linear.forward": "linear_forward",
-           "ops_softmax.stable_logsumexp": "stable_logsumexp"}
-WITH_ATTENTION = {**EARLIER, "nn.CausalSelfAttention.forward": "attention"}
-WITH_BLOCK = {**WITH_ATTENTION, "nn.Block.forward": "block"}
-
-
-@probe(uses=("nn.Block", "nn.Linear.__init__", "nn.Linear.forward", "nn.CausalSelfAttention.forward"))
+@probe
 def block(mt, dim: int, heads: int, weights: dict, x: np.ndarray) -> dict:
-    with given(mt, WITH_ATTENTION):
+    with given(mt, swaps_of("block")):
         b = mt.nn.Block(dim, heads)
         _load(mt, b, weights)
         return {"out": plain(np.asarray(b(mt.Tensor(x)).data)), "count": len(list(b.parameters()))}
 
 
-@probe(uses=("nn.GPT", "nn.Linear.__init__", "nn.Linear.forward", "nn.CausalSelfAttention.forward", "nn.Block.forward"))
+@probe
 def gpt(mt, sizes: dict, weights: dict, idx: list) -> dict:
-    with given(mt, WITH_BLOCK):
+    with given(mt, swaps_of("gpt")):
         model = mt.nn.GPT(**sizes)
         _load(mt, model, weights)
         return {"out": [plain(np.asarray(model(i).data)) for i in idx], "count": len(list(model.parameters())),
@@ -123,7 +67,7 @@ class _FixedLogits:
         return self.mt.Tensor(np.broadcast_to(per_row, (*idx.shape, self.logits.shape[-1])).copy())
 
 
-@probe(uses=("nn.GPT.generate",))
+@probe
 def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, seed: int, block_size: int,
            global_seed: int = 0) -> dict:
     """``GPT.generate`` on a stand-in model; NumPy's global generator is seeded with
@@ -135,7 +79,7 @@ def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, se
     return {"out": plain(np.asarray(out)), "widths": stand_in.widths}
 
 
-@probe(uses=("language.train", "nn.Module", "nn.Parameter"))
+@probe
 def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
     """The learner's ``language.train`` with stand-ins for the model, the loss and the
     optimizer: no rule of an earlier task runs, so only the loop itself is checked. The

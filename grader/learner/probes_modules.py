@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from grader.learner.probes import given, plain, probe
+from grader.learner.probes import given, plain, probe, swaps_of
 
 
-@probe(uses=("nn.Module", "nn.Parameter"))
+@probe
 def parameters(mt: Any) -> list:
     """Which parameters ``Module.parameters()`` finds in a nest of modules, lists and dicts."""
     Module, Parameter = mt.nn.Module, mt.nn.Parameter
@@ -41,7 +41,7 @@ def _data(t: Any) -> Any:
     return plain(None if t is None else np.asarray(getattr(t, "data", t)))
 
 
-@probe(uses=("manual_seed", "nn.Linear", "nn.Parameter"))
+@probe
 def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | None,
            dtype: str | None = None) -> dict:
     """A Linear layer's parameters and, unless ``x`` is None, its output for ``x``; with
@@ -56,7 +56,7 @@ def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | 
             "count": len(list(layer.parameters())), "out": _data(out)}
 
 
-@probe(uses=("manual_seed", "nn.Linear"))
+@probe
 def linear_seeded(mt, seeds: list) -> list:
     """For each seed: ``manual_seed(seed)``, then a new Linear(5, 3)'s weight and bias."""
     made = []
@@ -67,11 +67,11 @@ def linear_seeded(mt, seeds: list) -> list:
     return made
 
 
-@probe(uses=("nn.MLP", "nn.Linear.__init__", "nn.Linear.forward"))
+@probe
 def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
     """The learner's MLP built from a given Linear (so that a Linear slip is charged to the
     Linear part alone) with the ``weights`` given, layer by layer: its wiring is checked."""
-    with given(mt, {"nn.Linear.__init__": "linear_init", "nn.Linear.forward": "linear_forward"}):
+    with given(mt, swaps_of("mlp")):
         model = mt.nn.MLP(sizes, activation=activation)
         layers = list(getattr(model, "layers", []))
         for layer, (weight, bias) in zip(layers, weights):
@@ -80,7 +80,7 @@ def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
     return {"layers": len(layers), "count": len(list(model.parameters())), "out": _data(out)}
 
 
-@probe(uses=("nn.Parameter", "optim.{name}"))
+@probe
 def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list | None = None) -> dict:
     """Several parameters, each with its own gradients (None: no gradient that step), and
     one that never gets a gradient; ``lrs`` sets ``opt.lr`` before each step (a schedule).
@@ -100,7 +100,7 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list 
     return {"history": history, "params": history[-1] if history else [], "idle": _data(idle)}
 
 
-@probe(uses=("nn.Parameter", "optim.{name}"))
+@probe
 def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list | None = None) -> dict:
     """The same schedule twice: with the weight decay λ of ``kwargs``, and without it on
     gradients g + λ·p (p as it is before each step), what L2 weight decay means. Equal
@@ -185,7 +185,7 @@ class _Recorder:
         self.calls.append("step")
 
 
-@probe(uses=("training.train_epoch",))
+@probe
 def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> dict:
     rec = _Recorder()
     mean = mt.training.train_epoch(rec.model, rec.loss, rec, x, y, batch_size, np.random.default_rng(seed))

@@ -3,8 +3,10 @@
 Each learner is (id, how to build the hand-in, expectation, words its feedback or problems
 must hold). Expectations: "reference" (the reference package's score), "zero",
 "reference-0.5" (that many points less), "reference-stage N" (less stage N's points),
-"reference-part TASK/PART" (less that part's points), or "refused" (no row of its own: a
-refused one, whose reason holds the words). Builders get the folder of hand-ins and the
+"reference-part TASK/PART" (less that part's points), "reference but six tasks" (the
+reference's points in every task but the six borrowers take, borrowers.py, and fewer in
+those), "like LEARNER" (every task's points those of LEARNER), or "refused" (no row of its
+own: a refused one, whose reason holds the words). Builders get the folder of hand-ins and the
 learner's id (the entry's name, less .zip); ``SHOWN`` gives the row's label where it
 differs from the id.
 """
@@ -308,4 +310,13 @@ def learners():
     cls += [(name, on_import(code), "reference", "") for name, code in HOSTILE_IMPORTS.items()]
     cls += [(name, stubbed_with(code), "zero", "") for name, code in CHEATS.items()]
     cls.append(("honest-c", folder(), "reference", ""))
-    return cls + odd_names() + issue25()
+    return cls + odd_names() + issue25() + borrowers()
+
+
+def borrowers():
+    """Issue 31: learners who call the grader's own versions of six tasks, each graded
+    exactly as the control that leaves them unwritten ("like CONTROL": every task's points)."""
+    from borrowers import BORROWERS, CONTROL, EVERYTHING
+    made = [(CONTROL, BORROWERS[0][1], "reference but six tasks", "not implemented")]
+    return made + [(name, build, f"like {CONTROL}", "" if name == EVERYTHING[0] else "the grader's own version of")
+                   for name, build in [*BORROWERS[1:], EVERYTHING]]

@@ -24,7 +24,7 @@ GUARDS = ["tests/release/test_release.py", "tests/release/test_regions.py", "tes
 STEP = re.compile(r"```bash\n(?P<bash>.*?)```"
                   r"|Append to `(?P<append>[^`]+)`:\n\n```python\n(?P<appended>.*?)```"
                   r"|Replace the next TODO line of `(?P<todo>[^`]+)`.*?with:\n\n```python\n(?P<replacement>.*?)```"
-                  r"|in `(?P<file>[^`]+)`, change\s+`(?P<old>[^`]+)` to `(?P<new>[^`]+)`", re.S)
+                  r"|[Ii]n `(?P<file>[^`]+)`, change\s+`(?P<old>[^`]+)` to `(?P<new>[^`]+)`", re.S)
 TODO = re.compile(r"TODO (Task \d+\.\d+|Stage \d+)")
 
 
@@ -171,7 +171,7 @@ def test_adding_a_stage(tmp_path):
     assert "notebooks/08_extras.ipynb" in files["by make release"]
     stub = (copy / "minitorch/ops_extra.py").read_text()
     assert 'raise NotImplementedError("Task 8.1: Softsign.backward")' in stub
-    report("adding a stage", files, guards(copy, ["tests/reference/test_stage8_extras.py"],
+    report("adding a stage", files, guards(copy, ["tests/reference/test_stage8_extras.py", "tests/reference/test_structure.py"],
                                               ["tests/release/test_notebooks.py", "-k", "08_extras"]))
 
 

@@ -185,9 +185,9 @@ def test_a_worker_killed_mid_learner_leaves_it_to_the_other(hand_ins, local_grad
 
 
 def learner_processes() -> list[str]:
-    """The confined processes (grader/worker.py) this checkout's grader has running."""
+    """The confined processes (grader/learner/process.py) this checkout's grader has running."""
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-    return [line for line in ps.splitlines() if "import grader.worker" in line and repr(str(ROOT)) in line]
+    return [line for line in ps.splitlines() if "import grader.learner.process" in line and repr(str(ROOT)) in line]
 
 
 def test_a_broker_restart_loses_no_grade(hand_ins, local_grades, workers, broker, tmp_path):

@@ -12,8 +12,8 @@ import pytest
 
 from grader import tasks as surface
 from grader.boundary.runner import Undeclared, check_declared
-from grader.learner import probes_gpt  # noqa: F401  (registers stage 7's given helpers)
-from grader.learner.probes import GIVEN, given, resolve
+from grader.learner.probes import given, resolve
+from grader.learner.stand_ins import STAND_INS as GIVEN
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 NAMES = sorted({n for names in surface.CALLS.values() for n in names} | set(surface.ALWAYS) | set(surface.GIVEN))
@@ -121,8 +121,11 @@ def test_the_course_config_replaces_nbgraders_execute_and_fails_loudly_if_it_can
 
 def test_the_learners_process_knows_every_probe():
     from grader.boundary.runner import LearnerProcess
+    from grader.learner import probes_gpt, probes_modules, process  # noqa: F401  (each registers its probes)
     from grader.learner.probes import PROBES
+    from grader.probe_declarations import PROBES as DECLARED
     from grader.settings import Settings
+    assert set(PROBES) == set(DECLARED)
     with LearnerProcess(ROOT / "solutions" / "minitorch", Settings()) as w:
         for name in PROBES:
             try:

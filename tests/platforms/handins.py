@@ -4,6 +4,7 @@ so anything that reaches the grade or results.json is the attack succeeding)."""
 
 import pathlib
 import shutil
+import sys
 import zipfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -89,6 +90,12 @@ def build(where: pathlib.Path, platform_paths: tuple[str, ...]) -> dict[str, pat
                "patches NumPy": {"source": RELEASE, "on_import": patches_numpy(platform_paths)}}
     for name, options in courses.items():
         course = folder(where / name.replace(" ", "-") / "course", **options)
+        made[name] = zipped(course, course.parent / "handin.zip")
+    sys.path.insert(0, str(ROOT / "tests" / "grader"))
+    from borrowers import BORROWERS
+    for name, builder in (BORROWERS[0], BORROWERS[1]):   # the control, and the borrower through the module table
+        course = builder(where / name, "course")
+        shutil.copytree(ROOT / "notebooks", course / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
         made[name] = zipped(course, course.parent / "handin.zip")
     broken = where / "broken-zip"
     broken.mkdir()

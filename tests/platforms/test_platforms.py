@@ -132,6 +132,23 @@ def test_a_hostile_hand_in_gets_exactly_what_check_gives_it(gradescope, prairiel
             assert "own user: holds" in done.stdout
 
 
+@pytest.mark.parametrize("profile", ["full", "docker"])
+def test_a_borrower_scores_as_leaving_the_tasks_unwritten(gradescope, prairielearn, hand_ins, checked, tmp_path, profile):
+    """Issue 31: a package that calls the grader's own versions of six tasks (found through
+    the module table) gets, part by part, the points of the same package with those tasks
+    unwritten, on both platforms, confined or as a default Docker container runs it."""
+    _, control = checked("leaves-six-unwritten")
+    _, borrower = checked("borrows-module-table")
+    points = lambda parts: {key: value[:2] for key, value in parts.items()}  # noqa: E731
+    assert points(borrower) == points(control) and points(control) != {k: (v[1], v[1]) for k, v in control.items()}
+    for platform, _, data, _done, score, most, stages in hostile_runs(gradescope, prairielearn,
+                                                                     hand_ins["borrows-module-table"], tmp_path, profile):
+        found = parts_of(data["tests"], score, most)
+        same_as_check(found, borrower, stages)
+        assert points(found) == points({k: v for k, v in control.items() if k[0].split(".")[0] in stages}), platform
+        assert any("the grader's own version of" in reason for _, _, reason in found.values()), platform
+
+
 def test_a_one_op_bug_in_a_docker_like_container(gradescope, prairielearn, hand_ins, checked, tmp_path):
     """Without Landlock or control groups, the learner's own user keeps the boundary and
     the grade is check's to the word."""

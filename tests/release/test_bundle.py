@@ -157,11 +157,12 @@ def wait_for(path: pathlib.Path, pattern: str, seconds: float) -> re.Match:
     raise AssertionError(f"{pattern!r} did not appear in {seconds} s:\n{path.read_text()[-3000:]}")
 
 
-def test_the_readmes_quote_what_jupyter_prints_when_the_port_is_taken(tmp_path):
-    """The troubleshooting line is Jupyter's own words: a taken port is left for the next."""
+def test_the_learners_guides_quote_what_jupyter_prints_when_the_port_is_taken(tmp_path):
+    """The troubleshooting line of the bundle's README and of docs/LEARNER.md is Jupyter's own
+    words: a taken port is left for the next."""
     import socket
     quoted = re.search(r"`(The port 8888 is already in use[^`]*)`", (bundle.LEARNER_FILES / "README.md").read_text()).group(1)
-    assert quoted in (ROOT / "README.md").read_text().replace("\n", " ")
+    assert quoted in (ROOT / "docs" / "LEARNER.md").read_text().replace("\n", " ")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

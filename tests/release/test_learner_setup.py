@@ -1,5 +1,6 @@
-"""What the README's set-up promises a learner: ``import minitorch`` from notebooks/ finds
-the learner's package, and edits to it reach a running kernel (autoreload)."""
+"""What the set-up promises a learner (README.md, docs/LEARNER.md): ``import minitorch``
+from notebooks/ finds the learner's package, and edits to it reach a running kernel
+(autoreload)."""
 
 import os
 import pathlib

@@ -1,7 +1,7 @@
-"""The learner's process: started by ``runner.py`` inside a ``Cage``, it confines itself,
-imports the learner's package, and answers probe requests until its input closes.
+"""The learner's process: started by ``boundary/runner.py`` inside a ``Cage``, it confines
+itself, imports the learner's package, and answers probe requests until its input closes.
 
-    python -I -B -c BOOT CONFIG_JSON
+    python -I -B -c BOOT CONFIG_JSON      (BOOT: runner.py)
 
 The requests and answers travel on the file descriptors that were its stdin and stdout;
 those are moved aside first, and the learner's code gets /dev/null for its own stdin,
@@ -33,7 +33,7 @@ class LookedFor:
         cls.names.add(name)
 
 
-@probe()
+@probe
 def unused_files(mt: Any, package: str) -> list:
     """The package's .py files that no import has looked for and that do not compile, as
     [file, line, what is wrong]: they cost nothing, but the learner is told."""
@@ -55,12 +55,6 @@ def unused_files(mt: Any, package: str) -> list:
     return found
 
 
-# Run by the grader before anything of the learner's: put the grader's folder on the path
-# for the imports below only, then take it off again so that nothing can import it later.
-BOOT = ("import sys; sys.path.insert(0, {root!r}); import grader.learner.worker as w; "
-        "sys.path.remove({root!r}); w.main(sys.argv[1])")
-
-
 def describe(error: BaseException, package: pathlib.Path) -> dict:
     """The exception in words, and the last line of the learner's package it passed (and,
     when that line is in another file, such as a shape check the package gives, the line
@@ -80,10 +74,11 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
 
 def main(config_json: str) -> None:
     from grader.boundary import confinement, wire
-    from grader.learner import probes, probes_gpt, probes_modules  # noqa: F401  (each registers its probes)
+    from grader.learner import probes, probes_gpt, probes_modules, stand_ins  # noqa: F401  (each registers its probes)
 
     config = json.loads(config_json)
     requests, answers = os.dup(0), os.dup(1)
+    stand_ins.CHANNEL[:] = [requests, answers]
     quiet = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(quiet, fd)
