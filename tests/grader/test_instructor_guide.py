@@ -24,7 +24,7 @@ GUARDS = ["tests/release/test_release.py", "tests/release/test_regions.py", "tes
 STEP = re.compile(r"```bash\n(?P<bash>.*?)```"
                   r"|Append to `(?P<append>[^`]+)`:\n\n```python\n(?P<appended>.*?)```"
                   r"|Replace the next TODO line of `(?P<todo>[^`]+)`.*?with:\n\n```python\n(?P<replacement>.*?)```"
-                  r"|[Ii]n `(?P<file>[^`]+)`, change\s+`(?P<old>[^`]+)` to `(?P<new>[^`]+)`", re.S)
+                  r"|[Ii]n `(?P<file>[^`]+)`, change\s+`(?P<old>[^`]+)`\s+to\s+`(?P<new>[^`]+)`", re.S)
 TODO = re.compile(r"TODO (Task \d+\.\d+|Stage \d+)")
 
 
@@ -78,6 +78,8 @@ def follow(copy: pathlib.Path, text: str, edit: dict[str, str] | None = None) ->
     """Do the recipe's steps in order (``edit`` rewrites its commands, e.g. another stage to
     drop); the files touched by hand, by the tools, and by the release."""
     files: dict[str, set[str]] = {"by hand": set(), "by the tools": set(), "by make release": set()}
+    said = len(re.findall(r"Append to `|Replace the next TODO line of `|[Ii]n `[^`]+`, change\s", text))
+    assert said == sum(1 for s in STEP.finditer(text) if not s["bash"]), "a step of the recipe this test cannot read"
     for step in STEP.finditer(text):
         if step["bash"]:
             for line in filter(None, (s.strip() for s in step["bash"].splitlines())):
