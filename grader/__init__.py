@@ -24,8 +24,9 @@ adapt the course):
                  capabilities), wire.py (plain data only), runner.py (the grader's side:
                  start, call, time out, restart; refuses undeclared package names),
                  given.py (the given versions of earlier tasks, answered to stand-ins).
-    checks/      the trusted checks: the part registry, one module per stage, helpers,
-                 central differences. Never run in the learner's process.
+    checks/      the trusted checks: the part registry, stageN*.py (stage N's parts, nothing
+                 another stage needs), reference.py (the NumPy versions any check may use),
+                 helpers, central differences. Never run in the learner's process.
     pipeline/    a hand-in's way: submissions.py (the folder's entries: hand-ins and
                  refusals, ids), intake.py and unpack.py (read without trusting), stages.py
                  (run a stage's parts), grading.py (one path per learner), lateness.py,
@@ -36,6 +37,8 @@ adapt the course):
     hub/         the course on a JupyterHub with nbgrader's exchange.
     release/     the release builder: build.py, regions.py, bundle.py and the learner
                  bundle's own files. Imports nothing of the grader outside its folder.
+    course_edit/ reshaping the course: add a task or a stage, drop a stage (the sources only).
+    commands/    one module per command, a plain main(*, ...).
 
 tests/grader/test_layout.py holds these directions.
 """

@@ -11,6 +11,7 @@
     python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
     python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
     python -m grader prairielearn --image NAME    a PrairieLearn grader: image, serverFilesCourse, questions
+    python -m grader task add | stage add | stage drop   reshape the course (docs/INSTRUCTOR.md)
 
 The command line only: it parses arguments into typed values (``Settings``, ``LatePolicy``,
 ``Shard``, paths) and calls the command's ``main`` in ``grader/commands/``.
@@ -25,7 +26,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from grader.commands import handin
+from grader.commands import handin, reshape_args
 from grader.pipeline.lateness import LatePolicy
 from grader.pipeline.submissions import Shard
 from grader.settings import Settings, add_flags
@@ -98,6 +99,7 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
     p.add_argument("--image", required=True, help="the grading image in your own account (docs/PLATFORMS.md)")
     handin.add_parser(commands)
+    reshape_args.add_parsers(commands)
     return parser
 
 
@@ -118,6 +120,13 @@ def run(args: argparse.Namespace) -> int:
         return check.main(path=handin.path_to_check(args.path), out=path(args.out), settings=Settings.from_args(args))
     if args.command == "handin":
         return handin.main(folder=args.folder, reference=args.reference, out=args.out)
+    if args.command == "task":
+        from grader.commands import task
+        return task.main(action=args.action, task=args.task, title=args.title, file=args.file, calls=args.calls,
+                         parts=args.parts, swaps=args.swaps)
+    if args.command == "stage":
+        from grader.commands import stage
+        return stage.main(action=args.action, stage=args.stage, notebook=args.notebook, title=args.title)
     if args.command == "autograde":
         from grader.commands import autograde
         return autograde.main(submissions=path(args.submissions), out=path(args.out),

@@ -90,10 +90,6 @@ def is_declared(name: str, task: str) -> bool:
 
 
 def markdown_table() -> str:
-    """The docs' task table (docs/CURRICULUM.md holds it; a test keeps the two equal)."""
-    rows = ["| task | stage (notebook) | what | parts (points) | points |", "| --- | --- | --- | --- | --- |"]
-    for task, title in TASKS.items():
-        parts = ", ".join(f"{name} ({points:g})" for name, points in PARTS[task].items())
-        rows.append(f"| {task} | {stage_of(task)} ({STAGES[stage_of(task)]}) | {title} | {parts} | {POINTS[task]:g} |")
-    rows.append(f"| | | **total** | | **{TOTAL:g}** |")
-    return "\n".join(rows)
+    """The docs' task table (the release writes it into docs/CURRICULUM.md)."""
+    from grader.release.task_table import markdown_table as table
+    return table(_DATA)

@@ -10,14 +10,8 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain
+from grader.checks.reference import attention_weights, layer_norm, numpy_attention
 from grader.checks.rules import check_float32, check_rule
-
-
-def layer_norm(x, w, b, eps=1e-5):
-    mu = x.mean(axis=-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mu) / np.sqrt(var + eps) * w + b
-
 
 LN_SHAPES = [(3, 5), (2, 3, 4), (6,), (2, 1, 7)]
 
@@ -70,34 +64,6 @@ part("7.1", "gradient for x")(_ln_part([0]))
 part("7.1", "gradients for weight and bias")(_ln_part([1, 2]))
 
 
-def _linear_weights(rng, prefix, dim_in, dim_out):
-    return {f"{prefix}.weight": rng.standard_normal((dim_out, dim_in)) / math.sqrt(dim_in),
-            f"{prefix}.bias": rng.standard_normal(dim_out) * 0.1}
-
-
-def _attention_weights(rng, dim, prefix=""):
-    weights = {}
-    for name in ("query", "key", "value", "proj"):
-        weights.update(_linear_weights(rng, f"{prefix}{name}", dim, dim))
-    return weights
-
-
-def numpy_attention(x, weights, heads, prefix="", scale=None, keep_weights=False, causal=True):
-    """Causal attention in NumPy; ``scale`` replaces 1/sqrt(d) to name a mistake,
-    ``keep_weights`` returns the softmax weights (B, H, T, T) too, and ``causal=False``
-    leaves out the mask."""
-    B, T, D = x.shape
-    d = D // heads
-    lin = lambda a, n: a @ weights[f"{prefix}{n}.weight"].T + weights[f"{prefix}{n}.bias"]  # noqa: E731
-    q, k, v = (lin(x, n).reshape(B, T, heads, d).transpose(0, 2, 1, 3) for n in ("query", "key", "value"))
-    scores = q @ k.transpose(0, 1, 3, 2) * (1 / math.sqrt(d) if scale is None else scale)
-    scores = np.where(np.tril(np.ones((T, T), bool)) | (not causal), scores, -np.inf)
-    att = np.exp(scores - scores.max(-1, keepdims=True))
-    att /= att.sum(-1, keepdims=True)
-    out = lin((att @ v).transpose(0, 2, 1, 3).reshape(B, T, D), "proj")
-    return (out, att) if keep_weights else out
-
-
 def _attention_outs(seen, what, shape):
     """The learner's attention outputs as arrays, or the failure that explains what came instead."""
     outs = seen.get("outs") if isinstance(seen, dict) else None
@@ -111,7 +77,7 @@ def _attention_part(heads):
     def check(w, rng):
         dim, T = 8, 5
         d = dim // heads
-        weights = _attention_weights(rng, dim)
+        weights = attention_weights(rng, dim)
         x = rng.standard_normal((2, T, dim))
         what = f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}"
         seen = call_learner(w, "attention", what, dim=dim, heads=heads, weights=weights, xs=[x])
@@ -169,7 +135,7 @@ part("7.2", "several heads")(_attention_part(4))
 @part("7.2", "causal")
 def attention_is_causal(w, rng):
     dim, heads, T = 8, 1, 6  # one head, so that a bug in merging heads is charged to "several heads" only
-    weights = _attention_weights(rng, dim)
+    weights = attention_weights(rng, dim)
     x = rng.standard_normal((1, T, dim))
     later = x.copy()
     later[:, 3:] = rng.standard_normal((1, T - 3, dim))

@@ -7,16 +7,15 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain, order_problem
-from grader.checks.stage5 import gelu_exact, gelu_tanh
-from grader.checks.stage7 import _attention_weights, _linear_weights, layer_norm, numpy_attention
+from grader.checks.reference import attention_weights, gelu_exact, gelu_tanh, layer_norm, linear_weights, numpy_attention
 
 
 def _block_weights(rng, dim, prefix=""):
     weights = {f"{prefix}ln1.weight": 1 + 0.1 * rng.standard_normal(dim), f"{prefix}ln1.bias": 0.1 * rng.standard_normal(dim),
                f"{prefix}ln2.weight": 1 + 0.1 * rng.standard_normal(dim), f"{prefix}ln2.bias": 0.1 * rng.standard_normal(dim)}
-    weights.update(_attention_weights(rng, dim, f"{prefix}attn."))
-    weights.update(_linear_weights(rng, f"{prefix}up", dim, 4 * dim))
-    weights.update(_linear_weights(rng, f"{prefix}down", 4 * dim, dim))
+    weights.update(attention_weights(rng, dim, f"{prefix}attn."))
+    weights.update(linear_weights(rng, f"{prefix}up", dim, 4 * dim))
+    weights.update(linear_weights(rng, f"{prefix}down", 4 * dim, dim))
     return weights
 
 
@@ -61,7 +60,7 @@ def gpt_forward(w, rng):
                "ln_f.weight": 1 + 0.1 * rng.standard_normal(dim), "ln_f.bias": 0.1 * rng.standard_normal(dim)}
     for i in range(layers):
         weights.update(_block_weights(rng, dim, f"blocks.{i}."))
-    weights.update(_linear_weights(rng, "head", dim, V))
+    weights.update(linear_weights(rng, "head", dim, V))
     idx = [rng.integers(0, V, (2, 5)), rng.integers(0, V, (1, block_size))]
     sizes = dict(vocab_size=V, block_size=block_size, dim=dim, heads=heads, layers=layers)
     seen = call_learner(w, "gpt", f"GPT({sizes})", sizes=sizes, weights=weights, idx=idx)

@@ -14,4 +14,6 @@ functions they call (``pipeline.intake.read_hand_in``, ``pipeline.grading.grade_
     gradescope.py    a Gradescope autograder
     prairielearn.py  a PrairieLearn grader
     handin.py        a hand-in zip (``handin --reference``: the reference's, to try a platform with)
+    task.py, stage.py  reshape the course: ``task add``, ``stage add``, ``stage drop``
+                     (their arguments: reshape_args.py; their work: grader/course_edit/)
 """

@@ -1,79 +1,43 @@
-"""docs/INSTRUCTOR.md's "adding a task", followed in a copy of the repository: a toy Task
-3.4 (``Softplus.backward``) touches four files, the release builds, the reference earns
-every point of it, a bug in the new op costs that task only, the progress table lists it,
-and a course folder made before the task gains its graded cell."""
+"""docs/INSTRUCTOR.md's recipes, followed as written in a copy of the repository: the test
+reads each recipe's steps from the doc (commands, "Append to", "Replace the next TODO line
+of", "change `A` to `B`"), does them in order, then runs the guards inside the copy (the
+release, regions, docs-table, layout, surface and variants tests) and `grader check
+solutions`, which must give the reference every point. A doc change that breaks a recipe
+fails here."""
 
 import json
 import os
 import pathlib
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 
 import pytest
 
-from grader.tasks import TOTAL
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+DOC = (ROOT / "docs" / "INSTRUCTOR.md").read_text()
 pytestmark = pytest.mark.slow
-
-OP = '''
-
-class Softplus(Function):
-    """out = log(1 + e ** x)."""
-
-    @staticmethod
-    def forward(ctx: Context, x: np.ndarray) -> np.ndarray:
-        ctx.save_for_backward(x)
-        return np.logaddexp(0, x)
-
-    @staticmethod
-    def backward(ctx: Context, grad: np.ndarray) -> np.ndarray:
-        (x,) = ctx.saved
-        # Task 3.4: Softplus.backward
-        ### BEGIN SOLUTION
-        return grad / (1 + np.exp(-x))
-        ### END SOLUTION
-'''
-SECTION = '''
-
-# %% [markdown]
-# ## Your task 3.4: `Softplus.backward` in `minitorch/ops_unary.py`
-#
-# softplus(x) = log(1 + e^x); its derivative is the sigmoid of x.
-
-# %% nbgrader={"grade": false, "grade_id": "task3_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 3.4
-from minitorch import ops_unary  # noqa: E402
-from minitorch.function import Context  # noqa: E402
-
-ctx = Context((True,))
-ops_unary.Softplus.forward(ctx, np.array([-1.0, 0.0, 2.0]))
-got = ops_unary.Softplus.backward(ctx, np.ones(3))
-assert np.allclose(got, 1 / (1 + np.exp(-np.array([-1.0, 0.0, 2.0])))), f"Softplus.backward: got {got}"
-print("Task 3.4 passes the visible checks")
-'''
-MANIFEST = '''
-[task."3.4"]
-title = "Softplus.backward"
-calls = ["ops_unary.Softplus"]
-[task."3.4".parts]
-"Softplus" = 1
-'''
-CHECK = '''
-
-@part("3.4", "Softplus")
-def softplus(w, rng):
-    check_rule(w, "ops_unary.Softplus", lambda x: np.logaddexp(0, x), [rng.uniform(-3, 3, (2, 3))], rng)
-'''
+GUARDS = ["tests/release/test_release.py", "tests/release/test_regions.py", "tests/grader/test_layout.py",
+          "tests/grader/test_surface.py", "tests/grader/test_variants.py"]
+STEP = re.compile(r"```bash\n(?P<bash>.*?)```"
+                  r"|Append to `(?P<append>[^`]+)`:\n\n```python\n(?P<appended>.*?)```"
+                  r"|Replace the next TODO line of `(?P<todo>[^`]+)`.*?with:\n\n```python\n(?P<replacement>.*?)```"
+                  r"|[Ii]n `(?P<file>[^`]+)`, change\s+`(?P<old>[^`]+)`\s+to\s+`(?P<new>[^`]+)`", re.S)
+TODO = re.compile(r"TODO (Task \d+\.\d+|Stage \d+)")
 
 
-def run(copy: pathlib.Path, *args: str, **kwargs) -> subprocess.CompletedProcess:
+def recipe(title: str) -> str:
+    start = DOC.index(f"### {title}\n")
+    end = min((i for i in (DOC.find("\n## ", start), DOC.find("\n### ", start + 1)) if i > 0), default=len(DOC))
+    return DOC[start:end]
+
+
+def run(copy: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(copy))  # the copy's grader and package, not this repository's
-    done = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True,
-                          timeout=600, **kwargs)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    done = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"{args}:\n" + done.stdout[-3000:] + done.stderr[-3000:]
     return done
 
 
@@ -81,21 +45,9 @@ def git(copy: pathlib.Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=copy, capture_output=True, text=True, check=True).stdout
 
 
-def make_course(copy: pathlib.Path, folder: pathlib.Path) -> None:
-    run(copy, "-c", "import pathlib, sys; from grader.pipeline.course import Course; from grader.settings import "
-        f"Settings; Course(pathlib.Path({str(folder)!r}), Settings()).create()")
-
-
-def grade(copy: pathlib.Path, package_parent: pathlib.Path, out: pathlib.Path) -> dict[str, str]:
-    """Task -> "earned / most" from `check`'s table."""
-    done = run(copy, "-m", "grader", "check", str(package_parent), "--out", str(out))
-    return dict(re.findall(r"Task (\d\.\d)\s+([\d.]+ / [\d.]+)", done.stdout))
-
-
-def test_adding_a_task_as_the_guide_says(tmp_path):
+def make_copy(tmp_path: pathlib.Path) -> pathlib.Path:
     copy = tmp_path / "course-repo"
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout.splitlines()
+    listed = git(ROOT, "ls-files", "-co", "--exclude-standard").splitlines()
     for name in listed:
         if (ROOT / name).is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
@@ -103,57 +55,135 @@ def test_adding_a_task_as_the_guide_says(tmp_path):
     git(copy, "init", "-q")
     git(copy, "add", "-A")
     git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before")
+    return copy
+
+
+def command(line: str) -> list[str]:
+    if line == "make release":
+        return ["-m", "grader", "release"]
+    words = shlex.split(line)
+    assert words[0] == ".venv/bin/python", f"a recipe's command this test does not know: {line}"
+    return words[1:]
+
+
+def commit(copy: pathlib.Path) -> set[str]:
+    """The files changed since the last call (each call commits them in the copy)."""
+    git(copy, "add", "-A")
+    changed = set(git(copy, "diff", "--cached", "--name-only").split())
+    git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "step", "--allow-empty")
+    return changed
+
+
+def follow(copy: pathlib.Path, text: str, edit: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """Do the recipe's steps in order (``edit`` rewrites its commands, e.g. another stage to
+    drop); the files touched by hand, by the tools, and by the release."""
+    files: dict[str, set[str]] = {"by hand": set(), "by the tools": set(), "by make release": set()}
+    said = len(re.findall(r"Append to `|Replace the next TODO line of `|[Ii]n `[^`]+`, change\s", text))
+    assert said == sum(1 for s in STEP.finditer(text) if not s["bash"]), "a step of the recipe this test cannot read"
+    for step in STEP.finditer(text):
+        if step["bash"]:
+            for line in filter(None, (s.strip() for s in step["bash"].splitlines())):
+                for old, new in (edit or {}).items():
+                    line = line.replace(old, new)
+                done = run(copy, *command(line))
+                if line.endswith("grader check solutions"):
+                    earned, most = re.search(r"Total: ([\d.]+) / ([\d.]+)", done.stdout).groups()
+                    assert earned == most and " ok " in done.stdout, done.stdout[-3000:]
+                files["by make release" if line == "make release" else "by the tools"] |= commit(copy)
+            continue
+        path = copy / (step["append"] or step["todo"] or step["file"])
+        source = path.read_text()
+        if step["append"]:
+            source = source.rstrip("\n") + "\n" + step["appended"]
+        elif step["todo"]:
+            lines = source.splitlines(keepends=True)
+            at = next(i for i, line in enumerate(lines) if TODO.search(line))
+            indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
+            lines[at] = "".join(indent + line if line.strip() else line for line in step["replacement"].splitlines(True))
+            source = "".join(lines)
+        else:
+            assert source.count(step["old"]) == 1, f"{path}: {step['old']!r} is not there once"
+            source = source.replace(step["old"], step["new"])
+        path.write_text(source)
+        files["by hand"] |= commit(copy)
+    left = [p for p in set().union(*files.values()) if (copy / p).is_file() and TODO.search((copy / p).read_text())]
+    assert not left, f"TODO lines the recipe does not fill: {left}"
+    return files
+
+
+def guards(copy: pathlib.Path, *more: list[str]) -> str:
+    """The guards, then each of ``more`` (the new tests of a recipe) on its own, in the copy."""
+    results = []
+    for args in [GUARDS, *more]:
+        done = run(copy, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args)
+        results.append(f"{' '.join(args) if args is not GUARDS else 'the guards'}: {done.stdout.strip().splitlines()[-1]}")
+    return "; ".join(results)
+
+
+def report(name: str, files: dict[str, set[str]], result: str) -> None:
+    print(f"\n{name}:", *(f"  {k}: {', '.join(sorted(v)) or '-'}" for k, v in files.items()), f"  guards: {result}",
+          sep="\n")
+
+
+def test_changing_points(tmp_path):
+    copy = make_copy(tmp_path)
+    files = follow(copy, recipe("Changing points"))
+    assert files["by hand"] == {"grader/tasks.toml"} and "docs/CURRICULUM.md" in files["by make release"]
+    report("changing points", files, guards(copy))
+
+
+def test_adding_a_task(tmp_path):
+    copy = make_copy(tmp_path)
     course = tmp_path / "course"
-    make_course(copy, course)
-
-    # the guide's steps
-    with (copy / "solutions/minitorch/ops_unary.py").open("a") as f:
-        f.write(OP)
-    with (copy / "solutions/notebooks/03_reductions.py").open("a") as f:
-        f.write(SECTION)
-    with (copy / "grader/tasks.toml").open("a") as f:
-        f.write(MANIFEST)
-    with (copy / "grader/checks/stage3.py").open("a") as f:
-        f.write(CHECK)
-    run(copy, "-m", "grader", "release")
-
-    touched = {line[3:] for line in git(copy, "status", "--porcelain").splitlines()}
-    released = {"minitorch/ops_unary.py", "notebooks/03_reductions.ipynb", "grader/release/released.json"}
-    by_hand = touched - released
-    assert by_hand == {"solutions/minitorch/ops_unary.py", "solutions/notebooks/03_reductions.py",
-                       "grader/tasks.toml", "grader/checks/stage3.py"}
-    assert touched - by_hand == released  # the release's files and its record of them
+    make_course = ("import pathlib; from grader.pipeline.course import Course; from grader.settings import Settings; "
+                   f"Course(pathlib.Path({str(course)!r}), Settings()).create()")
+    run(copy, "-c", make_course)
+    files = follow(copy, recipe("Adding a task"))
+    assert {"grader/tasks.toml", "grader/checks/stage3.py", "tests/reference/test_stage3_reductions.py"} <= files["by the tools"]
     stub = (copy / "minitorch/ops_unary.py").read_text()
     assert 'raise NotImplementedError("Task 3.4: Softplus.backward")' in stub and "1 + np.exp(-x)" not in stub
     notebook = json.loads((copy / "notebooks/03_reductions.ipynb").read_text())
     assert any("**Task 3.4** is worth 1 point." in "".join(c["source"]) for c in notebook["cells"])
-    graded = [c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "task3_4"]
-    assert len(graded) == 1 and graded[0]["metadata"]["nbgrader"]["points"] == 1
+    assert "| 3.4 | 3 (03_reductions) | Softplus.backward |" in (copy / "docs/CURRICULUM.md").read_text()
+    report("adding a task", files, guards(copy, ["tests/reference/test_stage3_reductions.py", "-m", "task3_4"]))
 
-    # the reference keeps every point, the new one included
-    scores = grade(copy, copy / "solutions", tmp_path / "reference")
-    assert scores["3.4"] == "1 / 1" and all(a == b for a, b in (s.split(" / ") for s in scores.values()))
-    assert len(scores) == len(__import__("grader.tasks").tasks.TASKS) + 1
-    # a bug in the new op costs that task only
+    # a bug in the new op costs that task only; the progress table lists it; an older course gains its cell
     buggy = tmp_path / "buggy"
     shutil.copytree(copy / "solutions" / "minitorch", buggy / "minitorch")
     source = (buggy / "minitorch/ops_unary.py").read_text()
     (buggy / "minitorch/ops_unary.py").write_text(source.replace("return grad / (1 + np.exp(-x))",
                                                                  "return grad / (1 + np.exp(x))"))
-    scores = grade(copy, buggy, tmp_path / "buggy-out")
-    lost = {task for task, s in scores.items() if s.split(" / ")[0] != s.split(" / ")[1]}
-    assert lost == {"3.4"}
-    done = run(copy, "-m", "grader", "check", str(buggy), "--out", str(tmp_path / "b2"))
-    assert f"Total: {TOTAL:g} / {TOTAL + 1:g}" in done.stdout
-
-    # the progress table lists it (the release's stub: not started)
-    table = run(copy, "-m", "minitorch.progress").stdout
-    assert re.search(r"3\.4.*not started", table), table[-1500:]
-
-    # a course made before the task gains its graded cell
-    make_course(copy, course)
+    done = run(copy, "-m", "grader", "check", str(buggy), "--out", str(tmp_path / "buggy-out"))
+    scores = dict(re.findall(r"Task (\d+\.\d+)\s+([\d.]+ / [\d.]+)", done.stdout))
+    assert {t for t, s in scores.items() if s.split(" / ")[0] != s.split(" / ")[1]} == {"3.4"}
+    assert re.search(r"3\.4.*not started", run(copy, "-m", "minitorch.progress").stdout)
+    run(copy, "-c", make_course)
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         cells = {(c.name, c.max_score) for n in gradebook.find_assignment("03_reductions").notebooks
                  for c in n.grade_cells}
     assert ("task3_4", 1.0) in cells
+
+
+def test_adding_a_stage(tmp_path):
+    copy = make_copy(tmp_path)
+    files = follow(copy, recipe("Adding a stage"))
+    assert {"solutions/minitorch/ops_extra.py", "solutions/notebooks/08_extras.py"} <= files["by hand"]
+    assert {"grader/tasks.toml", "grader/checks/stage8.py", "solutions/minitorch/__init__.py"} <= files["by the tools"]
+    assert "notebooks/08_extras.ipynb" in files["by make release"]
+    stub = (copy / "minitorch/ops_extra.py").read_text()
+    assert 'raise NotImplementedError("Task 8.1: Softsign.backward")' in stub
+    report("adding a stage", files, guards(copy, ["tests/reference/test_stage8_extras.py", "tests/reference/test_structure.py"],
+                                              ["tests/release/test_notebooks.py", "-k", "08_extras"]))
+
+
+@pytest.mark.parametrize("stage", ["7", "5"])
+def test_dropping_a_stage(tmp_path, stage):
+    copy = make_copy(tmp_path)
+    notebook = next(p.stem for p in (copy / "solutions" / "notebooks").glob(f"0{stage}_*.py"))
+    files = follow(copy, recipe("Dropping a stage"), {"stage drop 7": f"stage drop {stage}"})
+    assert files["by hand"] == set() and f"notebooks/{notebook}.ipynb" in files["by make release"]
+    assert f"solutions/notebooks/{notebook}.py" in files["by the tools"]
+    package = "\n".join(p.read_text() for p in (copy / "minitorch").rglob("*.py"))
+    assert f'NotImplementedError("Task {stage}.' not in package  # no stub nothing grades: its regions are given code
+    report(f"dropping stage {stage}", files, guards(copy))

@@ -195,3 +195,12 @@ def test_every_setting_is_one_flag_and_one_traitlet():
                                           "--no-confine", "--restarts", "1"])
         settings = Settings.from_args(args)
         assert (settings.call_seconds, settings.confine, settings.restarts) == (3.0, False, 1)
+
+
+def test_no_stage_of_the_checks_imports_another_stages_module():
+    """Reference computations live in checks/reference.py, so dropping a stage's modules
+    (checks/stageN*.py) leaves every other stage's checks importable."""
+    for name in (n for n in MODULES if n.startswith("grader.checks.stage")):
+        stage = name.split(".")[-1].split("_")[0]
+        others = {n for n in imports(MODULES[name]) if n.startswith("grader.checks.stage")}
+        assert {n.split(".")[-1].split("_")[0] for n in others} <= {stage}, name

@@ -40,15 +40,19 @@ def test_every_name_exists(package):
 
 
 def test_a_check_may_use_only_the_names_its_task_declares():
-    check_declared("2.3", "rule", {"function": "ops_binary.Mul", "swaps": {"ops_binary.unbroadcast": "unbroadcast"}})
-    check_declared("6.2", "optimizer", {"name": "SGD"})
+    has = set(surface.TASKS).__contains__  # a dropped stage's examples are left out (docs/INSTRUCTOR.md)
+    if has("2.3"):
+        check_declared("2.3", "rule", {"function": "ops_binary.Mul", "swaps": {"ops_binary.unbroadcast": "unbroadcast"}})
+    if has("6.2"):
+        check_declared("6.2", "optimizer", {"name": "SGD"})
+        with pytest.raises(Undeclared, match="optim.Adam"):
+            check_declared("6.2", "optimizer", {"name": "Adam"})
     with pytest.raises(Undeclared, match="task 2.2 uses ops_binary.Mul"):
         check_declared("2.2", "rule", {"function": "ops_binary.Mul"})
-    with pytest.raises(Undeclared, match="optim.Adam"):
-        check_declared("6.2", "optimizer", {"name": "Adam"})
-    with pytest.raises(Undeclared, match="ops_softmax.stable_logsumexp"):  # a swap is a use too
-        check_declared("5.1", "rule", {"function": "ops_linalg.MatMul",
-                                       "swaps": {"ops_softmax.stable_logsumexp": "stable_logsumexp"}})
+    if has("5.1"):
+        with pytest.raises(Undeclared, match="ops_softmax.stable_logsumexp"):  # a swap is a use too
+            check_declared("5.1", "rule", {"function": "ops_linalg.MatMul",
+                                           "swaps": {"ops_softmax.stable_logsumexp": "stable_logsumexp"}})
     with pytest.raises(Undeclared, match="nn.GPT"):  # names a probe uses by itself
         check_declared("7.2", "gpt", {})
 

@@ -16,6 +16,7 @@ import pytest
 from test_release import solution_lines
 
 from grader.release import bundle
+from grader.tasks import STAGES
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
@@ -38,7 +39,7 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
                     "README.md", "Makefile", "etc"}
     for config in ("jupyterlab-overrides.json", "jupyter_server_config.json", "jupyterlab-workspace.json"):
         assert f"etc/{config}" in (folder / "Makefile").read_text() and (folder / "etc" / config).exists()
-    assert len([n for n in names if n.endswith(".ipynb")]) == 7
+    assert sorted(pathlib.Path(n).stem for n in names if n.endswith(".ipynb")) == sorted(STAGES.values())
     lock = (folder / "requirements.lock").read_text().lower()
     for tool in ("nbgrader", "playwright", "pytest", "hypothesis", "jupytext"):  # instructor tooling stays out
         assert f"\n{tool}==" not in lock and f"{tool}==" not in (folder / "pyproject.toml").read_text()
