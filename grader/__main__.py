@@ -26,7 +26,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from grader.commands import handin, reshape_args
+from grader.commands import handin
 from grader.pipeline.lateness import LatePolicy
 from grader.pipeline.submissions import Shard
 from grader.settings import Settings, add_flags
@@ -99,8 +99,26 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
     p.add_argument("--image", required=True, help="the grading image in your own account (docs/PLATFORMS.md)")
     handin.add_parser(commands)
-    reshape_args.add_parsers(commands)
+    _reshaping(commands)
     return parser
+
+
+def _reshaping(commands) -> None:  # argparse's _SubParsersAction
+    """The arguments of ``task`` and ``stage``, the tools that reshape the course."""
+    p = commands.add_parser("task", help="add a task to a stage: manifest, notebook section, checks, tests")
+    p.add_argument("action", choices=["add"])
+    p.add_argument("task", help="its id, STAGE.N, for example 3.4")
+    p.add_argument("--title", required=True, help="what the learner builds, for example 'Softplus.backward'")
+    p.add_argument("--file", required=True, help="the package file the learner fills in, relative to minitorch/")
+    p.add_argument("--calls", nargs="*", default=[], help="the package names its checks call, e.g. ops_unary.Softplus")
+    p.add_argument("--swaps", nargs="*", default=[], help="names its checks replace with given versions ([given])")
+    p.add_argument("--part", dest="parts", action="append", default=[], metavar="NAME=POINTS",
+                   help="a part and its points (multiples of 0.5); repeat for each part")
+    p = commands.add_parser("stage", help="add a stage (its notebook, checks, tests) or drop one")
+    p.add_argument("action", choices=["add", "drop"])
+    p.add_argument("stage", help="its number")
+    p.add_argument("--notebook", help="add: its notebook's name, NN_name")
+    p.add_argument("--title", help="add: what it builds")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,5 +15,5 @@ functions they call (``pipeline.intake.read_hand_in``, ``pipeline.grading.grade_
     prairielearn.py  a PrairieLearn grader
     handin.py        a hand-in zip (``handin --reference``: the reference's, to try a platform with)
     task.py, stage.py  reshape the course: ``task add``, ``stage add``, ``stage drop``
-                     (their arguments: reshape_args.py; their work: grader/course_edit/)
+                     (their work: grader/course_edit/)
 """
