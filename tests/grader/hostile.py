@@ -310,13 +310,26 @@ def learners():
     cls += [(name, on_import(code), "reference", "") for name, code in HOSTILE_IMPORTS.items()]
     cls += [(name, stubbed_with(code), "zero", "") for name, code in CHEATS.items()]
     cls.append(("honest-c", folder(), "reference", ""))
-    return cls + odd_names() + issue25() + borrowers()
+    return [learner for learner in cls + odd_names() + issue25() + borrowers() if _course_has(learner)]
+
+
+NEEDS = {"hangs-in-one-rule": "3.1", "raises-html": "3.1", "huge-gradient": "7.1"}  # the task each one's patch breaks
+
+
+def _course_has(learner: tuple) -> bool:
+    """Whether the course (the manifest) still has the task a learner's patch is about:
+    an instructor may drop a stage (docs/INSTRUCTOR.md)."""
+    from grader.tasks import STAGES, TASKS
+    task = NEEDS.get(learner[0])
+    return (task is None or task in TASKS) and ("stage 1" not in learner[2] or "1" in STAGES)
 
 
 def borrowers():
     """Issue 31: learners who call the grader's own versions of six tasks, each graded
     exactly as the control that leaves them unwritten ("like CONTROL": every task's points)."""
-    from borrowers import BORROWERS, CONTROL, EVERYTHING
+    from borrowers import BORROWERS, CONTROL, EVERYTHING, SIX
+    if not SIX:   # the course has none of the six tasks left
+        return []
     made = [(CONTROL, BORROWERS[0][1], "reference but six tasks", "not implemented")]
     return made + [(name, build, f"like {CONTROL}", "" if name == EVERYTHING[0] else "the grader's own version of")
                    for name, build in [*BORROWERS[1:], EVERYTHING]]

@@ -17,7 +17,7 @@ from borrowers import SIX
 from hostile import PLANTED, SCRIPT_ERROR, SHOWN, SLOW, learners
 
 from grader.boundary.confinement import landlock_abi
-from grader.tasks import PARTS, POINTS, tasks_of
+from grader.tasks import PARTS, POINTS, STAGES, TASKS, tasks_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SIX_TASKS = {"task" + label.split()[1].rstrip(":") for label in SIX}
@@ -181,6 +181,8 @@ def test_feedback_pages_are_escaped_and_hold_no_hidden_source(graded):
 def test_nbgraders_own_autograde_agrees(graded, learner, stage):
     """nbgrader's own autograde of one stage, run in the course: the learner's gradebook
     total stays grades.csv's (a borrower's included: it scores as its control there too)."""
+    if stage not in STAGES.values() or learner not in {entry[0] for entry in learners()}:
+        pytest.skip(f"this course has no {stage} (or no {learner}): an instructor dropped it")
     out = graded[3][0][0]
     grades = read_grades(out / "grades.csv")
     course = out / "course"
@@ -199,6 +201,7 @@ def test_nbgraders_own_autograde_agrees(graded, learner, stage):
     assert total == float(grades[learner]["total"])
 
 
+@pytest.mark.skipif("3.1" not in TASKS, reason="its two learners break Task 3.1, which this course dropped")
 def test_the_class_report_names_each_mistake_and_who_made_it(graded):
     out = graded[3][0][0]
     rows = list(csv.DictReader((out / "mistakes.csv").open(encoding="utf-8")))

@@ -19,7 +19,7 @@ from grader.boundary.confinement import landlock_abi
 from grader.boundary.runner import Borrowed, LearnerProcess
 from grader.probe_declarations import PROBES
 from grader.settings import Settings
-from grader.tasks import GIVEN, SWAPS
+from grader.tasks import GIVEN, SWAPS, TOTAL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LEARNER = ROOT / "grader" / "learner"
@@ -129,7 +129,7 @@ def test_every_borrower_scores_as_leaving_the_tasks_unwritten_through_check(tmp_
         assert done.returncode == 0, done.stderr[-2000:]
         return [line.split()[:5] for line in done.stdout.splitlines() if line.strip().startswith(("ok Task", "-- Task"))], done
     control, _ = parts(*BORROWERS[0])
-    assert sum(float(row[3]) for row in control) == 74.5 or control   # six tasks' worth less than full marks
+    assert sum(float(row[3]) for row in control) < TOTAL   # the six tasks unwritten cost points
     for name, build in [*BORROWERS[1:], EVERYTHING]:
         found, done = parts(name, build)
         assert found == control, name

@@ -36,7 +36,7 @@ from hubsetup import (
     user_pids,
 )
 
-from grader.tasks import STAGES, TOTAL
+from grader.tasks import STAGES, TASKS, TOTAL
 
 TEACHER, ALICE, BOB = "mthub-teacher", "mthub-alice", "mthub-bob"
 COURSE, ASSIGNMENT = "minitorch", "minitorch"
@@ -44,7 +44,8 @@ STAGE_FILES = ("ops_unary.py", "ops_reduce.py")      # stage 3's stubs live in t
 BUG = ("Task 3.1: Sin.backward", "return grad * np.sin(x)")  # Bob's one-op slip
 PROXY = shutil.which("configurable-http-proxy")
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),   # its learners work on stage 3 (Task 3.1)
+              pytest.mark.skipif("3.1" not in TASKS, reason="the hub's learners fill Task 3.1, which this course dropped")]
 
 missing = [what for what, ok in (("root", os.geteuid() == 0), ("/usr/bin/chromium", os.path.exists("/usr/bin/chromium")),
                                  ("configurable-http-proxy (npm)", PROXY), ("useradd", shutil.which("useradd")),

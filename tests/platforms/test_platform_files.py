@@ -22,7 +22,7 @@ from grader.__main__ import main
 from grader.platforms import container, gradescope, prairielearn, shipping
 from grader.results import Failure, LearnerResult, Verdict, failed_everywhere
 from grader.settings import Settings
-from grader.tasks import PARTS, POINTS, STAGES
+from grader.tasks import PARTS, POINTS, STAGES, tasks_of
 
 SOLUTIONS = solution_lines()
 
@@ -106,23 +106,30 @@ def a_result(broken: str | None = None) -> LearnerResult:
         result.add(failed_everywhere(broken, Failure.NO_PACKAGE))
         return result
     for task, parts in PARTS.items():
-        result.add([Verdict(task, part, points, points if task != "2.3" else 0.0, "" if task != "2.3" else "wrong")
+        result.add([Verdict(task, part, points, points if task != WRONG else 0.0, "" if task != WRONG else "wrong")
                     for part, points in parts.items()])
     return result
+
+
+STAGE = list(STAGES)[min(1, len(STAGES) - 1)]   # a stage of the manifest (the second, when there is one)
+WRONG = tasks_of(STAGE)[-1]                      # its last task fails in a_result()
 
 
 def test_results_json_follows_each_platforms_format():
     data = gradescope.results_json(a_result(), 12.3)
     valid_gradescope(data)
-    assert data["score"] == sum(POINTS.values()) - POINTS["2.3"] and data["execution_time"] == 12
-    assert len(data["tests"]) == sum(len(p) for p in PARTS.values()) and data["tests"][0]["name"] == "Task 1.1 · values"
+    assert data["score"] == sum(POINTS.values()) - POINTS[WRONG] and data["execution_time"] == 12
+    first = next(iter(PARTS))
+    assert len(data["tests"]) == sum(len(p) for p in PARTS.values()) and \
+        data["tests"][0]["name"] == f"Task {first} · {next(iter(PARTS[first]))}"
     assert data["output_format"] == data["test_output_format"] == "text"   # learner text is never rendered
-    data = prairielearn.results_json(a_result(), None, "2")
+    data = prairielearn.results_json(a_result(), None, STAGE)
     valid_prairielearn(data)
-    assert data["score"] == pytest.approx((POINTS["2.1"] + POINTS["2.2"]) / 12)
-    assert {t["name"].split(" · ")[0] for t in data["tests"]} == {"Task 2.1", "Task 2.2", "Task 2.3"}
+    stage_points = sum(POINTS[t] for t in tasks_of(STAGE))
+    assert data["score"] == pytest.approx((stage_points - POINTS[WRONG]) / stage_points)
+    assert {t["name"].split(" · ")[0] for t in data["tests"]} == {f"Task {t}" for t in tasks_of(STAGE)}
     data = prairielearn.results_json(a_result("handin.zip is not a readable .zip file"), "handin.zip is not a "
-                                     "readable .zip file", "1")
+                                     "readable .zip file", next(iter(STAGES)))
     valid_prairielearn(data)
     assert data["gradable"] is False and "score" not in data and "readable" in data["format_errors"][0]
 
