@@ -1,4 +1,4 @@
-"""Seconds and CPU-seconds per seven-stage submission: one hand-in (`check`), then a class.
+"""Seconds and CPU-seconds per submission (every stage of the manifest): one hand-in (`check`), then a class.
 
     .venv/bin/python benchmarks/bench_autograde.py [--copies 12] [--jobs 2]
     .venv/bin/python benchmarks/bench_autograde.py --copies 0      # one hand-in only
@@ -83,10 +83,11 @@ def one_hand_in(repeats: int = 3) -> None:
             print(f"    {'stage ' + before_ + ' (its checks)':34s} {at - at_before:5.2f} s")
         elif not name.isdigit():
             print(f"    {name:34s} {at - at_before:5.2f} s")
-    print(f"    {'(the process start, in stage 1)':34s} {process_wall:5.2f} s, {process_cpu:.2f} CPU-s "
-          "(one confined learner's process serves all 7 stages)")
+    from grader.tasks import STAGES
+    print(f"    {'(the process start, in the first stage)':34s} {process_wall:5.2f} s, {process_cpu:.2f} CPU-s "
+          f"(one confined learner's process serves all {len(STAGES)} stages)")
     print(f"benchmarks/README.md: A hand-in is graded in {wall:.1f} s of wall time and {cpu:.1f} CPU-seconds "
-          "(7 stages, the reference, this machine).")
+          f"({len(STAGES)} stages, the reference, this machine).")
 
 
 def main() -> None:
