@@ -41,8 +41,11 @@ def _count(value: Any, what: str) -> int:
     return value
 
 
-def unbroadcast(args: dict) -> np.ndarray:
-    """The gradient of a broadcast input: summed over the axes broadcasting added or stretched."""
+def unbroadcast(args: dict) -> np.ndarray | dict:
+    """The gradient of a broadcast input: summed over the axes broadcasting added or stretched.
+    When nothing is summed, ``{"reshape": shape}``: the stand-in returns the learner's own
+    gradient reshaped, a view of it as NumPy's reshape gives, so that an engine that adds
+    into what a rule passed it still changes the caller's gradient and is caught (Task 1.4)."""
     grad = _array(args.get("grad"), "unbroadcast's grad")
     shape = args.get("shape")
     if not isinstance(shape, list) or len(shape) > grad.ndim:
@@ -52,7 +55,7 @@ def unbroadcast(args: dict) -> np.ndarray:
     if any(n not in (1, grad.shape[extra + i]) for i, n in enumerate(shape)):
         raise Unusable(f"a gradient of shape {grad.shape} does not broadcast from shape {shape}")
     axes = (*range(extra), *(extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1))
-    return grad.sum(axis=axes, keepdims=True).reshape(shape) if axes else grad.reshape(shape)
+    return grad.sum(axis=axes, keepdims=True).reshape(shape) if axes else {"reshape": list(shape)}
 
 
 def stable_logsumexp(args: dict) -> np.ndarray:

@@ -66,6 +66,9 @@ def unbroadcast_by_sums(grad, shape):
 def test_the_given_unbroadcast_sums_what_broadcasting_added(shape, out):
     grad = np.random.default_rng(0).standard_normal(out).astype(np.float32)
     got = given.unbroadcast({"grad": grad, "shape": list(shape)})
+    if shape == out:   # nothing to sum: the stand-in reshapes the learner's own array (a view, as NumPy's)
+        assert got == {"reshape": list(shape)}
+        return
     assert got.shape == shape and got.dtype == np.float32
     np.testing.assert_allclose(got, unbroadcast_by_sums(grad.astype(np.float64), shape), rtol=1e-5)
 
