@@ -8,7 +8,9 @@ never holds code that computes what a task asks: a stand-in captured, copied or 
 at another time gets a refusal, and the call that made it loses its part.
 
 Everything here reads arguments sent by the learner's process, so every value is checked
-(``Unusable`` names what was wrong) and every size is bounded before anything is built.
+(``Unusable`` names what was wrong), and every size and every matrix product's work is
+bounded before anything is built: no request costs the grader more than a fraction of a
+second or more than a few times the memory it carried.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 
 MOST_ELEMENTS = 2**22   # of any array a helper builds (32 MiB of float64)
+MOST_WORK = 2**27       # multiply-adds of one helper's matrix products (a tenth of a second)
 MOST_NODES = 100_000    # of a graph the given topological order walks
 
 
@@ -101,14 +104,24 @@ def linear_init(args: dict) -> dict:
     return {"weight": np.zeros((rows, columns)), "bias": np.zeros(rows) if args.get("bias", True) else None}
 
 
+def _floats(value: Any, what: str, ndim: int | None = None) -> np.ndarray:
+    """A float array (matrix products on integers skip BLAS and would cost far more)."""
+    array = _array(value, what, ndim)
+    if array.dtype.kind != "f" or array.ndim < 1:
+        raise Unusable(f"{what} must be an array of floats with at least one axis, not {array.dtype} of shape {array.shape}")
+    return array
+
+
 def _affine(x: np.ndarray, layer: Any, what: str) -> np.ndarray:
     if not isinstance(layer, list) or len(layer) != 2:
         raise Unusable(f"{what} must be sent as [weight, bias]")
-    weight = _array(layer[0], f"{what}'s weight", 2)
-    bias = None if layer[1] is None else _array(layer[1], f"{what}'s bias", 1)
+    x = _floats(x, f"{what}'s input")
+    weight = _floats(layer[0], f"{what}'s weight", 2)
+    bias = None if layer[1] is None else _floats(layer[1], f"{what}'s bias", 1)
     if x.shape[-1] != weight.shape[1] or (bias is not None and bias.shape != weight.shape[:1]):
         raise Unusable(f"{what} of weight {weight.shape} cannot take inputs of shape {x.shape}")
-    if x.size // max(x.shape[-1], 1) * weight.shape[0] > MOST_ELEMENTS:
+    rows = x.size // max(x.shape[-1], 1)
+    if rows * weight.shape[0] > MOST_ELEMENTS or rows * weight.size > MOST_WORK:
         raise Unusable(f"{what}'s output would be larger than any check builds")
     out = x @ weight.T
     return out if bias is None else out + bias
@@ -127,6 +140,8 @@ def _attention(x: np.ndarray, heads: Any, layers: Any) -> np.ndarray:
         raise Unusable(f"attention's heads must be a whole number dividing D = {D}, not {heads!r}")
     if not isinstance(layers, dict) or T > 4096:
         raise Unusable("attention needs its query, key, value and proj layers and at most 4,096 positions")
+    if B * heads * T * T > MOST_ELEMENTS or B * T * T * D > MOST_WORK:
+        raise Unusable(f"attention over {T} positions and {heads} heads is larger than any check builds")
     d = D // heads
     q, k, v = (_affine(x, layers.get(name), f"attention's {name}").reshape(B, T, heads, d).transpose(0, 2, 1, 3)
                for name in ("query", "key", "value"))
@@ -138,13 +153,13 @@ def _attention(x: np.ndarray, heads: Any, layers: Any) -> np.ndarray:
 
 def attention(args: dict) -> np.ndarray:
     """Causal multi-head self-attention, forward only."""
-    return _attention(_array(args.get("x"), "attention's input"), args.get("heads"), args.get("layers"))
+    return _attention(_floats(args.get("x"), "attention's input"), args.get("heads"), args.get("layers"))
 
 
 def _norm(a: np.ndarray, ln: Any, what: str) -> np.ndarray:
     if not isinstance(ln, list) or len(ln) != 3 or not isinstance(ln[2], float) or not ln[2] > 0:
         raise Unusable(f"{what} must be sent as [weight, bias, eps > 0]")
-    weight, bias = _array(ln[0], f"{what}'s weight", 1), _array(ln[1], f"{what}'s bias", 1)
+    weight, bias = _floats(ln[0], f"{what}'s weight", 1), _floats(ln[1], f"{what}'s bias", 1)
     if weight.shape != a.shape[-1:] or bias.shape != a.shape[-1:]:
         raise Unusable(f"{what}'s weight and bias must have shape {a.shape[-1:]}")
     centred = a - a.mean(-1, keepdims=True)
@@ -154,7 +169,7 @@ def _norm(a: np.ndarray, ln: Any, what: str) -> np.ndarray:
 def block(args: dict) -> np.ndarray:
     """A transformer block, forward only: x + attn(ln1(x)), then h + down(gelu(up(ln2(h))))
     with GELU's tanh form, as the reference's."""
-    x = _array(args.get("x"), "Block's input")
+    x = _floats(args.get("x"), "Block's input", 3)
     layers = args.get("layers")
     if not isinstance(layers, dict):
         raise Unusable("Block needs its layers")

@@ -60,6 +60,7 @@ class LearnerProcess(Lending):
         self.process: subprocess.Popen | None = None
         self.import_error: dict | None = None
         self.task: str | None = None   # the task being checked: its calls must be declared
+        self.lent_ahead = False        # a helper of a later stage's task was lent to this process
 
     def __enter__(self) -> LearnerProcess:
         return self
@@ -71,6 +72,9 @@ class LearnerProcess(Lending):
         imports ``package`` (this stage's copy of those files), and an import that failed
         in an earlier stage is tried again."""
         self.deadline = time.monotonic() + self.settings.stage_seconds
+        if self.lent_ahead:   # it was lent a later stage's helper: nothing it kept may reach that stage
+            self._end()
+            self.lent_ahead = False
         self.starts = 1 if self.process is not None else 0
         self.task = None
         if self.process is None:
@@ -103,8 +107,10 @@ class LearnerProcess(Lending):
         self.process = self.cage.popen([sys.executable, "-I", "-B", "-c", BOOT.format(root=str(ROOT)), config],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                        cwd=self.cage.scratch, env=learner_environment(self.cage.scratch))
+        os.set_blocking(self._pipes()[0], False)   # a learner that stops reading cannot block the grader
+        until = time.monotonic() + min(self.settings.call_seconds, import_seconds or math.inf)
         try:
-            hello = self._serve("importing the package", set(), [], most=import_seconds)  # lends nothing
+            hello = self._serve("importing the package", set(), [], until, most=import_seconds)  # lends nothing
         except Lost as error:
             error.importing = error.kind is not Failure.NOT_RUN
             raise
@@ -121,13 +127,15 @@ class LearnerProcess(Lending):
         waited for earlier answers) and the stage's; a process tree that reaches its process
         limit meanwhile (a process bomb) is ended and charged to the call at once, as one
         that hangs is when its time is up."""
-        now = time.monotonic()
-        budget = min(self.settings.call_seconds, most or math.inf, self.deadline - now, (until or math.inf) - now)
+        now, limit = time.monotonic(), min(self.settings.call_seconds, most or math.inf)
+        budget = min(limit, self.deadline - now, (until or math.inf) - now)
         if budget <= 0:
             self._end()
+            if self.deadline - now > 0:   # the call's own time ran out between its requests
+                raise Lost(f"{doing} took longer than {limit:.0f} s (an endless loop?) and was stopped", Failure.TIMED_OUT)
             raise Lost(f"not run: the stage's {self.settings.stage_seconds:g} s in the learner's code are used up",
                        Failure.NOT_RUN)
-        until = time.monotonic() + budget
+        shown, until = (budget if until is None else limit), time.monotonic() + budget
         try:
             while not select.select([self._pipes()[1]], [], [], max(0.0, min(POLL, until - time.monotonic())))[0]:
                 self._bounded(doing)
@@ -136,7 +144,7 @@ class LearnerProcess(Lending):
             answer = wire.receive(self._pipes()[1], until)
         except TimeoutError:
             self._end()
-            raise Lost(f"{doing} took longer than {budget:.0f} s (an endless loop?) and was stopped",
+            raise Lost(f"{doing} took longer than {shown:.0f} s (an endless loop?) and was stopped",
                        Failure.TIMED_OUT) from None
         except (EOFError, OSError):
             code = _exit_code(self.process)
@@ -170,9 +178,10 @@ class LearnerProcess(Lending):
             check_declared(self.task, probe, args)
         self.start()
         doing = doing or f"running {probe}"
-        self._send({"probe": probe, "args": args}, doing, "the process running the package was gone before {doing}")
+        until = time.monotonic() + self.settings.call_seconds
+        self._send({"probe": probe, "args": args}, doing, until, "the process running the package was gone before {doing}")
         refused: list[str] = []
-        answer = self._serve(doing, lent, refused, time.monotonic() + self.settings.call_seconds)
+        answer = self._serve(doing, lent, refused, until)
         if refused:
             raise Borrowed(refused, answer.get("raised"))
         if "raised" in answer:

@@ -174,14 +174,25 @@ def _build(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
     raise ValueError(f"unknown tag {tag!r}")
 
 
-def send(fd: int, value: Any) -> None:
-    send_frame(fd, encode(value))
+def send(fd: int, value: Any, deadline: float | None = None) -> None:
+    send_frame(fd, encode(value), deadline)
 
 
-def send_frame(fd: int, data: bytes) -> None:
+def send_frame(fd: int, data: bytes, deadline: float | None = None) -> None:
+    """Write one frame; on a non-blocking ``fd`` (the grader's end of a learner's requests),
+    TimeoutError once ``deadline`` passes while the other side does not read."""
     view = memoryview(struct.pack("<Q", len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        try:
+            view = view[os.write(fd, view):]
+            continue
+        except BlockingIOError:
+            pass
+        wait = None if deadline is None else deadline - time.monotonic()
+        if wait is not None and (wait <= 0 or not select.select([], [fd], [], wait)[1]):
+            raise TimeoutError("the other side does not read")
+        if wait is None:
+            select.select([], [fd], [])
 
 
 def read_exactly(fd: int, count: int, deadline: float | None = None) -> bytes:

@@ -41,6 +41,11 @@ def drop_stage(stage: str, root: pathlib.Path = ROOT) -> list[str]:
     def note(path: pathlib.Path, what: str) -> None:
         changed.append(f"{what} {path.relative_to(root)}")
 
+    marks = re.compile(rf"^\s*@pytest\.mark\.task{stage}_\d+\s*\n", re.M)
+    for path in sorted((root / "tests").rglob("*.py")):   # before anything is written: a refusal changes nothing
+        if re.search(rf"mark\.task{stage}_\d", marks.sub("", path.read_text(encoding="utf-8"))):
+            raise manifest.EditError(f"{path.relative_to(root)} still marks a test with a task of stage {stage}: "
+                                     "remove the mark, or the test")
     (root / "grader" / "tasks.toml").write_text(manifest.drop_stage(text, stage), encoding="utf-8")
     note(root / "grader" / "tasks.toml", "changed")
     for path in sorted((root / "solutions" / "minitorch").rglob("*.py")):
@@ -56,15 +61,11 @@ def drop_stage(stage: str, root: pathlib.Path = ROOT) -> list[str]:
         if path.exists():
             path.unlink()
             note(path, "deleted")
-    marks = re.compile(rf"^\s*@pytest\.mark\.task{stage}_\d+\s*\n", re.M)
     for path in sorted((root / "tests").rglob("*.py")):
         source = path.read_text(encoding="utf-8")
         if (new := marks.sub("", source)) != source:
             path.write_text(new, encoding="utf-8")
             note(path, f"took stage {stage}'s task marks out of")
-        if re.search(rf"mark\.task{stage}_\d", new):
-            raise manifest.EditError(f"{path.relative_to(root)} still marks a test with a task of stage {stage}: "
-                                     "remove the mark, or the test")
     doc = root / "docs" / "CURRICULUM.md"
     if doc.exists():
         lines = doc.read_text(encoding="utf-8").splitlines(keepends=True)

@@ -45,14 +45,15 @@ def add_stage(stage: str, notebook: str, title: str, root: pathlib.Path = ROOT) 
         raise manifest.EditError(f"stage {stage!r}, notebook {notebook!r}: the stage is a number and its notebook "
                                  f"is named NN_name with NN its number, for example 0{stage}_extras")
     text, _ = _read(root)
-    (root / "grader" / "tasks.toml").write_text(manifest.add_stage(text, stage, notebook, title), encoding="utf-8")
-    changed = ["changed grader/tasks.toml"]
+    new_manifest = manifest.add_stage(text, stage, notebook, title)   # refuses a stage declared already
     source = root / "solutions" / "notebooks" / f"{notebook}.py"
     checks = root / "grader" / "checks" / f"stage{stage}.py"
     tests = root / "tests" / "reference" / f"test_stage{stage}_{notebook[3:]}.py"
-    for path in (source, checks, tests):
+    for path in (source, checks, tests):   # before anything is written: a refusal changes nothing
         if path.exists() or (path == tests and reference_tests(root, stage)):
             raise manifest.EditError(f"{path.relative_to(root)} exists already: stage {stage} is not new")
+    (root / "grader" / "tasks.toml").write_text(new_manifest, encoding="utf-8")
+    changed = ["changed grader/tasks.toml"]
     _append(source, f"{JUPYTEXT_HEADER}\n# %% [markdown]\n# # {int(stage)} · {title[:1].upper()}{title[1:]}\n#\n"
             f"# TODO Stage {stage}: what this notebook teaches and what the learner builds\n\n# %%\n"
             "# Edits you save in minitorch/ reach this notebook at the next cell (a file that does not\n"

@@ -79,6 +79,7 @@ def topological_order(root: Any) -> list:
 def linear_init(self: Any, in_features: Any, out_features: Any, bias: bool = True, dtype: Any = None) -> None:
     made = _ask("linear_init", {"in_features": int(in_features), "out_features": int(out_features), "bias": bool(bias)})
     Parameter = sys.modules["minitorch"].nn.Parameter
+    self.in_features, self.out_features = int(in_features), int(out_features)
     self.weight = Parameter(made["weight"])
     self.bias = None if made["bias"] is None else Parameter(made["bias"])
 

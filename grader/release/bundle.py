@@ -12,6 +12,7 @@ from __future__ import annotations
 import pathlib
 import zipfile
 
+from grader.release import guard
 from grader.release.build import ROOT
 
 ENTRIES = ["notebooks", "minitorch", "etc/jupyterlab-overrides.json", "etc/jupyter_server_config.json",
@@ -37,7 +38,10 @@ def learner_lock() -> str:
 
 
 def build(target: pathlib.Path, folder: str = "minitorch-course") -> pathlib.Path:
-    """Write the bundle to ``target`` (a .zip), everything inside one top folder."""
+    """Write the bundle to ``target`` (a .zip), everything inside one top folder. Refuses
+    (``guard.WorkWouldBeLost``, naming the files) when ``minitorch/`` or ``notebooks/``
+    differ from what the last release wrote: filled stubs or executed notebooks would ship."""
+    guard.check(ROOT)
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for entry in ENTRIES:

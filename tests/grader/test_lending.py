@@ -121,6 +121,47 @@ def test_a_call_is_lent_what_it_swaps_in_and_nothing_else(tmp_path):
     assert CONTROL_BUILD
 
 
+def test_a_given_helper_bounds_the_work_and_memory_a_request_may_cost():
+    """Sizes a request may carry (64 MiB) are not enough to make the grader compute for
+    seconds or allocate gigabytes: integer matrix products and huge attention are refused."""
+    x = np.ones((1, 4096, 64), dtype=np.float32)
+    layer = [np.ones((64, 64)), np.zeros(64)]
+    with pytest.raises(given.Unusable, match="larger than any check builds"):
+        given.attention({"x": x, "heads": 64, "layers": dict.fromkeys(("query", "key", "value", "proj"), layer)})
+    with pytest.raises(given.Unusable, match="floats"):
+        given.linear_forward({"x": np.ones((2048, 16384), np.int8), "weight": np.ones((2048, 16384), np.int8),
+                              "bias": None})
+    with pytest.raises(given.Unusable, match="larger than any check builds"):
+        given.linear_forward({"x": np.ones((4096, 2048)), "weight": np.ones((2048, 2048)), "bias": None})
+    with pytest.raises(given.Unusable):
+        given.linear_forward({"x": np.array(1.0), "weight": np.ones((1, 1)), "bias": None})
+
+
+FLOOD = """
+import sys as _s
+_channel = _s.modules["grader.learner.stand_ins"].CHANNEL
+_wire = _s.modules["grader.boundary.wire"]
+for _ in range(100000):   # ask and ask, and never read the refusals
+    _wire.send(_channel[1], {"ask": "unbroadcast", "args": {}})
+"""
+
+
+@pytest.mark.skipif(landlock_abi() < 1, reason="the learner's process is confined with Landlock")
+def test_a_learner_that_stops_reading_is_stopped_within_the_calls_time(tmp_path):
+    import shutil
+    import time
+
+    from grader.boundary.runner import Lost, Unimportable
+    package = tmp_path / "minitorch"
+    shutil.copytree(ROOT / "solutions" / "minitorch", package)
+    (package / "__init__.py").write_text(FLOOD + (package / "__init__.py").read_text())
+    start = time.monotonic()
+    with LearnerProcess(package, Settings(call_seconds=2, stage_seconds=6)) as w, \
+            pytest.raises((Lost, Unimportable)) as stopped:
+        w.call("call", function="broadcast_shapes", args=[(1,), (1,)])
+    assert time.monotonic() - start < 8, stopped.value
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(landlock_abi() < 1, reason="the learner's process is confined with Landlock")
 def test_every_borrower_scores_as_leaving_the_tasks_unwritten_through_check(tmp_path):
@@ -139,3 +180,21 @@ def test_every_borrower_scores_as_leaving_the_tasks_unwritten_through_check(tmp_
         page = " ".join((tmp_path / f"{name}-out" / "feedback.html").read_text(encoding="utf-8").split())
         if name != "borrows-everything":
             assert "the grader&#x27;s own version of" in page or "the grader's own version of" in page, name
+
+
+@pytest.mark.skipif(landlock_abi() < 1, reason="the learner's process is confined with Landlock")
+def test_a_process_lent_a_later_stages_helper_ends_with_its_stage():
+    """Task 1.4's tensor graph is lent unbroadcast, Task 2.2's work: whatever the learner's
+    code asked for and kept then cannot reach stage 2, whose process starts afresh. A helper
+    of an earlier task (unbroadcast in stage 2's Mul) keeps the process."""
+    with LearnerProcess(ROOT / "solutions" / "minitorch", Settings()) as w:
+        w.new_stage()
+        w.task = "2.3"
+        w.call("rule", function="ops_binary.Mul", arrays=[np.ones((2, 3)), np.ones(3)], upstream=np.ones((2, 3)),
+               params={}, swaps={"ops_binary.unbroadcast": "unbroadcast"})
+        assert not w.lent_ahead
+        w.task = "1.4"
+        w.call("tensor_graph", x=np.ones((2, 3)), b=np.ones(3), upstream=np.ones((2, 3)), calls=1)
+        assert w.lent_ahead and w.process is not None
+        w.new_stage()
+        assert w.process is None and not w.lent_ahead
