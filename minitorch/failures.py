@@ -79,7 +79,10 @@ def _names(frame: types.FrameType | None, number: int) -> str:
         value = frame.f_locals.get(name, frame.f_globals.get(name))
         if value is None or isinstance(value, (types.ModuleType, types.FunctionType, type)) or callable(value):
             continue
-        text = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
+        try:   # a learner's object may fail to print: the real error must still show
+            text = f"an array of shape {value.shape}" if isinstance(value, np.ndarray) else repr(value)
+        except Exception:  # noqa: BLE001
+            continue
         if len(text) <= 70:
             seen[name] = text
     return ", ".join(f"{k} = {v}" for k, v in seen.items())

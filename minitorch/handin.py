@@ -4,7 +4,7 @@
 
 It holds your package (``minitorch/``: every ``.py`` file and the data it ships with)
 and your notebooks (``notebooks/*.ipynb``); never ``.venv/``, caches or checkpoints.
-Once the zip is written, every visible check runs against the package it holds (as ``make
+Once the zip is written, every visible check runs against your package folder, whose files the zip holds (as ``make
 progress`` does), and each one that still fails is listed as it is found; the zip is
 written either way (``--no-checks`` skips them).
 """
