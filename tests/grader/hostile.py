@@ -331,5 +331,9 @@ def borrowers():
     if not SIX:   # the course has none of the six tasks left
         return []
     made = [(CONTROL, BORROWERS[0][1], "reference but six tasks", "not implemented")]
-    return made + [(name, build, f"like {CONTROL}", "" if name == EVERYTHING[0] else "the grader's own version of")
+    # what each one's feedback says: the grader's version refused; nothing to call, since the
+    # everything-borrower leaves stand-ins for last; and the capture lost, since a process lent
+    # a later stage's helper (stage 1's unbroadcast) ends with its stage
+    said = {EVERYTHING[0]: "", "borrows-captured": "nothing captured yet"}
+    return made + [(name, build, f"like {CONTROL}", said.get(name, "the grader's own version of"))
                    for name, build in [*BORROWERS[1:], EVERYTHING]]
