@@ -43,7 +43,7 @@ def one_hand_in(repeats: int = 3) -> None:
     # also starts the learner's confined process), and writing the page.
     script = ("import time\nbegan = time.perf_counter()\n"
               "import sys, tempfile, pathlib, json\n"
-              "from grader.pipeline.grading import grade_stages\nfrom grader.pipeline.intake import read_hand_in\n"
+              "from grader.grading.hand_ins import grade_stages\nfrom grader.intake.hand_in import read_hand_in\n"
               "from grader.outputs import feedback\nfrom grader.settings import Settings\n"
               "marks = [('imports', time.perf_counter())]\n"
               "scratch = pathlib.Path(tempfile.mkdtemp())\n"

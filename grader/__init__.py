@@ -27,18 +27,28 @@ adapt the course):
     checks/      the trusted checks: the part registry, stageN*.py (stage N's parts, nothing
                  another stage needs), reference.py (the NumPy versions any check may use),
                  helpers, central differences. Never run in the learner's process.
-    pipeline/    a hand-in's way: submissions.py (the folder's entries: hand-ins and
-                 refusals, ids), intake.py and unpack.py (read without trusting), stages.py
-                 (run a stage's parts), grading.py (one path per learner), lateness.py,
-                 course.py and preprocessor.py (the nbgrader course), queueing.py /
-                 queue_worker.py.
+    lateness.py  the late policy (``LatePolicy``: a deadline and a rate, parsed once)
+
+    intake/      reading hand-ins without trusting them: submissions.py (the folder's
+                 entries: hand-ins and refusals, ids), hand_in.py (one hand-in's package,
+                 copied under checked names), unpack.py (a folder's or a zip's files).
+    grading/     running the checks: stages.py (one stage's parts against one package),
+                 hand_ins.py (every stage of one hand-in: what check, the nbgrader
+                 preprocessors, the platforms and the queue's workers all call).
+    gradebook/   the nbgrader course that records grades: course.py (the course folder,
+                 its gradebook), preprocessor.py (``GradeFromChecks``, the late rule).
+    class_grading/  a class on this machine: jobs.py (one learner: read, grade, late
+                 policy, gradebook, feedback), pool.py (the class in a process pool).
+    queue/       a class on Celery workers: instructor.py (sending, recording with
+                 class_grading's ``record``), worker.py (grading on a grading machine).
+    pipeline/    a forwarding address only: course folders made before the split import
+                 ``grader.pipeline.course`` from their nbgrader_config.py.
     outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py, lms.py.
     platforms/   Gradescope's autograder and PrairieLearn's external grader.
     hub/         the course on a JupyterHub with nbgrader's exchange.
     release/     the release builder: build.py, regions.py, bundle.py and the learner
                  bundle's own files. Imports nothing of the grader outside its folder.
     course_edit/ reshaping the course: add a task or a stage, drop a stage (the sources only).
-    commands/    one module per command, a plain main(*, ...).
 
 tests/grader/test_layout.py holds these directions.
 """

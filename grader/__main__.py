@@ -27,8 +27,8 @@ from collections.abc import Callable
 from typing import Any
 
 from grader.commands import handin
-from grader.pipeline.lateness import LatePolicy
-from grader.pipeline.submissions import Shard
+from grader.intake.submissions import Shard
+from grader.lateness import LatePolicy
 from grader.settings import Settings, add_flags
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

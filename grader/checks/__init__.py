@@ -6,7 +6,7 @@
 A part receives ``w``, the learner's process (``boundary.runner.LearnerProcess``), and a
 random generator seeded by the part's name. It sends inputs to the learner's code through
 probes, computes every expected value itself with NumPy, and raises ``CheckFailure``
-(``common.py``) naming what is wrong. ``pipeline/stages.py`` runs every part of a stage
+(``common.py``) naming what is wrong. ``grading/stages.py`` runs every part of a stage
 and turns each outcome into a ``Verdict``; nothing a learner's process says is taken as a
 verdict. A part may call only the package names its task declares in the manifest
 (``grader/tasks.toml``): ``w.call`` refuses any other.

@@ -1,7 +1,9 @@
 """The grader's commands, one module each, each a plain ``main(*, ...) -> int`` with typed
 keyword arguments (the exit status). ``grader/__main__.py`` only parses the command line
-and calls them; the nbgrader course and the platforms grade through the same pipeline
-functions they call (``pipeline.intake.read_hand_in``, ``pipeline.grading.grade_stages``).
+and calls them. Every way of grading goes through one function: ``check`` and both nbgrader
+preprocessors call ``grading.hand_ins.grade_learner`` (read a hand-in, grade its stages);
+``autograde``, the queue's workers and the platforms read the hand-in first (each notes
+what it found) and call ``grade_stages``.
 
     check.py         grade one hand-in (a learner's own work)
     autograde.py     grade a class, on this machine, in shards or on a queue

@@ -8,8 +8,8 @@ import pathlib
 import sys
 import time
 
-from grader.pipeline.lateness import ON_TIME, LatePolicy
-from grader.pipeline.submissions import Shard
+from grader.intake.submissions import Shard
+from grader.lateness import ON_TIME, LatePolicy
 from grader.results import LearnerResult
 from grader.settings import Settings
 
@@ -18,11 +18,12 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
          roster: pathlib.Path | None = None, late: LatePolicy = ON_TIME, shard: Shard | None = None,
          broker: str | None = None, lease: float | None = None) -> int:
     from grader.boundary.confinement import landlock_abi
+    from grader.class_grading.jobs import GradeJob, crashed
+    from grader.class_grading.pool import grade_class
+    from grader.gradebook.course import Course
+    from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms import read_roster
     from grader.outputs.publish import Progress, write_all, write_part
-    from grader.pipeline.course import Course
-    from grader.pipeline.grading import GradeJob, crashed, grade_class
-    from grader.pipeline.submissions import find_learners, summary
     folder, out = submissions.resolve(), out.resolve()
     if not folder.is_dir():
         return _fail(f"{folder} is not a folder of submissions")
@@ -59,7 +60,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print(progress.line(result.learner, score, most, seconds), flush=True)
 
     if broker:
-        from grader.pipeline.queueing import QueueError, grade_class_on_queue, lease_for
+        from grader.queue.instructor import QueueError, grade_class_on_queue, lease_for
         try:
             dropped = grade_class_on_queue(grade_jobs, broker, lease or lease_for(settings), jobs, done,
                                            lambda line: print(f"  {line}", flush=True))

@@ -10,9 +10,9 @@ from grader.tasks import STAGES
 
 
 def main(*, path: pathlib.Path, out: pathlib.Path, settings: Settings) -> int:
+    from grader.grading.hand_ins import grade_learner
     from grader.outputs import feedback
     from grader.outputs.tables import table
-    from grader.pipeline.grading import grade_learner
     path = path.resolve()
     if not path.exists():
         print(f"error: {path} does not exist", file=sys.stderr)

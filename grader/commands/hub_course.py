@@ -6,7 +6,7 @@ from __future__ import annotations
 import pathlib
 import sys
 
-from grader.pipeline.lateness import ON_TIME, LatePolicy
+from grader.lateness import ON_TIME, LatePolicy
 from grader.settings import Settings
 
 

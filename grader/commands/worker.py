@@ -9,7 +9,7 @@ from grader.settings import Settings
 
 def main(*, broker: str, concurrency: int, lease: float | None = None, name: str | None = None) -> int:
     from grader.boundary.confinement import landlock_abi
-    from grader.pipeline.queue_worker import lease_for, run_worker
+    from grader.queue.worker import lease_for, run_worker
     if landlock_abi() < 1:
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; run workers "
               "only where it is", file=sys.stderr)

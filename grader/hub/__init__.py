@@ -9,5 +9,5 @@
     collect.py       ``OwnedCollect``: nbgrader's collect, taking only what each learner's
                      own account submitted, and regular files only
 
-The late rule is the course's own (``pipeline.preprocessor.CourseLatePolicy``).
+The late rule is the course's own (``gradebook.preprocessor.CourseLatePolicy``).
 """

@@ -22,10 +22,10 @@ def package_files(root: pathlib.Path, assignment: str) -> list[str]:
 
 def config(root: str | pathlib.Path, course_id: str, assignment: str, exchange: str, settings: dict,
            late_percent_per_day: float = 0.0) -> Any:
+    from grader.gradebook.course import config as gradebook_config
+    from grader.gradebook.preprocessor import GradeFromChecks
     from grader.hub.collect import OwnedCollect
     from grader.hub.preprocessor import GradeNotebookStage
-    from grader.pipeline.course import config as gradebook_config
-    from grader.pipeline.preprocessor import GradeFromChecks
     root = pathlib.Path(root)
     c = gradebook_config(root, settings, late_percent_per_day)
     c.CourseDirectory.course_id = course_id

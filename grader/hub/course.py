@@ -33,7 +33,7 @@ import stat
 import tempfile
 
 from grader.hub.config import config
-from grader.pipeline.lateness import ON_TIME, LatePolicy
+from grader.lateness import ON_TIME, LatePolicy
 from grader.release import build as release
 from grader.settings import Settings
 

@@ -4,8 +4,8 @@ of the hub course.
 The course is one assignment that holds every stage's notebook and the learner's package
 ``minitorch/`` beside them. Each notebook is named like its stage (``03_reductions``), so
 autograding it grades that stage: the submitted folder is read exactly as ``grader check``
-reads a hand-in (``intake.read_hand_in``: no links followed, sizes bounded, the course's
-own data files), the stage's checks run against its package (``checks.run_stage``), and
+reads a hand-in (``grading.hand_ins.grade_learner``, the function ``check`` calls: no links
+followed, sizes bounded), the stage's checks run against its package, and
 each task's verdicts go into the task's graded cell as ``GradeFromChecks`` writes them, so
 nbgrader's own ``SaveAutoGrades`` records the same parts, points and reasons as ``check``.
 Its limits are ``GradeFromChecks``'s traitlets (it is one), set by the course's config.
@@ -17,32 +17,21 @@ from __future__ import annotations
 
 import json
 import pathlib
-import tempfile
 from typing import Any
 
-from grader.pipeline.intake import read_hand_in
-from grader.pipeline.preprocessor import GradeFromChecks, write_cells
-from grader.results import Failure, LearnerResult, failed_everywhere
+from grader.gradebook.preprocessor import GradeFromChecks, write_cells
 from grader.tasks import STAGES
 
 
 class GradeNotebookStage(GradeFromChecks):
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
-        from grader.pipeline.stages import run_stage
+        from grader.grading.hand_ins import grade_learner
         folder = pathlib.Path(resources["metadata"]["path"]).resolve()
         notebook, student = resources["nbgrader"]["notebook"], resources["nbgrader"]["student"]
         stage = next((s for s, name in STAGES.items() if name == notebook), None)
         if stage is None:
             return nb, resources  # not a stage's notebook: it has no task to grade
-        with tempfile.TemporaryDirectory(prefix="minitorch-hub-") as scratch:
-            hand_in = read_hand_in(folder, student, pathlib.Path(scratch))
-            if stage in hand_in.packages:
-                verdicts = run_stage(hand_in.packages[stage], stage, self.settings())
-            else:
-                verdicts = failed_everywhere(hand_in.broken or "no minitorch/ package beside the notebooks",
-                                             Failure.NO_PACKAGE, [stage])
-        result = LearnerResult(student, problems=list(hand_in.problems))
-        result.add(verdicts)
+        result = grade_learner(folder, student, self.settings(), stages=[stage])
         (folder / f"{notebook}.verdicts.json").write_text(json.dumps(result.to_json(), indent=1))
         write_cells(nb, result, result.problems)
         return nb, resources

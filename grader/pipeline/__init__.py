@@ -1,3 +1,4 @@
-"""A hand-in's way through grading: ``intake`` reads it, ``stages`` runs the checks,
-``grading`` is the one path per learner, ``course`` and ``preprocessor`` the nbgrader
-course, ``lateness`` the late policy, ``queueing`` the Celery queue."""
+"""A forwarding address, nothing else. The hand-in's way now lives in rooms by job
+(``intake/``, ``grading/``, ``gradebook/``, ``queue/``, ``lateness.py``); course folders
+made before that split import ``grader.pipeline.course`` from their ``nbgrader_config.py``,
+and ``course.py`` here keeps that line working."""

@@ -35,8 +35,8 @@ from collections.abc import Callable
 from grader.boundary.cage import Cage
 from grader.boundary.confinement import landlock_abi
 from grader.boundary.users import end_processes_of
-from grader.pipeline.grading import become_subreaper, grade_stages
-from grader.pipeline.intake import MAX_FILE, HandIn, read_hand_in
+from grader.grading.hand_ins import become_subreaper, grade_stages
+from grader.intake.hand_in import MAX_FILE, HandIn, read_hand_in
 from grader.platforms import shipping
 from grader.results import LearnerResult
 from grader.settings import Settings

@@ -14,7 +14,7 @@ import stat
 import zipfile
 from collections.abc import Iterator
 
-from grader.pipeline.intake import DATA
+from grader.intake.hand_in import DATA
 
 GRADER = pathlib.Path(__file__).resolve().parents[1]
 ROOT = GRADER.parent

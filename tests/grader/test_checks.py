@@ -8,7 +8,7 @@ import variants_edges
 import variants_stage7
 from conftest import ROOT, write_package
 
-from grader.pipeline.stages import run_stage
+from grader.grading.stages import run_stage
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import PARTS, POINTS, STAGES, TASKS

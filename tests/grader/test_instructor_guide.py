@@ -135,7 +135,7 @@ def test_changing_points(tmp_path):
 def test_adding_a_task(tmp_path):
     copy = make_copy(tmp_path)
     course = tmp_path / "course"
-    make_course = ("import pathlib; from grader.pipeline.course import Course; from grader.settings import Settings; "
+    make_course = ("import pathlib; from grader.gradebook.course import Course; from grader.settings import Settings; "
                    f"Course(pathlib.Path({str(course)!r}), Settings()).create()")
     run(copy, "-c", make_course)
     files = follow(copy, recipe("Adding a task"))

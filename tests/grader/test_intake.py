@@ -1,11 +1,11 @@
-"""Reading hand-ins (grader/intake.py) without grading them: layouts, junk, odd zips."""
+"""Reading hand-ins (grader/intake/) without grading them: layouts, junk, odd zips."""
 
 import os
 import zipfile
 
 from conftest import write_package
 
-from grader.pipeline.intake import read_hand_in
+from grader.intake.hand_in import read_hand_in
 from grader.tasks import STAGES
 
 

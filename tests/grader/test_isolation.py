@@ -344,7 +344,7 @@ def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
 
 
 def test_an_answer_a_check_cannot_handle_costs_that_part_only():
-    from grader.pipeline.stages import _run_part
+    from grader.grading.stages import _run_part
     from grader.results import Failure
 
     def check(w, rng):
@@ -358,7 +358,7 @@ def test_an_answer_a_check_cannot_handle_costs_that_part_only():
 def test_an_import_that_hung_gets_one_short_try_in_each_later_stage(tmp_path):
     """A hung import costs a stage's budget once; a later stage with the same files gives
     it one short try (it may import there: here, only the copy in `first/` hangs)."""
-    from grader.pipeline.stages import HandInMemory, retry_seconds, run_stage
+    from grader.grading.stages import HandInMemory, retry_seconds, run_stage
     memory = HandInMemory()
     code = "import os, time\nif os.path.basename(os.path.dirname(os.path.dirname(__file__))) == 'first':\n" \
            "    time.sleep(600)\n"

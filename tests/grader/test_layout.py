@@ -1,9 +1,10 @@
 """The grader's folders are its trust zones, and imports go one way between them: what runs
-inside the learner's process imports neither the checks nor the pipeline, the release
-builder imports nothing of the grader outside its folder, no module imports itself back
-through others (in the grader and in the learner's package), each command is a plain
-function of its own module that only ``__main__`` parses for, and no module is longer than
-the project's limit (docs/MAINTAINER.md says why)."""
+inside the learner's process imports neither the checks nor the rooms that grade, each
+folder imports only the rooms below it, the release builder imports nothing of the grader
+outside its folder, no module imports itself back through others (in the grader and in the
+learner's package), each command is a plain function of its own module that only
+``__main__`` parses for, and no module is longer than the project's limit
+(docs/MAINTAINER.md says why)."""
 
 import ast
 import pathlib
@@ -44,7 +45,7 @@ def zone(name: str) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if zone(n) == "learner"))
-def test_the_learners_process_imports_no_checks_and_no_pipeline(name):
+def test_the_learners_process_imports_no_checks_and_no_grading(name):
     allowed = {"learner", "boundary"}
     reached = imports(MODULES[name])
     assert {zone(n) for n in reached} <= allowed | {"top"} and not reached & {"grader.tasks", "grader.results"}
@@ -57,9 +58,48 @@ def test_the_release_builder_imports_nothing_of_the_grader(name):
     assert {zone(n) for n in imports(MODULES[name])} <= {"release"}
 
 
-def test_the_checks_never_import_the_pipeline_or_the_outputs():
+def test_the_checks_never_import_the_grading_rooms_or_the_outputs():
     for name in (n for n in MODULES if zone(n) == "checks"):
         assert {zone(n) for n in imports(MODULES[name])} <= {"checks", "boundary", "learner", "top"}, name
+
+
+# What each folder of the grader may import besides itself (docs/GRADER.md's table of
+# zones): a hand-in is read (intake), graded (grading), recorded (gradebook), for a class
+# on this machine (class_grading) or on a queue; only the commands see every room.
+VALUES = {"grader.tasks", "grader.settings", "grader.results"}
+MAY_IMPORT = {
+    "learner": {"boundary", "grader.probe_declarations"},
+    "boundary": VALUES | {"grader.probe_declarations"},
+    "checks": VALUES | {"boundary"},
+    "intake": VALUES,
+    "grading": VALUES | {"intake", "checks", "boundary"},
+    "gradebook": VALUES | {"grader.lateness", "intake", "grading"},
+    "class_grading": VALUES | {"grader.lateness", "intake", "grading", "gradebook", "outputs"},
+    "queue": VALUES | {"grader.lateness", "intake", "grading", "class_grading"},
+    "outputs": VALUES,
+    "platforms": VALUES | {"boundary", "intake", "grading", "outputs"},
+    "hub": VALUES | {"grader.lateness", "intake", "grading", "gradebook", "release"},
+    "release": set(),
+    "course_edit": {"release"},
+    "pipeline": {"gradebook"},
+}
+
+
+def folders() -> list[str]:
+    return sorted(p.name for p in GRADER.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+
+
+@pytest.mark.parametrize("folder", sorted(set(folders()) - {"commands"}))
+def test_each_folder_imports_only_the_rooms_below_it(folder):
+    reached = {zone(n) if zone(n) != "top" else n
+               for name in MODULES if zone(name) == folder for n in imports(MODULES[name])} - {folder}
+    assert reached <= MAY_IMPORT[folder], f"{folder}/ imports {sorted(reached - MAY_IMPORT[folder])}"
+
+
+def test_the_zone_table_of_the_docs_has_a_row_per_folder():
+    table = (ROOT / "docs" / "GRADER.md").read_text().split("## Folders: one trust zone each")[1].split("\n\n")[0]
+    rows = {line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| `")}
+    assert {f"`{name}/`" for name in folders()} - {"`commands/`"} <= rows
 
 
 def test_no_import_cycles():
@@ -86,8 +126,7 @@ def test_no_import_cycles():
 
 def test_the_package_map_names_every_folder():
     text = (GRADER / "__init__.py").read_text()
-    folders = sorted(p.name for p in GRADER.iterdir() if p.is_dir() and (p / "__init__.py").exists())
-    assert folders and all(f"{name}/" in text for name in folders), folders
+    assert folders() and all(f"{name}/" in text for name in folders()), folders()
 
 
 def package_graph(package: pathlib.Path) -> dict[str, set[str]]:
@@ -185,7 +224,7 @@ def test_the_docs_task_table_is_the_manifests():
 
 def test_every_setting_is_one_flag_and_one_traitlet():
     from grader.__main__ import command_line
-    from grader.pipeline.preprocessor import GradeFromChecks
+    from grader.gradebook.preprocessor import GradeFromChecks
     from grader.settings import Settings
     fields = {f.name for f in Settings.fields()}
     traits = set(GradeFromChecks.class_traits(config=True)) - {"enabled", "recorded"}

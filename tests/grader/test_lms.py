@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from grader.pipeline.lateness import lateness, parse_deadline, submitted_at
+from grader.lateness import lateness, parse_deadline, submitted_at
 from grader.tasks import TOTAL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -72,7 +72,8 @@ def test_autograde_writes_canvas_and_moodle_imports_and_applies_the_policy(tmp_p
 
 
 def test_the_course_maps_each_learner_to_one_safe_id_however_often_it_is_graded(tmp_path):
-    from grader.pipeline.course import Course, safe_id
+    from grader.gradebook.course import Course
+    from grader.intake.submissions import safe_id
     from grader.settings import Settings
     course = Course(tmp_path, Settings())
     ids = {name: safe_id(name) for name in ("ana", "bo b", "<x>")}
@@ -83,7 +84,7 @@ def test_the_course_maps_each_learner_to_one_safe_id_however_often_it_is_graded(
 
 
 def test_no_learner_id_is_another_learners_safe_id():
-    from grader.pipeline.course import safe_id
+    from grader.intake.submissions import safe_id
     changed = safe_id("weird id!")
     ids = ["ana", "weird id!", changed, changed.upper(), "x" * 60, "x" * 61, "-", "_"]
     assert len({safe_id(i) for i in ids}) == len(ids)

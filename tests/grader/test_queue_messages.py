@@ -10,10 +10,10 @@ import zipfile
 import pytest
 from conftest import ROOT, write_package
 
-from grader.pipeline.grading import GradeJob
-from grader.pipeline.intake import read_hand_in
-from grader.pipeline.queue_worker import grade_hand_in, lease_for, unpack
-from grader.pipeline.queueing import pack
+from grader.class_grading.jobs import GradeJob
+from grader.intake.hand_in import read_hand_in
+from grader.queue.instructor import pack
+from grader.queue.worker import grade_hand_in, lease_for, unpack
 from grader.settings import Settings
 from grader.tasks import STAGES
 

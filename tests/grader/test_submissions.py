@@ -9,10 +9,9 @@ import unicodedata
 
 import pytest
 
+from grader.intake.submissions import assign_sids, find_learners, safe_id
 from grader.outputs.publish import merge, write_part
 from grader.outputs.tables import write_csv
-from grader.pipeline.course import safe_id
-from grader.pipeline.submissions import assign_sids, find_learners
 from grader.results import Failure, LearnerResult, failed_everywhere
 
 NAMES = ["ana", "Ana", "   ", "-dash", "l" * 200, unicodedata.normalize("NFC", "crème"),
@@ -65,7 +64,7 @@ def test_safe_ids_are_distinct_where_case_is_ignored_and_start_with_a_letter_or_
 
 
 def test_a_clash_of_safe_ids_left_by_the_hash_is_resolved(monkeypatch):
-    import grader.pipeline.submissions as submissions
+    import grader.intake.submissions as submissions
     monkeypatch.setattr(submissions, "safe_id", lambda learner: "same")
     assert list(submissions.assign_sids(["a", "b", "c"]).values()) == ["same", "same-2", "same-3"]
 

@@ -59,7 +59,7 @@ def test_a_check_may_use_only_the_names_its_task_declares():
 
 def test_an_undeclared_name_stops_the_grading_instead_of_costing_a_learner(tmp_path):
     from grader.boundary.runner import LearnerProcess
-    from grader.pipeline.stages import _run_part
+    from grader.grading.stages import _run_part
     from grader.settings import Settings
 
     def sloppy_check(w, rng):  # a check of 1.1 reaching into 2.3's op
@@ -109,8 +109,8 @@ def test_every_swap_takes_effect():
 def test_the_course_config_replaces_nbgraders_execute_and_fails_loudly_if_it_cannot(monkeypatch, tmp_path):
     from nbgrader.converters import Autograde
 
-    from grader.pipeline.course import config
-    from grader.pipeline.preprocessor import GradeFromChecks
+    from grader.gradebook.course import config
+    from grader.gradebook.preprocessor import GradeFromChecks
     steps = config(tmp_path, {}).Autograde.autograde_preprocessors
     assert GradeFromChecks in steps and "Execute" not in [p.__name__ for p in steps]
     trait = Autograde.class_traits()["autograde_preprocessors"]

@@ -155,7 +155,7 @@ def gradebook(course: pathlib.Path) -> dict:
 def check(package_folder: pathlib.Path, out: pathlib.Path | None = None) -> tuple[str, object]:
     """What `grader check` finds in a folder: its verdicts (the function the command runs)
     and, given ``out``, the command's own table."""
-    from grader.pipeline.grading import grade_learner
+    from grader.grading.hand_ins import grade_learner
     from grader.settings import Settings
     table = ""
     if out:

@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from grader.pipeline.grading import grade_learner
+from grader.grading.hand_ins import grade_learner
 from grader.release.regions import find_regions
 from grader.settings import Settings
 

@@ -12,13 +12,14 @@ distinct ignoring case, as file names are on macOS and Windows).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import pathlib
+import re
 import unicodedata
 from dataclasses import dataclass
 
-from grader.pipeline.course import safe_id
-from grader.pipeline.unpack import printable
+from grader.intake.unpack import printable
 
 
 @dataclass(frozen=True)
@@ -136,3 +137,20 @@ class Shard:
 
     def share(self, found: list[Found]) -> list[Found]:
         return [f for i, f in enumerate(found) if i % self.count == self.index - 1]
+
+
+def safe_id(learner: str) -> str:
+    """A learner id nbgrader, a command line and every file system can use, distinct for
+    distinct ids even where case is ignored (macOS, Windows): an id is kept only when it
+    is lower-case letters, digits, ``_`` and ``-`` not at its start; any other gets a hash
+    of the original at its end, and an id that already ends like that is hashed too, so
+    that no learner's own id can be another's changed one."""
+    if PLAIN.match(learner) and not HASHED.search(learner):
+        return learner
+    clean = re.sub(r"[^A-Za-z0-9_-]", "_", learner)[:40].strip("_-") or "learner"
+    digest = hashlib.sha1(learner.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{clean}-{digest}"
+
+
+PLAIN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+HASHED = re.compile(r"-[0-9a-f]{8}$")

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.pipeline.unpack import MAX_FILE, File, damage, graded, printable, walk, zip_entries
+from grader.intake.unpack import MAX_FILE, File, damage, graded, printable, walk, zip_entries
 from grader.tasks import STAGES
 
 MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}(\.py)?$")

@@ -1,15 +1,16 @@
 """``GradeFromChecks``: the nbgrader preprocessor that takes the place of ``Execute``.
 
 When ``python -m grader autograde`` records a learner, it has already graded them (every
-stage, once: ``grading.grade_stages``) and hands each stage's verdicts in through the
-``recorded`` traitlet; when an instructor runs ``nbgrader autograde`` in the course by
-hand, nothing is recorded and it runs the trusted checks (``stages.run_stage``) against
-the ``minitorch/`` package beside the notebook, under the limits its traitlets set (one
-per ``Settings`` field). Either way it writes each task's result into its graded cell the
-way nbgrader scores cells: nothing but text when every part passed, an ``execute_result``
-holding the points earned when some did, an error when none did; and it keeps the verdicts
-in ``verdicts.json`` in ``autograded/`` (where no learner code ever writes) as a record.
-The notebook itself is never executed. ``CourseLatePolicy`` is the course's late rule as
+stage, once: ``grading.hand_ins.grade_stages``) and hands each stage's verdicts in through
+the ``recorded`` traitlet; when an instructor runs ``nbgrader autograde`` in the course by
+hand, nothing is recorded and it reads and grades the submitted folder (the notebook and
+the ``minitorch/`` package beside it) as ``check`` does (``grading.hand_ins.grade_learner``,
+this notebook's stage only), under the limits its traitlets set (one per ``Settings``
+field). Either way it writes each task's result into its graded cell the way nbgrader
+scores cells: nothing but text when every part passed, an ``execute_result`` holding the
+points earned when some did, an error when none did; and it keeps the verdicts in
+``verdicts.json`` in ``autograded/`` (where no learner code ever writes) as a record. The
+notebook itself is never executed. ``CourseLatePolicy`` is the course's late rule as
 nbgrader's late-submission plugin. Written against nbgrader 0.9.6.
 """
 
@@ -24,8 +25,8 @@ from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Dict, Float, Int
 
-from grader.pipeline.lateness import days_and_percent as lateness_of
-from grader.results import Failure, LearnerResult, TaskResult, Verdict, failed_everywhere
+from grader.lateness import days_and_percent as lateness_of
+from grader.results import LearnerResult, TaskResult, Verdict
 from grader.settings import Settings
 from grader.tasks import STAGES, TASKS, marker
 
@@ -51,21 +52,17 @@ class GradeFromChecks(NbGraderPreprocessor):
         return Settings(**{f.name: getattr(self, f.name) for f in Settings.fields()})
 
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
-        from grader.pipeline.stages import run_stage
         folder = pathlib.Path(resources["metadata"]["path"]).resolve()
         assignment, student = resources["nbgrader"]["assignment"], resources["nbgrader"]["student"]
         stage = next(s for s, name in STAGES.items() if name == assignment)
-        package = folder / "minitorch"
         if student in self.recorded:
-            verdicts = [Verdict(**v) for v in self.recorded[student]]
-        elif (package / "__init__.py").is_file():
-            verdicts = run_stage(package, stage, self.settings())
-        else:
-            verdicts = failed_everywhere("no minitorch/ package was graded for this stage", Failure.NO_PACKAGE, [stage])
-        result = LearnerResult(student)
-        result.add(verdicts)
+            result = LearnerResult(student)
+            result.add([Verdict(**v) for v in self.recorded[student]])
+        else:  # by hand in the course: the folder is read and graded as ``check`` does
+            from grader.grading.hand_ins import grade_learner
+            result = grade_learner(folder, student, self.settings(), stages=[stage])
         (folder / "verdicts.json").write_text(json.dumps(result.to_json(), indent=1))
-        write_cells(nb, result)
+        write_cells(nb, result, result.problems)
         return nb, resources
 
 

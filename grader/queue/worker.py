@@ -1,9 +1,9 @@
 """Grading a class on a queue, the worker's side: ``python -m grader worker --broker URL``
 runs the queue's one task, ``grade_hand_in``: it unpacks a hand-in's package files from the
-message and grades them with ``grading.grade_stages``, the checks local grading runs, under
+message and grades them with ``grading.hand_ins.grade_stages``, the checks local grading runs, under
 the instructor's ``Settings``, and sends back the verdicts only. A worker whose grader
 differs from the instructor's (``fingerprint``) refuses the message. The instructor's
-side is ``queueing.py``, which says how nothing is lost or counted twice.
+side is ``instructor.py``, which says how nothing is lost or counted twice.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import zipfile
 from pathlib import PurePosixPath
 from typing import Any
 
-from grader.pipeline.grading import grade_stages
-from grader.pipeline.intake import DATA, MODULE, HandIn, add_course_data
+from grader.grading.hand_ins import grade_stages
+from grader.intake.hand_in import DATA, MODULE, HandIn, add_course_data
 from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import STAGES
@@ -114,7 +114,7 @@ def run_worker(broker: str, concurrency: int, lease: float, name: str | None) ->
     """Grade from the queue until stopped (Ctrl-C finishes the hand-ins under way)."""
     from celery.signals import worker_process_init
 
-    from grader.pipeline.grading import become_subreaper
+    from grader.grading.hand_ins import become_subreaper
     worker_process_init.connect(lambda **_: become_subreaper(), weak=False)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     argv = ["worker", "--loglevel=INFO", f"--concurrency={concurrency}", "--pool=prefork", f"--queues={QUEUE}",

@@ -6,12 +6,12 @@ between them and the instructor's machine.
 
 The instructor's machine reads every hand-in (``intake``: no learner code runs there) and
 sends each learner's package files to the queue as one message. A worker grades them with
-``grading.grade_stages``, the checks local grading runs, under the instructor's
+``grading.hand_ins.grade_stages``, the checks local grading runs, under the instructor's
 ``Settings``: the same confined processes, limits and restarts. It sends back verdicts
 only. The instructor's machine records them in its course (nbgrader's gradebook), applies
 the late policy and writes the feedback, grades.csv and the report, as local grading does.
 
-The worker's side is ``queue_worker.py``. Nothing is lost or counted twice:
+The worker's side is ``worker.py``. Nothing is lost or counted twice:
 - a message is acknowledged only once its result is stored (``acks_late``). A worker that
   dies in the middle of a learner leaves the message on the broker, which gives it to
   another worker when the lease (Redis's visibility timeout) has run out; a worker's pool
@@ -41,9 +41,9 @@ import zipfile
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
-from grader.pipeline.grading import GradeJob, crashed, record
-from grader.pipeline.intake import HandIn, read_hand_in
-from grader.pipeline.queue_worker import QUEUE, TASK, QueueError, fingerprint, lease_for, make_app
+from grader.class_grading.jobs import GradeJob, crashed, record
+from grader.intake.hand_in import HandIn, read_hand_in
+from grader.queue.worker import QUEUE, TASK, QueueError, fingerprint, lease_for, make_app
 from grader.results import LearnerResult
 
 __all__ = ["QueueError", "grade_class_on_queue", "lease_for", "pack"]

@@ -1,0 +1,39 @@
+"""A class graded in a pool of processes on this machine: a process that dies costs only
+the learner it was grading, who is graded again alone, and gets zero with a message if
+that kills its process too."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+
+from grader.class_grading.jobs import GradeJob, crashed, grade_job
+from grader.grading.hand_ins import become_subreaper
+from grader.results import LearnerResult
+
+
+def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResult, float], None],
+                grade: Callable = grade_job) -> None:
+    """Grade ``jobs`` in ``workers`` processes, calling ``done(result, seconds)`` as each
+    finishes. Jobs lost with a dying process are graded again one per process; a job that
+    kills its process again gets zero with a message."""
+    for job in _pool(jobs, workers, done, grade):
+        for lost in _pool([job], 1, done, grade):
+            done(crashed(lost), 0.0)
+
+
+def _pool(jobs: list[GradeJob], workers: int, done, grade) -> list[GradeJob]:
+    lost: list[GradeJob] = []
+    if not jobs:
+        return lost
+    with ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("spawn"),
+                             initializer=become_subreaper) as pool:
+        futures = {pool.submit(grade, job): job for job in jobs}
+        for future in as_completed(futures):
+            try:
+                done(*future.result())
+            except BrokenProcessPool:
+                lost.append(futures[future])
+    return lost

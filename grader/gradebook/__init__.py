@@ -1,0 +1,3 @@
+"""The nbgrader course that records a class's grades: ``course.py`` the course folder and
+its gradebook, ``preprocessor.py`` what nbgrader's autograde runs instead of executing a
+notebook, and the course's late rule."""

@@ -1,0 +1,182 @@
+"""The nbgrader course that records a class's grades.
+
+Each stage is an nbgrader assignment whose notebook has one graded cell per task (points
+from the manifest). A learner's package is put beside that notebook in
+``submitted/<id>/<stage>/`` with the hand-in's time in ``timestamp.txt``, and nbgrader's own
+``autograde`` records it with one change (``nbgrader_config.py`` and ``config`` below):
+instead of executing the notebook, it runs ``GradeFromChecks`` (``preprocessor.py``), which
+writes each task's result into its cell; nbgrader's SaveAutoGrades writes the gradebook
+from them, once, and its AssignLatePenalties takes off the late penalty with the course's
+rule (``preprocessor.CourseLatePolicy``; each assignment's due date is the deadline). So the
+gradebook's score less its late penalty is grades.csv's ``final``, and ``nbgrader
+autograde`` run by hand in the course grades the same way, through the same code.
+
+Learner ids reach nbgrader only as safe ids (``intake.submissions.safe_id``); ``learners.csv`` in the course
+maps them back.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import os
+import pathlib
+import shutil
+import sys
+import warnings
+from dataclasses import asdict
+from typing import Any
+
+from grader.intake.hand_in import HandIn
+from grader.lateness import ON_TIME, LatePolicy
+from grader.results import LearnerResult
+from grader.settings import Settings
+from grader.tasks import PARTS, STAGES, TASKS, marker, stage_of, tasks_of
+
+GRADER = pathlib.Path(__file__).resolve().parents[1]
+warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
+warnings.filterwarnings("ignore", message=".*not in session.*")
+
+NBGRADER_CONFIG = """\
+# nbgrader's own commands on this course grade as `python -m grader autograde` does: the
+# grader that made the course runs its trusted checks against each learner's package.
+import sys
+
+c = get_config()  # noqa: F821
+sys.path.insert(0, {root!r})
+try:  # nbgrader would only log an error here and then grade with its defaults: stop instead
+    from grader.gradebook.course import config
+    c.merge(config({course!r}, {settings!r}, {late_penalty!r}))
+except Exception as error:
+    raise SystemExit(f"{{__file__}}: the grader that made this course ({root}) could not be loaded "
+                     f"({{type(error).__name__}}: {{error}}); without it nbgrader would give wrong grades") from None
+c.Application.log_level = "INFO"
+"""
+
+
+def config(root: str | pathlib.Path, settings: dict, late_penalty: float = 0.0) -> Any:
+    from nbgrader.converters import Autograde
+    from traitlets.config import Config
+
+    from grader.gradebook.preprocessor import CourseLatePolicy, GradeFromChecks
+    root = pathlib.Path(root)
+    c = Config()
+    c.CourseDirectory.root = str(root)
+    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}?timeout=120"
+    c.OverwriteCells.add_missing_cells = True
+    c.Application.log_level = "ERROR"
+    for name, value in settings.items():
+        setattr(c.GradeFromChecks, name, value)
+    c.AssignLatePenalties.plugin_class = CourseLatePolicy
+    c.CourseLatePolicy.percent_per_day = float(late_penalty)
+    # nbgrader 0.9.6's autograde runs Execute among its preprocessors; ours takes its place.
+    # If a later nbgrader drops or renames it, stop rather than grade without the checks.
+    defaults = Autograde.class_traits()["autograde_preprocessors"].default()
+    if [p.__name__ for p in defaults].count("Execute") != 1:
+        raise RuntimeError("this nbgrader's autograde has no single Execute step for the grader to replace "
+                           f"({[p.__name__ for p in defaults]}); the grader was written against nbgrader 0.9.6")
+    c.Autograde.autograde_preprocessors = [GradeFromChecks if p.__name__ == "Execute" else p for p in defaults]
+    return c
+
+
+def _grade_cells(nb: Any) -> list[tuple[str, float]]:
+    return [(c.metadata["nbgrader"]["grade_id"], c.metadata["nbgrader"]["points"]) for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+def grading_notebook(stage: str) -> Any:
+    """The notebook of a stage's assignment: a graded cell per task, nothing to run."""
+    import nbformat
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells.append(nbformat.v4.new_markdown_cell(f"# Stage {stage}: {STAGES[stage]}\n\nEach cell below holds the "
+                                                  "grader's verdict on one task of your minitorch package."))
+    for task in tasks_of(stage):
+        cell = nbformat.v4.new_code_cell(f"# Task {task}: {TASKS[task]} (checked by the grader, outside this notebook)")
+        cell.metadata["nbgrader"] = {"grade": True, "grade_id": marker(task), "locked": True, "schema_version": 3,
+                                     "points": sum(PARTS[task].values()), "solution": False, "task": False}
+        nb.cells.append(cell)
+    for number, cell in enumerate(nb.cells):
+        cell.id = f"s{stage}-{number:02d}"
+    return nb
+
+
+class Course:
+    def __init__(self, root: pathlib.Path, settings: Settings, late: LatePolicy = ON_TIME) -> None:
+        self.root, self.settings, self.late = pathlib.Path(root).resolve(), settings, late
+        self._api: Any = None
+
+    def create(self) -> Course:
+        """Make the course's assignments that it lacks (all of them the first time, a stage
+        or task added since then later), give each the deadline as its due date, and write
+        its config."""
+        import nbformat
+        bin_dir = str(pathlib.Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
+            root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict(),
+            late_penalty=self.late.percent_per_day))
+        for stage, name in STAGES.items():
+            source = self.root / "source" / name / f"{name}.ipynb"
+            fresh = grading_notebook(stage)
+            if source.is_file() and _grade_cells(nbformat.read(source, as_version=4)) == _grade_cells(fresh) \
+                    and (self.root / "release" / name / f"{name}.ipynb").is_file():
+                continue
+            source.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(fresh, source)
+            result = self.api.generate_assignment(name, force=True)
+            if not result["success"]:
+                raise RuntimeError(f"nbgrader could not generate {name}: {result.get('error')}")
+        with self.gradebook() as gradebook:
+            for name in STAGES.values():
+                gradebook.update_or_create_assignment(name, duedate=self.late.deadline)
+        return self
+
+    def gradebook(self) -> Any:
+        from nbgrader.api import Gradebook
+        return Gradebook(f"sqlite:///{self.root / 'gradebook.db'}?timeout=120")
+
+    @property
+    def api(self) -> Any:
+        if self._api is None:
+            from nbgrader.apps import NbGraderAPI
+            self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict(), self.late.percent_per_day))
+        return self._api
+
+    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime) -> None:
+        """Record ``result`` (every stage graded already, lateness applied) in nbgrader's
+        gradebook: each stage's package and verdicts go through nbgrader's own autograde,
+        which writes the scores and the late penalty once. A stage nbgrader cannot record
+        is named among the result's problems (its grade in grades.csv stands)."""
+        sid = result.sid
+        for stage, name in STAGES.items():
+            folder = self.root / "submitted" / sid / name
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir(parents=True)
+            shutil.copyfile(self.root / "release" / name / f"{name}.ipynb", folder / f"{name}.ipynb")
+            (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
+                "%Y-%m-%d %H:%M:%S.%f UTC"))
+            if stage in hand_in.packages:
+                shutil.copytree(hand_in.packages[stage], folder / "minitorch")
+            verdicts = [asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]
+            self.api.config.GradeFromChecks.recorded = {sid: verdicts}
+            try:
+                outcome = self.api.autograde(name, sid, force=True, create=True)
+            finally:
+                self.api.config.GradeFromChecks.recorded = {}
+            if not outcome["success"]:
+                why = str(outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()[-1:]
+                result.problems.append(f"nbgrader could not record stage {stage} in the course's gradebook "
+                                       f"({' '.join(why)[:200]})")
+
+    def record_learners(self, ids: dict[str, str]) -> None:
+        """Add ``learner -> safe id`` to ``learners.csv``; a re-run adds nothing twice."""
+        path = self.root / "learners.csv"
+        known = {}
+        if path.exists():
+            with path.open(newline="", encoding="utf-8") as file:
+                known = {learner: sid for sid, learner in csv.reader(file)}
+        known.update(ids)
+        with path.open("w", newline="", encoding="utf-8") as file:
+            csv.writer(file).writerows((sid, learner) for learner, sid in sorted(known.items()))
