@@ -20,12 +20,13 @@ class CheckFailure(AssertionError):
     """A failed part. ``message`` is for the learner; ``kind`` is what happened (a value
     code may branch on); ``pitfall`` names the mistake for the class report (the kind's own
     unless the check names it: ``WRONG``); ``keep`` is the share of the part's points
-    still earned."""
+    still earned; ``not_finite`` says the answer holds NaN or inf where the right one is
+    finite (a check at large magnitudes names that instability)."""
 
     def __init__(self, message: str, pitfall: str | None = None, keep: float = 0.0,
-                 kind: Failure = Failure.WRONG) -> None:
+                 kind: Failure = Failure.WRONG, not_finite: bool = False) -> None:
         super().__init__(message)
-        self.kind, self.pitfall, self.keep = kind, pitfall or kind.pitfall, keep
+        self.kind, self.pitfall, self.keep, self.not_finite = kind, pitfall or kind.pitfall, keep, not_finite
 
 
 def failure_of(error: Raised | Unimportable | Lost, doing: str = "the learner's code") -> CheckFailure:
@@ -108,7 +109,8 @@ def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5,
         raise CheckFailure(f"{what} has dtype {got.dtype}, expected numbers of dtype {expected.dtype}", "wrong type")
     text, pitfall = _diagnose(got, expected, rtol, atol, kind)
     also = f" It also has dtype {got.dtype} instead of {expected.dtype}." if drift else ""
-    raise CheckFailure(f"{what} is wrong: {text}{also}", pitfall)
+    not_finite = bool((~np.isfinite(got.astype(np.float64)) & np.isfinite(expected.astype(np.float64))).any())
+    raise CheckFailure(f"{what} is wrong: {text}{also}", pitfall, not_finite=not_finite)
 
 
 def _short(value: Any) -> str:

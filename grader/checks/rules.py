@@ -153,5 +153,5 @@ def check_large(w, function: str, reference: Callable[..., np.ndarray], arrays: 
         except CheckFailure as failure:
             if failure.keep:  # dtype drift is judged by the float32 case of the part
                 continue
-            raise CheckFailure(f"{failure} {hint}", failure.pitfall if failure.pitfall != "overflow or nan"
-                               else "unstable at large magnitudes", kind=failure.kind) from None
+            raise CheckFailure(f"{failure} {hint}", "unstable at large magnitudes" if failure.not_finite
+                               else failure.pitfall, kind=failure.kind) from None

@@ -158,3 +158,17 @@ def test_a_one_op_bug_costs_its_parts_share_in_every_multi_part_task(tmp_path, c
         print("\n" + "\n".join(rows))
     assert set(ONE_OP) == {t for t in TASKS if len(PARTS[t]) > 1}
     assert wrong == []
+
+
+
+@needs("3.1")
+def test_an_answer_that_overflows_at_large_magnitudes_is_named_unstable(tmp_path):
+    """The class report names the mistake from what the answer holds (NaN or inf where the
+    right answer is finite), not from the words the learner reads: a sigmoid rule that
+    gets x back from the output and then uses the textbook formula overflows at x = -100."""
+    patch = ("ops_unary.py", "        return grad * out * (1 - out)\n",
+             "        x = np.log(out / (1 - out))  # x again, from the output\n"
+             "        e = np.exp(-x)\n        return grad * e / (1 + e) ** 2\n")
+    verdicts = run_stage(write_package(tmp_path / "minitorch", [patch]), "3", SETTINGS)
+    lost = {v.part: v.pitfall for v in verdicts if v.earned < v.points}
+    assert lost == {"Sigmoid": "unstable at large magnitudes"}, lost
