@@ -52,11 +52,11 @@ lab: $(READY)
 
 # Every visible check against your package, as a table (no hidden tests).
 progress: $(READY)
-	$(BIN)/python -m minitorch.progress
+	$(BIN)/python -m minitorch.course.progress
 
 # The zip to hand in: minitorch/ and notebooks/, nothing else.
 handin: $(READY)
-	$(BIN)/python -m minitorch.handin
+	$(BIN)/python -m minitorch.course.handin
 
 test: $(READY)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -57,7 +57,7 @@ def add_stage(stage: str, notebook: str, title: str, root: pathlib.Path = ROOT) 
     _append(source, f"{JUPYTEXT_HEADER}\n# %% [markdown]\n# # {int(stage)} · {title[:1].upper()}{title[1:]}\n#\n"
             f"# TODO Stage {stage}: what this notebook teaches and what the learner builds\n\n# %%\n"
             "# Edits you save in minitorch/ reach this notebook at the next cell (a file that does not\n"
-            "# load is named in one short line instead).\n# %load_ext minitorch.notebook\nimport matplotlib.pyplot as plt\n"
+            "# load is named in one short line instead).\n# %load_ext minitorch.course.notebook\nimport matplotlib.pyplot as plt\n"
             "import numpy as np\n\n"
             "import minitorch as mt\n", changed, root)
     _append(checks, f'"""Stage {stage}: {title}."""\n\nfrom __future__ import annotations\n\nimport numpy as np\n\n'

@@ -6,7 +6,7 @@ stage's notebook (the stages of ``grader/tasks.toml``) and the learner's package
 ``minitorch/`` beside them, all at its top level (nbgrader drops notebooks kept in
 subfolders). A learner fetches it once and works in it
 all term: every notebook imports the package from its own folder, and edits show without
-a restart (each notebook's first cell, ``%load_ext minitorch.notebook``, loads saved edits). They submit it whenever a
+a restart (each notebook's first cell, ``%load_ext minitorch.course.notebook``, loads saved edits). They submit it whenever a
 stage is due, as often as they like; the instructor collects the latest submission and
 autogrades, which grades every stage (``preprocessor.py``). ``docs/JUPYTERHUB.md`` says why.
 

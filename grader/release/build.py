@@ -75,7 +75,7 @@ KERNEL_LANGUAGE = {"codemirror_mode": {"name": "ipython", "version": 3}, "file_e
 
 def add_points_cells(notebook, tasks: dict, name: str) -> None:
     """After each task's visible check: a read-only markdown cell stating the task's points
-    (from the manifest; its metadata carries them for ``minitorch.progress``), then the
+    (from the manifest; its metadata carries them for ``minitorch.course.progress``), then the
     task's graded cell for nbgrader, locked, holding one comment that says what it is
     (nbgrader records the grader's verdict in its output; a learner has nothing to run
     there, and an empty or folded cell would look like scratch space)."""

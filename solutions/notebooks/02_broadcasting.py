@@ -27,13 +27,13 @@
 # %%
 # Edits you save in minitorch/ reach this notebook at the next cell (a file that does not
 # load is named in one short line instead).
-# %load_ext minitorch.notebook
+# %load_ext minitorch.course.notebook
 import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
 from minitorch import plotting
-from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # The engine walks the same kind of graph as in notebook 1; its boxes now stand for whole

@@ -22,14 +22,14 @@
 # %%
 # Edits you save in minitorch/ reach this notebook at the next cell (a file that does not
 # load is named in one short line instead).
-# %load_ext minitorch.notebook
+# %load_ext minitorch.course.notebook
 import matplotlib.pyplot as plt
 import numpy as np
 
 import minitorch as mt
 from minitorch import plotting
 from minitorch.function import Context
-from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Your task 4.1: reshape, transpose, broadcast_to, squeeze, unsqueeze in `minitorch/ops_shape.py`

@@ -22,7 +22,7 @@
 # %%
 # Edits you save in minitorch/ reach this notebook at the next cell (a file that does not
 # load is named in one short line instead).
-# %load_ext minitorch.notebook
+# %load_ext minitorch.course.notebook
 import math
 
 import matplotlib.pyplot as plt
@@ -31,7 +31,7 @@ import numpy as np
 import minitorch as mt
 from minitorch import plotting
 from minitorch.function import Context
-from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## Matmul's gradients

@@ -24,7 +24,7 @@
 # %%
 # Edits you save in minitorch/ reach this notebook at the next cell (a file that does not
 # load is named in one short line instead).
-# %load_ext minitorch.notebook
+# %load_ext minitorch.course.notebook
 import math
 import os
 import time
@@ -34,7 +34,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, language, nn, optim, plotting, training
-from minitorch.visible import check_backward, checking, fail, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, same  # the checks' messages
 
 # %% [markdown]
 # ## The data: names, as a stream of characters

@@ -189,7 +189,7 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     page.keyboard.press("Escape")
     page.keyboard.press("b")
     page.keyboard.press("Enter")  # edit mode in the new cell
-    page.keyboard.type("from minitorch.progress import show; show()")
+    page.keyboard.type("from minitorch.course.progress import show; show()")
     page.keyboard.press("Shift+Enter")
     page.wait_for_function("() => document.body.innerText.includes('the hidden tests decide the grade')",
                            timeout=120_000)
@@ -198,7 +198,7 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     shoot(page, "progress_table")
     # the hand-in, as `make handin` makes it, graded
     env = dict(os.environ, PYTHONPATH=str(folder))
-    made = subprocess.run([sys.executable, "-m", "minitorch.handin", "--no-checks"], cwd=folder, env=env, capture_output=True,
+    made = subprocess.run([sys.executable, "-m", "minitorch.course.handin", "--no-checks"], cwd=folder, env=env, capture_output=True,
                           text=True, timeout=120)
     assert made.returncode == 0, made.stderr
     graded = subprocess.run([sys.executable, "-m", "grader", "check", str(folder / "handin.zip"), "--out",

@@ -156,7 +156,7 @@ def test_adding_a_task(tmp_path):
     done = run(copy, "-m", "grader", "check", str(buggy), "--out", str(tmp_path / "buggy-out"))
     scores = dict(re.findall(r"Task (\d+\.\d+)\s+([\d.]+ / [\d.]+)", done.stdout))
     assert {t for t, s in scores.items() if s.split(" / ")[0] != s.split(" / ")[1]} == {"3.4"}
-    assert re.search(r"3\.4.*not started", run(copy, "-m", "minitorch.progress").stdout)
+    assert re.search(r"3\.4.*not started", run(copy, "-m", "minitorch.course.progress").stdout)
     run(copy, "-c", make_course)
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:

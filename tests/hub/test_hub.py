@@ -77,7 +77,7 @@ def learner_works_and_submits(browser, url: str, user: str, bug: bool):
     browse.shoot(page, f"{user}_1_assignment_list_fetched")
     browse.open_file(page, ASSIGNMENT, "03_reductions.ipynb")
     browse.wait_idle(page)
-    browse.run_cell(page, "%load_ext minitorch.notebook", "", 60_000)  # the first cell: imports, autoreload
+    browse.run_cell(page, "%load_ext minitorch.course.notebook", "", 60_000)  # the first cell: imports, autoreload
     assert "NotImplementedError: Task 3.1: Exp.backward" in browse.run_cell(page, "# Check Task 3.1", "NotImplementedError")
     for name in STAGE_FILES:  # a package file from the file browser, filled in Lab's editor
         browse.open_file(page, ASSIGNMENT, "minitorch", name)
@@ -87,7 +87,7 @@ def learner_works_and_submits(browser, url: str, user: str, bug: bool):
         browse.shoot(page, f"{user}_2_editor_{name[:-3]}")
     page.get_by_role("tab", name="03_reductions.ipynb").click()
     if bug:  # the same kernel sees the edit (autoreload): the check now names the slip
-        out = browse.run_cell(page, "# Check Task 3.1", "CheckFailed")  # minitorch.visible's AssertionError
+        out = browse.run_cell(page, "# Check Task 3.1", "CheckFailed")  # minitorch.course.visible's AssertionError
         assert "Sin.backward" in out, out
     else:
         browse.run_cell(page, "# Check Task 3.1", "Task 3.1 passes the visible checks")

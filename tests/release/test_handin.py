@@ -1,4 +1,4 @@
-"""``make handin`` (python -m minitorch.handin): the zip holds exactly what is graded, and
+"""``make handin`` (python -m minitorch.course.handin): the zip holds exactly what is graded, and
 a learner's slip at the command line gets a message, never a stray file."""
 
 import pathlib
@@ -11,14 +11,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def handin(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "minitorch.handin", *args], cwd=cwd, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "minitorch.course.handin", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=60)
 
 
 def test_help_prints_usage_and_writes_nothing(tmp_path):
     before = set(ROOT.iterdir())
     result = handin("--help", cwd=tmp_path)
-    assert result.returncode == 0 and "usage: python -m minitorch.handin" in result.stdout
+    assert result.returncode == 0 and "usage: python -m minitorch.course.handin" in result.stdout
     assert list(tmp_path.iterdir()) == [] and set(ROOT.iterdir()) == before
 
 
@@ -54,7 +54,7 @@ def test_labs_checkpoints_and_caches_stay_out(tmp_path):
         (course / folder / ".ipynb_checkpoints" / name).write_text("{}")
     (course / "minitorch" / "__pycache__").mkdir()
     (course / "minitorch" / "__pycache__" / "stale.py").write_text("")
-    result = subprocess.run([sys.executable, "-m", "minitorch.handin", "--no-checks"], cwd=course, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "minitorch.course.handin", "--no-checks"], cwd=course, capture_output=True,
                             text=True, timeout=60, env={**__import__("os").environ, "PYTHONPATH": str(course)})
     assert result.returncode == 0, result.stderr
     with zipfile.ZipFile(course / "handin.zip") as z:
@@ -78,7 +78,7 @@ def test_a_visible_check_that_still_fails_is_listed_and_the_zip_is_written_anywa
     assert shapes.read_text().count(keepdims) == 1
     shapes.write_text(shapes.read_text().replace(keepdims, "axis=(*range(extra), *stretched))"))
     env = {**os.environ, "PYTHONPATH": str(course)}
-    result = subprocess.run([sys.executable, "-m", "minitorch.handin"], cwd=course, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "minitorch.course.handin"], cwd=course, capture_output=True, text=True,
                             timeout=120, env=env)
     assert result.returncode == 0, result.stderr
     listed = [line.split()[0] for line in result.stdout.splitlines() if re.match(r"\d+\.\d+ ", line)]
@@ -88,6 +88,6 @@ def test_a_visible_check_that_still_fails_is_listed_and_the_zip_is_written_anywa
     with zipfile.ZipFile(course / "handin.zip") as z:
         assert z.read("minitorch/shapes.py").decode() == shapes.read_text()
     shapes.write_text(shapes.read_text().replace("axis=(*range(extra), *stretched))", keepdims))
-    result = subprocess.run([sys.executable, "-m", "minitorch.handin", "--no-checks"], cwd=course, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "minitorch.course.handin", "--no-checks"], cwd=course, capture_output=True,
                             text=True, timeout=120, env=env)
     assert result.returncode == 0 and "visible check" not in result.stdout, result.stdout

@@ -84,7 +84,7 @@ def run_cells(steps: list, pythonpath: pathlib.Path, cwd: pathlib.Path) -> list:
 
 
 def test_a_syntax_error_in_a_package_file_shows_one_short_message_naming_the_file_and_line(tmp_path):
-    """The notebooks' first cell (``%load_ext minitorch.notebook``): a cell run while a
+    """The notebooks' first cell (``%load_ext minitorch.course.notebook``): a cell run while a
     package file does not compile stops with one line naming the file and the line (no
     autoreload traceback, no stale NotImplementedError); once the file is fixed and saved,
     the next cell sees the fix."""

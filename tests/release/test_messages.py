@@ -1,4 +1,4 @@
-"""Every wrong answer names its pattern: one diagnosis (solutions/minitorch/diagnose.py,
+"""Every wrong answer names its pattern: one diagnosis (solutions/minitorch/course/diagnose.py,
 copied byte for byte into the grader), the visible checks' messages for deliberate
 mistakes (tests/release/mistakes.py), a failed check in a real kernel (its message first,
 no traceback through the checks' machinery, heat maps after it) and the hints."""
@@ -13,7 +13,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from minitorch import diagnose, failures, heatmaps, hints  # the release's copies: given code, no regions
+from minitorch.course import diagnose, failures, heatmaps, hints  # the release's copies: given code, no regions
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions" / "minitorch"
@@ -24,8 +24,8 @@ from mistakes import MISTAKES
 
 def test_the_grader_keeps_the_same_diagnosis():
     """The grader may not import the learner's package, so it keeps a copy: the same bytes."""
-    assert (ROOT / "grader" / "checks" / "diagnose.py").read_bytes() == (SOLUTIONS / "diagnose.py").read_bytes()
-    assert "BEGIN SOLUTION" not in (SOLUTIONS / "diagnose.py").read_text()
+    assert (ROOT / "grader" / "checks" / "diagnose.py").read_bytes() == (SOLUTIONS / "course" / "diagnose.py").read_bytes()
+    assert "BEGIN SOLUTION" not in (SOLUTIONS / "course" / "diagnose.py").read_text()
 
 
 RNG = np.random.default_rng(3)
@@ -69,7 +69,7 @@ def test_the_not_summed_pattern_names_the_axes():
 # ---- deliberate mistakes against the visible checks -------------------------------------
 def run_stage(patch, task: str, tmp_path: pathlib.Path, monkeypatch) -> dict:
     """The progress row of ``task``, its notebook's checks run against the patched reference."""
-    from minitorch import progress
+    from minitorch.course import progress
     package = tmp_path / "package" / "minitorch"
     shutil.copytree(SOLUTIONS, package, ignore=shutil.ignore_patterns("__pycache__"))
     file, old, new = patch
@@ -116,7 +116,7 @@ def test_a_failed_check_shows_its_message_first_without_the_machinery_then_heat_
     shutil.copytree(SOLUTIONS, package, ignore=shutil.ignore_patterns("__pycache__"))
     (package / "mine.py").write_text("def shrink(a):\n    return a.reshape(5, 5)\n")
     notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import numpy as np\nfrom minitorch.visible import checking, same\nfrom minitorch import mine"),
+        nbformat.v4.new_code_cell("import numpy as np\nfrom minitorch.course.visible import checking, same\nfrom minitorch import mine"),
         nbformat.v4.new_code_cell('with checking("2.2"):\n    g = np.arange(6.0).reshape(2, 3)\n'
                                   '    same(-g, g, "unbroadcast(g, (2, 3))", "a case")'),
         nbformat.v4.new_code_cell('with checking("4.1"):\n    for shape in [(2, 3), (3, 4)]:\n'

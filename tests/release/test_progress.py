@@ -26,7 +26,7 @@ def needs(*tasks: str):
 
 def progress(package_parent: pathlib.Path) -> tuple[str, float]:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "minitorch.progress"], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "minitorch.course.progress"], cwd=ROOT, capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=str(package_parent)), timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout, time.perf_counter() - start
@@ -106,7 +106,7 @@ ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_e
 
 def rows_with(patches, stages: set[str], tmp_path: pathlib.Path, monkeypatch) -> dict[str, dict]:
     """The progress rows of the given stages' notebooks, against the reference with patches."""
-    from minitorch import progress
+    from minitorch.course import progress
     package = tmp_path / "package" / "minitorch"
     shutil.copytree(ROOT / "solutions" / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
     for file, old, new in patches:
@@ -174,7 +174,7 @@ def test_each_row_is_printed_as_soon_as_its_check_has_run(tmp_path):
             first = next(c for c in notebook["cells"] if c["cell_type"] == "code")
             first["source"] = "import time\ntime.sleep(10)\n" + "".join(first["source"])
         (tmp_path / "notebooks" / name).write_text(json.dumps(notebook))
-    child = subprocess.Popen([sys.executable, "-m", "minitorch.progress"], cwd=tmp_path, stdout=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-m", "minitorch.course.progress"], cwd=tmp_path, stdout=subprocess.PIPE,
                              text=True, env=dict(os.environ, PYTHONPATH=str(tmp_path)))
     arrived = {}
     assert child.stdout is not None

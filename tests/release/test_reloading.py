@@ -1,4 +1,4 @@
-"""Every saved edit reaches a running kernel (``%load_ext minitorch.notebook``), however
+"""Every saved edit reaches a running kernel (``%load_ext minitorch.course.notebook``), however
 the edited code is reached: through a re-export, a ``from ..x import f`` in a subpackage, a
 method of an object made before the edit; tracebacks point at the edited file's lines;
 where an edit cannot be brought in place, the cell says which cell to run again.
@@ -62,7 +62,7 @@ def course(tmp_path):
 @pytest.fixture
 def kernel(course):
     started = Kernel(course)
-    assert started.run("%load_ext minitorch.notebook\nimport numpy as np\nimport minitorch as mt\n"
+    assert started.run("%load_ext minitorch.course.notebook\nimport numpy as np\nimport minitorch as mt\n"
                        "from minitorch import nn, language") == ""
     yield started
     started.close()
@@ -86,7 +86,7 @@ def test_a_fix_to_sample_next_reaches_gpt_generate_through_its_from_import(cours
         path.write_text(stub(filled[path], path.name))
     kernel = Kernel(course)
     try:
-        kernel.run("%load_ext minitorch.notebook\nimport numpy as np\nimport minitorch as mt\nfrom minitorch import nn")
+        kernel.run("%load_ext minitorch.course.notebook\nimport numpy as np\nimport minitorch as mt\nfrom minitorch import nn")
         time.sleep(0.05)
         transformer.write_text(filled[transformer])
         language.write_text(filled[language].replace("chosen = logits.argmax(axis=-1)", "chosen = np.full(len(logits), 3)"))
