@@ -1,6 +1,6 @@
 """What a wrong answer most likely is, from what came back and what was expected.
 
-One diagnosis for every check: the notebooks' visible checks (``minitorch.visible``) and
+One diagnosis for every check: the notebooks' visible checks (``minitorch.course.visible``) and
 the grader's hidden ones use the same words. The grader cannot import a learner's
 package, so it keeps a copy of this file (``grader/checks/diagnose.py``) that a test holds
 byte for byte equal to this one. Pure NumPy; nothing of the package.

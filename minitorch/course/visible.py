@@ -1,6 +1,6 @@
 """The helpers of the notebooks' visible checks: a failure names the call, the case (shapes,
 dtype, axis, keepdims...), what came back and what was expected, and the pattern that fits
-(``minitorch.diagnose``: the diagnosis the hidden checks share).
+(``minitorch.course.diagnose``: the diagnosis the hidden checks share).
 
     with checking("2.2"):        # a check cell: your exceptions come back with the line and case
         same(got, expected, "unbroadcast(g, (4, 1))", "g of shape (2, 4, 3)")
@@ -18,10 +18,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..function import Context
+from ..gradcheck import numerical_grads
 from . import diagnose
 from .failures import CheckFailed, checking, raised, stuck
-from .function import Context
-from .gradcheck import numerical_grads
 
 __all__ = ["CheckFailed", "check_backward", "checking", "fail", "same"]
 

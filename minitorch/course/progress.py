@@ -1,8 +1,8 @@
 """Your progress at a glance: every visible check of every notebook, run against your
 package, in a table (no hidden tests: those run only when your work is graded).
 
-    make progress                                  (or: python -m minitorch.progress)
-    from minitorch.progress import show; show()    (from any notebook cell)
+    make progress                                  (or: python -m minitorch.course.progress)
+    from minitorch.course.progress import show; show()    (from any notebook cell)
 
 Each notebook's checks run in a fresh Python process, one check at a time, each with a
 time limit; a check that passes means the visible check passes, nothing more. A task is
@@ -21,7 +21,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterator
 
-NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = pathlib.Path(__file__).resolve().parents[2] / "notebooks"
 SECONDS = 20
 WIDTH = 100  # of the table
 

@@ -1,7 +1,7 @@
-"""What the first cell of every notebook turns on: ``%load_ext minitorch.notebook``.
+"""What the first cell of every notebook turns on: ``%load_ext minitorch.course.notebook``.
 
 * Edits reach the running kernel: before each cell, every file of the package you changed
-  and saved is loaded again, in place (``minitorch.reloader``), so the next cell runs the
+  and saved is loaded again, in place (``minitorch.course.reloader``), so the next cell runs the
   new code wherever it is used, with tracebacks at the right lines, without a restart.
 * One short line instead of a long traceback when a package file cannot be loaded (a
   syntax error, a bad indentation, an error at the file's top level). A cell run while

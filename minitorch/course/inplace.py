@@ -1,5 +1,5 @@
 """Updating a function or a class in place, so that every reference to it made before an
-edit runs the edited code (``minitorch.reloader`` calls these after running a file again).
+edit runs the edited code (``minitorch.course.reloader`` calls these after running a file again).
 
 A function keeps its identity and gets the new code, defaults and closure contents. A
 class keeps its identity and gets the new methods and attributes; methods that call

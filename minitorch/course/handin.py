@@ -1,6 +1,6 @@
 """Make the zip you hand in: exactly what is graded, and nothing else.
 
-    make handin                  (or: python -m minitorch.handin [OUT.zip or a folder])
+    make handin                  (or: python -m minitorch.course.handin [OUT.zip or a folder])
 
 It holds your package (``minitorch/``: every ``.py`` file and the data it ships with)
 and your notebooks (``notebooks/*.ipynb``); never ``.venv/``, caches or checkpoints.
@@ -18,7 +18,7 @@ import zipfile
 
 from . import progress
 
-COURSE = pathlib.Path(__file__).resolve().parents[1]
+COURSE = pathlib.Path(__file__).resolve().parents[2]  # the folder holding minitorch/ and notebooks/
 
 
 def _skipped(path: pathlib.Path) -> bool:
@@ -55,7 +55,7 @@ def unfinished(course: pathlib.Path = COURSE) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m minitorch.handin",
+        prog="python -m minitorch.course.handin",
         description="Zip your package (minitorch/) and your notebooks (notebooks/): the file to hand in.")
     parser.add_argument("out", nargs="?", default=str(COURSE / "handin.zip"),
                         help="the zip to write (default: handin.zip in the course folder); "
