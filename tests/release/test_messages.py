@@ -116,7 +116,8 @@ def test_a_failed_check_shows_its_message_first_without_the_machinery_then_heat_
     shutil.copytree(SOLUTIONS, package, ignore=shutil.ignore_patterns("__pycache__"))
     (package / "mine.py").write_text("def shrink(a):\n    return a.reshape(5, 5)\n")
     notebook = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("import numpy as np\nfrom minitorch.course.visible import checking, same\nfrom minitorch import mine"),
+        nbformat.v4.new_code_cell("import numpy as np\nfrom minitorch.course.visible import checking, same\n"
+                                  "from minitorch import mine"),
         nbformat.v4.new_code_cell('with checking("2.2"):\n    g = np.arange(6.0).reshape(2, 3)\n'
                                   '    same(-g, g, "unbroadcast(g, (2, 3))", "a case")'),
         nbformat.v4.new_code_cell('with checking("4.1"):\n    for shape in [(2, 3), (3, 4)]:\n'
