@@ -5,7 +5,7 @@ file's own modification time; each started day after the deadline costs
 ``percent_per_day`` percent of the learner's total, at most 100. The deadline and the rate
 travel together as one ``LatePolicy``, parsed once (the command line or the course's
 traitlet) and handed down; its ``apply`` sets a ``LearnerResult``'s lateness (grades.csv's
-``final``); ``preprocessor.CourseLatePolicy`` is the same
+``final``); ``gradebook.preprocessor.CourseLatePolicy`` is the same
 rule as nbgrader's late-submission plugin, so that the gradebook (its score less its late penalty)
 holds the same final grade, and ``nbgrader autograde`` run by hand in the course applies it
 too (the course gives each assignment the deadline as its due date).

@@ -94,10 +94,10 @@ class TaskResult:
 @dataclass
 class LearnerResult:
     learner: str
-    sid: str = ""                                        # the safe id of files and the course (course.safe_id)
+    sid: str = ""                                        # the safe id of files and the course (intake.submissions.safe_id)
     tasks: dict[str, TaskResult] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)   # about the hand-in as a whole
-    late_days: int = 0                                   # after the deadline (lms.lateness)
+    late_days: int = 0                                   # after the deadline (lateness.LatePolicy.apply)
     penalty: float = 0.0                                 # percent of the total taken for it
 
     def stage_score(self, stage: str) -> tuple[float, float]:

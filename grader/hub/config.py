@@ -1,6 +1,6 @@
 """The nbgrader settings of the hub course, which its ``nbgrader_config.py`` loads.
 
-They are the gradebook course's (``course.config``: the course folder, its gradebook,
+They are the gradebook course's (``gradebook.course.config``: the course folder, its gradebook,
 missing cells put back) with the hub's own: the course id and exchange that learners share,
 ``GradeNotebookStage`` in the place of executing notebooks, the learner's package files
 never overwritten with the source's stubs (nbgrader would otherwise grade the stubs),

@@ -27,7 +27,7 @@ MAX_DEPTH = 16
 
 
 class Notes(Protocol):
-    """Where a hand-in's reading is explained (``intake.HandIn``)."""
+    """Where a hand-in's reading is explained (``hand_in.HandIn``)."""
     problems: list[str]   # sentences for the learner
     ignored: list[str]    # things not graded, each with why in brackets
 

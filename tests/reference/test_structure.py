@@ -1,4 +1,4 @@
-"""The package's shape (STYLE.md): imports flow one way, modules stay short, the autograd
+"""The package's shape (docs/MAINTAINER.md): imports flow one way, modules stay short, the autograd
 core never imports plotting or the ops, and the engine never imports the course's room."""
 
 import ast
