@@ -25,6 +25,7 @@ from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Dict, Float, Int
 
+from grader.grading.hand_ins import grade_learner
 from grader.lateness import days_and_percent as lateness_of
 from grader.results import LearnerResult, TaskResult, Verdict
 from grader.settings import Settings
@@ -59,11 +60,16 @@ class GradeFromChecks(NbGraderPreprocessor):
             result = LearnerResult(student)
             result.add([Verdict(**v) for v in self.recorded[student]])
         else:  # by hand in the course: the folder is read and graded as ``check`` does
-            from grader.grading.hand_ins import grade_learner
             result = grade_learner(folder, student, self.settings(), stages=[stage])
-        (folder / "verdicts.json").write_text(json.dumps(result.to_json(), indent=1))
-        write_cells(nb, result, result.problems)
+        keep(nb, result, folder / "verdicts.json")
         return nb, resources
+
+
+def keep(nb: Any, result: LearnerResult, record: pathlib.Path) -> None:
+    """The verdicts kept as a record beside the notebook (where no learner writes), then
+    each task's written into its graded cell, the hand-in's problems above them."""
+    record.write_text(json.dumps(result.to_json(), indent=1))
+    write_cells(nb, result, result.problems)
 
 
 def write_cells(nb: Any, result: LearnerResult, notes: list[str] | None = None) -> None:

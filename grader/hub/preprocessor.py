@@ -15,24 +15,22 @@ where no learner writes.
 
 from __future__ import annotations
 
-import json
 import pathlib
 from typing import Any
 
-from grader.gradebook.preprocessor import GradeFromChecks, write_cells
+from grader.gradebook.preprocessor import GradeFromChecks, keep
+from grader.grading.hand_ins import grade_learner
 from grader.tasks import STAGES
 
 
 class GradeNotebookStage(GradeFromChecks):
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
-        from grader.grading.hand_ins import grade_learner
         folder = pathlib.Path(resources["metadata"]["path"]).resolve()
         notebook, student = resources["nbgrader"]["notebook"], resources["nbgrader"]["student"]
         stage = next((s for s, name in STAGES.items() if name == notebook), None)
         if stage is None:
             return nb, resources  # not a stage's notebook: it has no task to grade
         result = grade_learner(folder, student, self.settings(), stages=[stage])
-        (folder / f"{notebook}.verdicts.json").write_text(json.dumps(result.to_json(), indent=1))
-        write_cells(nb, result, result.problems)
+        keep(nb, result, folder / f"{notebook}.verdicts.json")
         return nb, resources
 

@@ -10,8 +10,6 @@ import sys
 from grader.gradebook.course import Course
 from grader.settings import Settings
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
 # Loads a config file the way nbgrader does (traitlets' loader, ``get_config`` given) and
 # prints what decides grading: the autograde steps, the late rule and the limits.
 LOAD = """
