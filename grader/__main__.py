@@ -1,30 +1,26 @@
-"""Command line of the course's tools.
+"""Command line of the course's tools: one table, ``COMMANDS``, that both the parser and
+the dispatch read (``python -m grader --help`` lists it).
 
     python -m grader release [--force]            rebuild minitorch/ and notebooks/ from solutions/
     python -m grader check [PATH]                 grade a folder holding minitorch/ (default: this one) or a .zip
-    python -m grader handin --reference [--out F] the reference's hand-in zip, to try a platform with
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
-    python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
-    python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
-    python -m grader bundle [--out FILE]          the zip to hand to learners
-    python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
-    python -m grader hub-course --out DIR ...     the course on a JupyterHub (nbgrader's exchange)
-    python -m grader gradescope [--out FILE]      a Gradescope autograder (docs/PLATFORMS.md)
-    python -m grader prairielearn --image NAME    a PrairieLearn grader: image, serverFilesCourse, questions
     python -m grader task add | stage add | stage drop   reshape the course (docs/INSTRUCTOR.md)
 
 The command line only: it parses arguments into typed values (``Settings``, ``LatePolicy``,
-``Shard``, paths) and calls the command's ``main`` in ``grader/commands/``.
+``Shard``, paths) and calls the command's ``main`` in ``grader/commands/``. A new command is
+one row of ``COMMANDS``: its name, its help, the function adding its arguments and the call
+of its ``main`` with them.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import pathlib
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from grader.commands import handin
 from grader.intake.submissions import Shard
@@ -32,6 +28,14 @@ from grader.lateness import LatePolicy
 from grader.settings import Settings, add_flags
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+Arguments = Callable[[argparse.ArgumentParser], None]
+
+
+class Command(NamedTuple):
+    name: str
+    help: str
+    arguments: Arguments                        # adds the command's arguments to its parser
+    call: Callable[[argparse.Namespace], int]   # calls grader/commands/<name>.py's main with typed values
 
 
 def _value(parse: Callable[[str], Any]) -> Callable[[str], Any]:
@@ -45,16 +49,27 @@ def _value(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     return convert
 
 
-def command_line() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m grader", description="The minitorch course's tools.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    p = commands.add_parser("release", help="rebuild minitorch/ and notebooks/ from solutions/")
+def _main(name: str) -> Callable[..., int]:
+    """The ``main`` of ``grader/commands/<name>.py``, imported only when the command runs."""
+    return importlib.import_module(f"grader.commands.{name.replace('-', '_')}").main
+
+
+def _path(text: str | None) -> pathlib.Path | None:
+    return pathlib.Path(text) if text else None
+
+
+def _release(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true",
                    help="overwrite files there that differ from what the last release wrote (someone's work)")
-    p = commands.add_parser("check", help="grade your own work")
+
+
+def _check(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", help="a folder holding minitorch/ (default: this folder) or a .zip")
     p.add_argument("--out", default="grader-output", help="where to write the feedback page (default: grader-output/)")
-    p = commands.add_parser("autograde", help="grade a class of submissions")
+    add_flags(p)
+
+
+def _autograde(p: argparse.ArgumentParser) -> None:
     p.add_argument("submissions", help="a folder with one .zip or folder per learner, or an nbgrader submitted/")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--out", default="grader-output", help="where to write grades.csv, feedback and the course")
@@ -66,8 +81,10 @@ def command_line() -> argparse.ArgumentParser:
                    "--jobs is then how many processes record results here")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
                    "given to another (default: the longest a hand-in can take under the limits)")
-    h = commands.add_parser("hub-course", help="make the course for a JupyterHub with nbgrader's exchange "
-                            "(docs/JUPYTERHUB.md)")
+    add_flags(p)
+
+
+def _hub_course(h: argparse.ArgumentParser) -> None:
     h.add_argument("--out", required=True, help="the course folder to make (in the instructor's home)")
     h.add_argument("--course-id", default="minitorch", help="nbgrader's course id, shared with the learners")
     h.add_argument("--assignment", default="minitorch", help="the one assignment holding the whole course")
@@ -75,37 +92,44 @@ def command_line() -> argparse.ArgumentParser:
     h.add_argument("--duedate", help="ISO 8601: the assignment's due date in the gradebook")
     h.add_argument("--late-penalty", type=float, default=0.0,
                    help="percent of the score lost per started day after the due date")
-    for q in (commands.choices["check"], p, h):
-        add_flags(q)
-    p = commands.add_parser("merge", help="collect the parts of a class graded in shards")
+    add_flags(h)
+
+
+def _merge(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
     p.add_argument("parts", nargs="+", help="the part-*.json files the shards wrote (feedback/ beside each)")
     p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities")
-    p = commands.add_parser("worker", help="grade hand-ins from a queue (autograde --broker) until stopped")
+
+
+def _worker(p: argparse.ArgumentParser) -> None:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     p.add_argument("--broker", required=True, help="redis://HOST:PORT/DB, as given to autograde")
-    p.add_argument("--concurrency", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                   else os.cpu_count() or 1, help="hand-ins graded at once (default: this machine's cores)")
+    p.add_argument("--concurrency", type=int, default=cores, help="hand-ins graded at once (default: this machine's cores)")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in taken and not finished goes to another "
                    "worker; as long as the longest hand-in (default: as autograde's default)")
     p.add_argument("--name", help="this worker's name in logs and results (default: celery@HOSTNAME)")
-    commands.add_parser("tasks", help="print the task manifest as the docs' table (docs/CURRICULUM.md)")
-    p = commands.add_parser("bundle", help="build the zip to hand to learners")
+
+
+def _nothing(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+def _bundle(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="build/minitorch-course.zip")
-    p = commands.add_parser("gradescope", help="write a Gradescope autograder (the zip to upload)")
+
+
+def _gradescope(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="autograder.zip")
     p.add_argument("--visibility", default="visible", choices=["visible", "after_due_date", "after_published",
                                                                 "hidden"], help="when learners see the results")
-    p = commands.add_parser("prairielearn", help="write a PrairieLearn grader: image, serverFilesCourse, questions")
+
+
+def _prairielearn(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="prairielearn", help="a folder, or your PrairieLearn course itself")
     p.add_argument("--image", required=True, help="the grading image in your own account (docs/PLATFORMS.md)")
-    handin.add_parser(commands)
-    _reshaping(commands)
-    return parser
 
 
-def _reshaping(commands) -> None:  # argparse's _SubParsersAction
-    """The arguments of ``task`` and ``stage``, the tools that reshape the course."""
-    p = commands.add_parser("task", help="add a task to a stage: manifest, notebook section, checks, tests")
+def _task(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["add"])
     p.add_argument("task", help="its id, STAGE.N, for example 3.4")
     p.add_argument("--title", required=True, help="what the learner builds, for example 'Softplus.backward'")
@@ -114,11 +138,64 @@ def _reshaping(commands) -> None:  # argparse's _SubParsersAction
     p.add_argument("--swaps", nargs="*", default=[], help="names its checks replace with given versions ([given])")
     p.add_argument("--part", dest="parts", action="append", default=[], metavar="NAME=POINTS",
                    help="a part and its points (multiples of 0.5); repeat for each part")
-    p = commands.add_parser("stage", help="add a stage (its notebook, checks, tests) or drop one")
+
+
+def _stage(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["add", "drop"])
     p.add_argument("stage", help="its number")
     p.add_argument("--notebook", help="add: its notebook's name, NN_name")
     p.add_argument("--title", help="add: what it builds")
+
+
+def _late(deadline: str | None, penalty: float, flag: str) -> LatePolicy:
+    return LatePolicy.parse(deadline, penalty, flag)
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("release", "rebuild minitorch/ and notebooks/ from solutions/", _release,
+            lambda a: _main("release")(force=a.force)),
+    Command("check", "grade your own work", _check,
+            lambda a: _main("check")(path=handin.path_to_check(a.path), out=pathlib.Path(a.out),
+                                     settings=Settings.from_args(a))),
+    Command("handin", "write a hand-in zip, as `make handin` does (--reference: the reference's)", handin.arguments,
+            lambda a: _main("handin")(folder=a.folder, reference=a.reference, out=a.out)),
+    Command("autograde", "grade a class of submissions", _autograde,
+            lambda a: _main("autograde")(submissions=pathlib.Path(a.submissions), out=pathlib.Path(a.out),
+                                         settings=Settings.from_args(a), jobs=a.jobs, roster=_path(a.roster),
+                                         late=_late(a.deadline, a.late_penalty, "--deadline"),
+                                         shard=a.shard, broker=a.broker, lease=a.lease)),
+    Command("merge", "collect the parts of a class graded in shards", _merge,
+            lambda a: _main("merge")(out=pathlib.Path(a.out), parts=[pathlib.Path(p) for p in a.parts],
+                                     roster=_path(a.roster))),
+    Command("worker", "grade hand-ins from a queue (autograde --broker) until stopped", _worker,
+            lambda a: _main("worker")(broker=a.broker, concurrency=a.concurrency, lease=a.lease, name=a.name)),
+    Command("hub-course", "make the course for a JupyterHub with nbgrader's exchange (docs/JUPYTERHUB.md)",
+            _hub_course,
+            lambda a: _main("hub-course")(out=pathlib.Path(a.out), course_id=a.course_id, assignment=a.assignment,
+                                          exchange=pathlib.Path(a.exchange), settings=Settings.from_args(a),
+                                          late=_late(a.duedate, a.late_penalty, "--duedate"))),
+    Command("tasks", "print the task manifest as the docs' table (docs/CURRICULUM.md)", _nothing,
+            lambda a: _main("tasks")()),
+    Command("bundle", "build the zip to hand to learners", _bundle, lambda a: _main("bundle")(out=pathlib.Path(a.out))),
+    Command("gradescope", "write a Gradescope autograder (the zip to upload)", _gradescope,
+            lambda a: _main("gradescope")(out=pathlib.Path(a.out), visibility=a.visibility)),
+    Command("prairielearn", "write a PrairieLearn grader: image, serverFilesCourse, questions", _prairielearn,
+            lambda a: _main("prairielearn")(out=pathlib.Path(a.out), image=a.image)),
+    Command("task", "add a task to a stage: manifest, notebook section, checks, tests", _task,
+            lambda a: _main("task")(action=a.action, task=a.task, title=a.title, file=a.file, calls=a.calls,
+                                    parts=a.parts, swaps=a.swaps)),
+    Command("stage", "add a stage (its notebook, checks, tests) or drop one", _stage,
+            lambda a: _main("stage")(action=a.action, stage=a.stage, notebook=a.notebook, title=a.title)),
+)
+BY_NAME = {command.name: command for command in COMMANDS}
+
+
+def command_line() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m grader", description="The minitorch course's tools.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for command in COMMANDS:
+        command.arguments(commands.add_parser(command.name, help=command.help))
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,52 +209,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Call the command ``args`` names with its typed values; no Namespace goes further."""
-    path = pathlib.Path
-    if args.command == "check":
-        from grader.commands import check
-        return check.main(path=handin.path_to_check(args.path), out=path(args.out), settings=Settings.from_args(args))
-    if args.command == "handin":
-        return handin.main(folder=args.folder, reference=args.reference, out=args.out)
-    if args.command == "task":
-        from grader.commands import task
-        return task.main(action=args.action, task=args.task, title=args.title, file=args.file, calls=args.calls,
-                         parts=args.parts, swaps=args.swaps)
-    if args.command == "stage":
-        from grader.commands import stage
-        return stage.main(action=args.action, stage=args.stage, notebook=args.notebook, title=args.title)
-    if args.command == "autograde":
-        from grader.commands import autograde
-        return autograde.main(submissions=path(args.submissions), out=path(args.out),
-                              settings=Settings.from_args(args), jobs=args.jobs,
-                              roster=path(args.roster) if args.roster else None,
-                              late=LatePolicy.parse(args.deadline, args.late_penalty, "--deadline"),
-                              shard=args.shard, broker=args.broker, lease=args.lease)
-    if args.command == "merge":
-        from grader.commands import merge
-        return merge.main(out=path(args.out), parts=[path(p) for p in args.parts],
-                          roster=path(args.roster) if args.roster else None)
-    if args.command == "worker":
-        from grader.commands import worker
-        return worker.main(broker=args.broker, concurrency=args.concurrency, lease=args.lease, name=args.name)
-    if args.command == "hub-course":
-        from grader.commands import hub_course
-        return hub_course.main(out=path(args.out), course_id=args.course_id, assignment=args.assignment,
-                               exchange=path(args.exchange), settings=Settings.from_args(args),
-                               late=LatePolicy.parse(args.duedate, args.late_penalty, "--duedate"))
-    if args.command == "gradescope":
-        from grader.commands import gradescope
-        return gradescope.main(out=path(args.out), visibility=args.visibility)
-    if args.command == "prairielearn":
-        from grader.commands import prairielearn
-        return prairielearn.main(out=path(args.out), image=args.image)
-    if args.command == "bundle":
-        from grader.commands import bundle
-        return bundle.main(out=path(args.out))
-    if args.command == "release":
-        from grader.commands import release
-        return release.main(force=args.force)
-    from grader.commands import tasks
-    return tasks.main()
+    return BY_NAME[args.command].call(args)
 
 
 if __name__ == "__main__":

@@ -48,9 +48,8 @@ def path_to_check(path: str | None) -> pathlib.Path:
         raise SystemExit(2) from None
 
 
-def add_parser(commands) -> None:
+def arguments(p) -> None:  # p: the parser of `handin`, made by the command line
     """The ``handin`` command's arguments (``python -m grader handin --help``)."""
-    p = commands.add_parser("handin", help="write a hand-in zip, as `make handin` does (--reference: the reference's)")
     p.add_argument("folder", nargs="?", type=pathlib.Path, help="a folder holding minitorch/ (default: this folder)")
     p.add_argument("--reference", action="store_true", help="the reference package, with full marks")
     p.add_argument("--out", type=pathlib.Path, default=pathlib.Path("handin.zip"))

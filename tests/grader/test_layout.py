@@ -259,3 +259,29 @@ def test_no_stage_of_the_checks_imports_another_stages_module():
         stage = name.split(".")[-1].split("_")[0]
         others = {n for n in imports(MODULES[name]) if n.startswith("grader.checks.stage")}
         assert {n.split(".")[-1].split("_")[0] for n in others} <= {stage}, name
+
+
+# the fewest words each command accepts, to dispatch it without running it
+MINIMAL = {"check": ["x"], "autograde": ["x"], "merge": ["out", "part.json"], "worker": ["--broker", "redis://h:1/0"],
+           "hub-course": ["--out", "x"], "prairielearn": ["--image", "i"],
+           "task": ["add", "9.9", "--title", "t", "--file", "f.py"], "stage": ["drop", "9"]}
+
+
+def test_the_parser_and_the_dispatch_read_one_table(monkeypatch):
+    """Every row of ``COMMANDS`` is a verb of the parser, and its call reaches its own
+    module's ``main`` with keywords that ``main`` takes (each required one given)."""
+    import importlib
+    import inspect
+
+    from grader import __main__ as cli
+    verbs = cli.command_line()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert list(verbs) == [c.name for c in cli.COMMANDS]
+    for command in cli.COMMANDS:
+        real = importlib.import_module(f"grader.commands.{command.name.replace('-', '_')}").main
+        seen: dict = {}
+        monkeypatch.setattr(cli, "_main", lambda name, seen=seen: lambda **kw: seen.update(name=name, kw=kw) or 0)
+        assert cli.main([command.name, *MINIMAL.get(command.name, [])]) == 0
+        params = inspect.signature(real).parameters
+        required = {n for n, p in params.items() if p.default is inspect.Parameter.empty}
+        assert seen["name"] == command.name
+        assert required <= set(seen["kw"]) <= set(params), (command.name, sorted(seen["kw"]), sorted(params))
