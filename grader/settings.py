@@ -48,6 +48,17 @@ class Settings:
         return cls(**{f.name: getattr(args, f.name) for f in cls.fields()})
 
 
+def markdown_table() -> str:
+    """The limits as the docs' table (``docs/INSTRUCTOR.md`` holds it; a test compares)."""
+    rows = ["| flag of `check` and `autograde` | traitlet of `GradeFromChecks` | default | what it limits |",
+            "| --- | --- | --- | --- |"]
+    for f in Settings.fields():
+        flag = "--" + f.name.replace("_", "-")
+        flag = f"{flag}/--no-{flag[2:]}" if f.type in (bool, "bool") else flag
+        rows.append(f"| `{flag}` | `{f.name}` | {f.default} | {f.metadata['help']} |")
+    return "\n".join(rows)
+
+
 def add_flags(parser: argparse.ArgumentParser) -> None:
     """One flag per setting: ``--call-seconds``, ..., ``--confine/--no-confine``."""
     for f in Settings.fields():

@@ -238,6 +238,12 @@ def test_the_docs_task_table_is_the_manifests():
     assert markdown_table() in (ROOT / "docs" / "CURRICULUM.md").read_text()
 
 
+def test_the_docs_limits_are_the_settings():
+    from grader.settings import markdown_table
+    assert markdown_table() in (ROOT / "docs" / "INSTRUCTOR.md").read_text(), \
+        "docs/INSTRUCTOR.md's table of limits differs from grader/settings.py: paste markdown_table()'s"
+
+
 def test_every_setting_is_one_flag_and_one_traitlet():
     from grader.__main__ import command_line
     from grader.gradebook.preprocessor import GradeFromChecks
