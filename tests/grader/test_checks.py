@@ -2,16 +2,20 @@
 each buggy variant loses points in its own task only, with the right explanation; correct
 solutions written differently keep full marks."""
 
+import pathlib
+import sys
+
 import pytest
 import variants
 import variants_edges
 import variants_stage7
+from batch import Batch
 from conftest import ROOT, write_package
 
 from grader.grading.stages import run_stage
 from grader.results import LearnerResult
 from grader.settings import Settings
-from grader.tasks import PARTS, POINTS, STAGES, TASKS
+from grader.tasks import PARTS, POINTS, TASKS
 
 # a variant of a task the course no longer has (its stage dropped, docs/INSTRUCTOR.md) is left out
 BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY if b[2] in TASKS]
@@ -20,61 +24,74 @@ ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_e
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
 SETTINGS = Settings()
+BY_NAME = {b[0]: [b[1]] for b in BUGGY} | {f"alternative: {a[0]}": a[1] for a in ALTERNATIVES}
 
 
 def needs(*tasks: str):
     """A test about these tasks: skipped, saying why, in a course without them."""
     missing = [t for t in tasks if t not in TASKS]
     return pytest.mark.skipif(bool(missing), reason=f"the course has no task {', '.join(missing)}")
-_GRADED: dict[str, LearnerResult] = {}  # variant name -> its result, graded once per session
 
 
-def grade(package) -> LearnerResult:
-    result = LearnerResult("test")
-    for stage in STAGES:
-        result.add(run_stage(package, stage, SETTINGS))
-    return result
+def _package(name: str, target: pathlib.Path) -> pathlib.Path:
+    """The package a name stands for: the reference, the blank release, or the reference
+    with a variant's patches."""
+    if name == "blank release":
+        return ROOT / "minitorch"
+    return write_package(target, [] if name == "reference" else BY_NAME[name])
 
 
-def grade_variant(tmp_path, name: str) -> LearnerResult:
-    if name not in _GRADED:
-        patch = next(b[1] for b in BUGGY if b[0] == name)
-        _GRADED[name] = grade(write_package(tmp_path / "minitorch", [patch]))
-    return _GRADED[name]
+@pytest.fixture(scope="module")
+def graded(request, tmp_path_factory) -> Batch:
+    """Every package this module's selected tests ask for, graded together at first use, as a
+    class is (two at a time, each hand-in in one learner process for all its stages)."""
+    pending = ["reference", "blank release"]
+    for item in request.session.items:
+        if getattr(item, "module", None) is not sys.modules[__name__]:
+            continue
+        params = getattr(item, "callspec", None)
+        params = params.params if params else {}
+        if "patches" in params:
+            pending.append(f"alternative: {params['name']}")
+        elif "name" in params:
+            pending.append(params["name"])
+        elif item.originalname == "test_a_one_op_bug_costs_its_parts_share_in_every_multi_part_task":
+            pending += [name for name, _, _ in ONE_OP.values()]
+    return Batch(_package, tmp_path_factory.mktemp("variants"), pending)
 
 
 def lost(result: LearnerResult) -> dict[str, str]:
     return {t: r.message for t, r in result.tasks.items() if r.score < r.max_score}
 
 
-def test_reference_earns_every_point(tmp_path):
-    result = grade(write_package(tmp_path / "minitorch"))
+def test_reference_earns_every_point(graded):
+    result = graded["reference"]
     assert lost(result) == {}
     assert result.total == (sum(POINTS.values()), sum(POINTS.values()))
 
 
-def test_blank_release_earns_nothing_and_says_not_implemented():
-    result = grade(ROOT / "minitorch")
+def test_blank_release_earns_nothing_and_says_not_implemented(graded):
+    result = graded["blank release"]
     assert result.total[0] == 0
     for task in TASKS:
         assert f"Task {task}" in result.tasks[task].message, result.tasks[task].message
 
 
 @pytest.mark.parametrize("name, patch, task, phrase", BUGGY, ids=[b[0] for b in BUGGY])
-def test_buggy_variant_loses_points_in_its_task_only(tmp_path, name, patch, task, phrase):
-    result = grade_variant(tmp_path, name)
+def test_buggy_variant_loses_points_in_its_task_only(graded, name, patch, task, phrase):
+    result = graded[name]
     assert set(lost(result)) == {task}, lost(result)
     assert phrase.lower() in lost(result)[task].lower(), lost(result)[task]
 
 
 @pytest.mark.parametrize("name, patches", ALTERNATIVES, ids=[a[0] for a in ALTERNATIVES])
-def test_alternative_correct_solution_keeps_full_marks(tmp_path, name, patches):
-    assert lost(grade(write_package(tmp_path / "minitorch", patches))) == {}
+def test_alternative_correct_solution_keeps_full_marks(graded, name, patches):
+    assert lost(graded[f"alternative: {name}"]) == {}
 
 
 @needs("2.3")
-def test_a_one_op_slip_costs_only_that_ops_share(tmp_path):
-    result = grade_variant(tmp_path, "mul forgets to unbroadcast")
+def test_a_one_op_slip_costs_only_that_ops_share(graded):
+    result = graded["mul forgets to unbroadcast"]
     assert result.tasks["2.3"].score == POINTS["2.3"] - 1
 
 
@@ -82,40 +99,40 @@ def test_a_one_op_slip_costs_only_that_ops_share(tmp_path):
 @pytest.mark.parametrize("name", ["block without the residual around attention", "block with ReLU instead of GELU",
                                   "block applies GELU after the down projection",
                                   "block without the residual around the MLP"])
-def test_a_block_slip_is_not_charged_again_to_the_gpt(tmp_path, name):
-    result = grade_variant(tmp_path, name).tasks["7.3"]
+def test_a_block_slip_is_not_charged_again_to_the_gpt(graded, name):
+    result = graded[name].tasks["7.3"]
     assert [v.part for v in result.verdicts if not v.passed] == ["Block"]
 
 
 @needs("6.1")
-def test_a_linear_slip_is_not_charged_again_to_the_mlp(tmp_path):
-    result = grade_variant(tmp_path, "linear weight stored as (in, out)").tasks["6.1"]
+def test_a_linear_slip_is_not_charged_again_to_the_mlp(graded):
+    result = graded["linear weight stored as (in, out)"].tasks["6.1"]
     assert [v.part for v in result.verdicts if not v.passed] == ["Linear"]
 
 
 @needs("7.2")
 @pytest.mark.parametrize("name", ["mask lets a position see the next one", "mask upside down"])
-def test_a_mask_slip_costs_only_the_causal_part(tmp_path, name):
-    result = grade_variant(tmp_path, name).tasks["7.2"]
+def test_a_mask_slip_costs_only_the_causal_part(graded, name):
+    result = graded[name].tasks["7.2"]
     assert [v.part for v in result.verdicts if not v.passed] == ["causal"]
 
 
 @needs("7.2")
-def test_a_missing_attention_scale_is_charged_once(tmp_path):
-    result = grade_variant(tmp_path, "attention without the scale").tasks["7.2"]
+def test_a_missing_attention_scale_is_charged_once(graded):
+    result = graded["attention without the scale"].tasks["7.2"]
     assert [v.part for v in result.verdicts if not v.passed] == ["one head"]
 
 
 @needs("7.1")
-def test_right_numbers_from_a_changed_upstream_gradient_keep_half(tmp_path):
-    result = grade_variant(tmp_path, "layer norm scales the upstream gradient in place").tasks["7.1"]
+def test_right_numbers_from_a_changed_upstream_gradient_keep_half(graded):
+    result = graded["layer norm scales the upstream gradient in place"].tasks["7.1"]
     assert result.score == POINTS["7.1"] / 2
 
 
 @needs("3.1")
-def test_dtype_drift_costs_half_of_what_wrong_maths_costs(tmp_path):
-    drifted = grade_variant(tmp_path / "a", "sigmoid float64 drift").tasks["3.1"].score
-    broken = grade_variant(tmp_path / "b", "log derivative inverted").tasks["3.1"].score
+def test_dtype_drift_costs_half_of_what_wrong_maths_costs(graded):
+    drifted = graded["sigmoid float64 drift"].tasks["3.1"].score
+    broken = graded["log derivative inverted"].tasks["3.1"].score
     assert POINTS["3.1"] - drifted == 0.25 and POINTS["3.1"] - broken == 0.5
 
 
@@ -143,11 +160,11 @@ ONE_OP = {task: case for task, case in {
 }.items() if task in TASKS}  # a task of more than one part added to the course needs its one-op variant here
 
 
-def test_a_one_op_bug_costs_its_parts_share_in_every_multi_part_task(tmp_path, capsys):
+def test_a_one_op_bug_costs_its_parts_share_in_every_multi_part_task(graded, capsys):
     """The table printed here is the points a one-op bug costs in each task (``pytest -s``)."""
     rows, wrong = [], []
     for task, (name, part, keep) in ONE_OP.items():
-        result = grade_variant(tmp_path / task, name).tasks[task]
+        result = graded[name].tasks[task]
         failed = [v.part for v in result.verdicts if not v.passed]
         cost, share = POINTS[task] - result.score, PARTS[task][part] * (1 - keep)
         rows.append(f"{task:>4}  {len(PARTS[task])} parts  {POINTS[task]:>4g} points  one-op bug in {part!r} costs "
