@@ -58,12 +58,16 @@ progress: $(READY)
 handin: $(READY)
 	$(BIN)/python -m minitorch.course.handin
 
-test: $(READY)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+# Two workers (pytest-xdist): a module's tests stay together in one, the longest groups
+# first (tests/conftest.py). PYTEST_ARGS adds pytest's own, e.g. PYTEST_ARGS="-m task2_2".
+XDIST := -n 2 --dist loadgroup --no-loadscope-reorder
 
-# Everything but the slow layer (a class graded twice, the browser, the bundle): under a minute.
+test: $(READY)
+	$(BIN)/python -m pytest $(XDIST) $(PYTEST_ARGS)
+
+# Everything but the slow layer (a class graded twice, the browser, the bundle, the hub).
 test-fast: $(READY)
-	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(XDIST) -m "not slow" $(PYTEST_ARGS)
 
 # ruff on the grader, the reference package, the tests and the benchmarks; mypy on the grader.
 lint: $(READY)

@@ -4,12 +4,19 @@
 * hypothesis runs derandomized, so every run draws the same cases.
 * Each task's pytest marker (``task2_3``...) comes from the task manifest,
   ``grader/tasks.toml``: no other file lists the tasks.
+* ``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadgroup``).
+  A module's tests stay together in one worker, in their order, so a fixture it shares is
+  made once, unless the module is in ``SPREAD`` (independent tests, each on any worker);
+  a folder in ``TOGETHER`` is one group (it shares the machine's accounts, a session's
+  fixtures...). The groups that take longest go first (``FIRST``), so that the last one
+  to finish is a short one.
 """
 
 import pathlib
 import sys
 import tomllib
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -25,3 +32,31 @@ def pytest_configure(config):
     manifest = tomllib.loads((ROOT / "grader" / "tasks.toml").read_text(encoding="utf-8"))
     for task, spec in manifest["task"].items():
         config.addinivalue_line("markers", f"task{task.replace('.', '_')}: {spec['title']}")
+
+
+TOGETHER = {"tests/hub": "hub", "tests/platforms": "platforms", "tests/browser": "browser"}
+SPREAD = {"tests/release/test_progress.py", "tests/release/test_notebooks.py", "tests/reference/test_against_torch.py",
+          *(f"tests/reference/test_stage{n}" for n in range(1, 10))}
+# the longest groups, longest first (CI prints each folder's time and the slowest tests)
+FIRST = ["tests/grader/test_class.py", "hub", "tests/grader/test_checks.py", "platforms", "browser",
+         "tests/grader/test_instructor_guide.py", "tests/release/test_bundle.py", "tests/grader/test_queue.py",
+         "tests/grader/test_shards.py", "tests/release/test_no_make.py"]
+
+
+def group_of(nodeid: str) -> str | None:
+    """The xdist group of a test: its folder's in ``TOGETHER``, else its module's, or none
+    for a module in ``SPREAD``."""
+    module = nodeid.split("::")[0]
+    folder = "/".join(module.split("/")[:2])
+    if folder in TOGETHER:
+        return TOGETHER[folder]
+    return None if any(module.startswith(s) for s in SPREAD) else module
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = group_of(item.nodeid)
+        if group and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(group))
+    rank = {name: i for i, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(group_of(item.nodeid) or "", len(FIRST)))  # stable: order kept within
