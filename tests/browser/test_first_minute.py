@@ -11,12 +11,12 @@ import re
 import signal
 import subprocess
 import sys
-import time
 import zipfile
 
 import pytest
 
 from grader.release import bundle
+from tests.waits import condition, patient, until, visible
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
@@ -39,14 +39,17 @@ def printed_addresses(text: str) -> list[str]:
 
 
 def wait_for(path: pathlib.Path, text: str, seconds: float) -> str:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    """The log once it holds ``text`` and the whole block of addresses after it (a blank
+    line or the server's next log line closes the block)."""
+    def whole() -> str:
         content = path.read_text(errors="replace")
-        if text in content and "/lab?token=" in content[content.index(text):]:
-            time.sleep(1)  # the rest of the block
-            return path.read_text(errors="replace")
-        time.sleep(1)
-    raise AssertionError(f"{text!r} did not appear in {seconds} s:\n{path.read_text(errors='replace')[-3000:]}")
+        after = content[content.index(text):] if text in content else ""
+        last = after.rfind("/lab?token=")
+        return content if last >= 0 and ("\n\n" in after[last:] or "\n[" in after[last:]) else ""
+    try:
+        return condition(whole, f"`make lab` to print {text!r} and the addresses after it", seconds, every=1)
+    except AssertionError as error:
+        raise AssertionError(f"{error}:\n{path.read_text(errors='replace')[-3000:]}") from None
 
 
 def test_every_address_make_lab_prints_opens_notebook_01_beside_the_course_folder(tmp_path):
@@ -75,20 +78,20 @@ def test_every_address_make_lab_prints_opens_notebook_01_beside_the_course_folde
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"])
             for number, address in enumerate(addresses):
                 context = browser.new_context(viewport={"width": 1400, "height": 1000})  # a fresh page: no cookie
-                page = context.new_page()
+                page = patient(context.new_page())
                 page.goto(address)
-                page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
+                visible(page.locator(".jp-NotebookPanel .jp-Cell").first, f"notebook 01's cells at {address}")
                 current = page.locator(".lm-TabBar-tab.lm-mod-current.jp-mod-current")
                 assert "01_chain_rule.ipynb" in current.first.inner_text(), address
-                page.wait_for_function("""() => {
+                until(page, "minitorch/ and notebooks/ in Lab's file browser", """() => {
                     const names = [...document.querySelectorAll('.jp-DirListing-item .jp-DirListing-itemName')]
                         .map(e => e.textContent);
                     return names.includes('minitorch') && names.includes('notebooks');
-                }""", timeout=30_000)
+                }""")
                 assert page.locator(".jp-DirListing").first.is_visible()
                 # the kernel has started and told Lab its language: nothing changed the notebook
-                page.wait_for_function("() => document.body.innerText.includes('Idle')", timeout=90_000)
-                page.wait_for_timeout(3000)
+                until(page, "the kernel to start and be idle", "() => document.body.innerText.includes('Idle')")
+                page.wait_for_timeout(3000)  # not a wait for a condition: time in which a changed notebook would be marked
                 tab = page.locator(".lm-TabBar-tab", has_text="01_chain_rule.ipynb").first
                 assert "jp-mod-dirty" not in (tab.get_attribute("class") or ""), f"{address}: opens with unsaved changes"
                 SHOTS.mkdir(parents=True, exist_ok=True)

@@ -12,12 +12,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
 
 from grader.release import bundle
+from tests.waits import condition, patient, until, visible
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
@@ -39,6 +39,14 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def answers(url: str) -> bool:
+    try:
+        urllib.request.urlopen(url, timeout=2)
+        return True
+    except OSError:
+        return False
 
 
 def workspace(tmp: pathlib.Path, package: pathlib.Path) -> pathlib.Path:
@@ -76,14 +84,9 @@ def lab(tmp_path):
         servers.append(server)
         start.folder = folder
         url = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            raise RuntimeError("JupyterLab did not start")
+        condition(lambda: answers(f"{url}/api/status?token={TOKEN}") or server.poll() is not None,
+                  f"JupyterLab to answer at {url}")
+        assert server.poll() is None, f"JupyterLab ended with status {server.returncode} before it answered"
         return url
 
     yield start
@@ -98,23 +101,24 @@ def page():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
             "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = patient(browser.new_page(viewport={"width": 1400, "height": 1000}))
         yield page
         browser.close()
 
 
 def open_and_run_all(page, url: str, notebook: str, timeout_s: float = 180) -> None:
     page.goto(f"{url}/lab/tree/{notebook}?token={TOKEN}")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
-    page.wait_for_function("() => document.querySelector('.jp-Notebook-ExecutionIndicator')"
-                           " && document.body.innerText.includes('Idle')", timeout=60_000)
+    visible(page.locator(".jp-NotebookPanel .jp-Cell").first, f"{notebook}'s cells")
+    until(page, f"{notebook}'s kernel to be idle", "() => document.querySelector('.jp-Notebook-ExecutionIndicator')"
+          " && document.body.innerText.includes('Idle')")
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-    page.wait_for_function("""() => {
+    until(page, f"every cell of {notebook} to have run (a number in each prompt)", """() => {
         const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')];
         return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-    }""", timeout=timeout_s * 1000)
-    page.wait_for_timeout(1500)  # let the last images paint
+    }""", seconds=timeout_s)
+    until(page, f"{notebook}'s images to be drawn",
+          "() => [...document.querySelectorAll('.jp-OutputArea-output img')].every(i => i.complete)")
 
 
 def shoot(page, name: str) -> None:
@@ -163,7 +167,7 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     page.locator(".jp-DirListing-item", has_text="minitorch").first.dblclick()
     page.locator(".jp-DirListing-item", has_text="numerical.py").first.dblclick()
     line = page.locator(".jp-FileEditor .cm-line", has_text='raise NotImplementedError("Task 1.1')
-    line.wait_for(timeout=30_000)
+    visible(line, "the stub of Task 1.1 in Lab's editor")
     shoot(page, "lab_editor_stub")
     line.click()
     page.keyboard.press("End")
@@ -171,8 +175,8 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     page.keyboard.type("up, down = list(values), list(values); up[arg] += eps; down[arg] -= eps; "
                        "return (f(*up) - f(*down)) / (2 * eps)")
     page.keyboard.press("Control+s")
-    page.wait_for_timeout(1500)
-    saved = (folder / "minitorch" / "numerical.py").read_text()
+    saved = condition(lambda: "(2 * eps)" in (text := (folder / "minitorch" / "numerical.py").read_text()) and text,
+                      "Lab to save numerical.py")
     assert "return (f(*up) - f(*down)) / (2 * eps)" in saved and "Task 1.1: central_difference\")" not in saved
     shoot(page, "lab_editor_filled")
     # back to the notebook: the check passes without restarting the kernel
@@ -180,8 +184,8 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     check = page.locator(".jp-CodeCell", has_text="# Check Task 1.1").first
     check.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function("""() => [...document.querySelectorAll('.jp-CodeCell')].some(c =>
-        c.innerText.includes('# Check Task 1.1') && c.innerText.includes('Task 1.1 passes'))""", timeout=60_000)
+    until(page, "the check of Task 1.1 to pass", """() => [...document.querySelectorAll('.jp-CodeCell')].some(c =>
+        c.innerText.includes('# Check Task 1.1') && c.innerText.includes('Task 1.1 passes'))""")
     shoot(page, "01_check_passes")
     # the progress table, from a new cell at the end
     page.keyboard.press("Escape")
@@ -191,8 +195,7 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     page.keyboard.press("Enter")  # edit mode in the new cell
     page.keyboard.type("from minitorch.course.progress import show; show()")
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function("() => document.body.innerText.includes('the hidden tests decide the grade')",
-                           timeout=120_000)
+    until(page, "the progress table's last line", "() => document.body.innerText.includes('the hidden tests decide the grade')")
     table = page.locator(".jp-CodeCell").last.locator(".jp-OutputArea").inner_text()
     assert re.search(r"1\.1 +2 +done", table) and re.search(r"1\.2 +4 +not started", table), table
     shoot(page, "progress_table")
@@ -233,9 +236,9 @@ def enter_after_each_stub(page, shown: str, path: pathlib.Path, tried: list) -> 
     line (real keys: Lab's Python mode decides the indentation), compare its indentation
     with the stub's, then take the line out again."""
     page.locator(".jp-DirListing-itemName", has_text=re.compile(f"^{re.escape(path.name)}$")).dblclick()
-    page.locator(".jp-FileEditor:visible .cm-line").first.wait_for(timeout=30_000)
+    visible(page.locator(".jp-FileEditor:visible .cm-line").first, f"{shown} in Lab's editor")
     lines = path.read_text().splitlines()
-    page.wait_for_function(f"n => {VIEW}.state.doc.lines >= n", arg=len(lines), timeout=30_000)  # the file loaded
+    until(page, f"all {len(lines)} lines of {shown} in the editor", f"n => {VIEW}.state.doc.lines >= n", arg=len(lines))
     numbers = [n for n, line in enumerate(lines, 1) if 'raise NotImplementedError("Task' in line]
     wrong = []
     for n in reversed(numbers):  # from the bottom: a misplaced line cannot change how the lines above parse
@@ -263,12 +266,12 @@ def test_make_lab_shows_the_course_folder_and_every_stub_indents_on_enter(lab, p
     lab.before_start = lambda folder: install_first_layout(folder, options)
     url = lab(ROOT / "minitorch", *options)
     page.goto(f"{url}/?token={TOKEN}")  # the server sends the browser to /lab, whose first layout `make lab` installs
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
+    visible(page.locator(".jp-NotebookPanel .jp-Cell").first, "notebook 01's cells")
     assert "01_chain_rule.ipynb" in page.locator(".jp-mod-current .lm-TabBar-tabLabel").first.inner_text()
-    page.wait_for_function("""() => {
+    until(page, "minitorch/ and notebooks/ in Lab's file browser", """() => {
         const names = [...document.querySelectorAll('.jp-DirListing-item .jp-DirListing-itemName')].map(e => e.textContent);
         return names.includes('minitorch') && names.includes('notebooks');
-    }""", timeout=30_000)
+    }""")
     shoot(page, "make_lab_start")
     wrong, tried = [], []
     for folder in sorted({p.parent for p in (ROOT / "minitorch").rglob("*.py")}):

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pathlib
 import re
 
+from tests.waits import condition, patient, until, visible
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots" / "hub"
 CHROMIUM = "/usr/bin/chromium"
@@ -23,13 +25,13 @@ def shoot(page, name: str) -> pathlib.Path:
 
 def login(browser, url: str, user: str, password: str):
     """A fresh browser session (its own cookies) logged in to the hub, Lab open."""
-    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page = patient(browser.new_context(viewport={"width": 1400, "height": 1000}).new_page())
     page.goto(f"{url}/hub/login")
     page.fill("#username_input", user)
     page.fill("#password_input", password)
     page.click("#login_submit")
-    page.wait_for_url(f"**/user/{user}/lab**", timeout=120_000)
-    page.wait_for_selector(".jp-DirListing", timeout=60_000)
+    condition(lambda: f"/user/{user}/lab" in page.url, f"{user}'s Lab to open after logging in (at {page.url})")
+    visible(page.locator(".jp-DirListing").first, f"Lab's file browser for {user}")
     return page
 
 
@@ -39,41 +41,43 @@ def assignment_list(page) -> None:
     else:
         page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
         page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
-    page.wait_for_selector("#released_assignments_list", timeout=30_000)
-    page.wait_for_function("() => ['released', 'fetched', 'submitted'].every(k => "
-                           "document.getElementById(k + '_assignments_list_loading').hidden)", timeout=60_000)
+    visible(page.locator("#released_assignments_list"), "nbgrader's Assignment List")
+    until(page, "the Assignment List's three lists to load", "() => ['released', 'fetched', 'submitted'].every(k => "
+          "document.getElementById(k + '_assignments_list_loading').hidden)")
 
 
 def fetch_assignment(page) -> None:
     assignment_list(page)
     page.locator("#released_assignments_list button", has_text="Fetch").click()
-    page.wait_for_selector("#fetched_assignments_list .list_item button:has-text('Submit')", timeout=60_000)
+    visible(page.locator("#fetched_assignments_list .list_item button:has-text('Submit')").first,
+            "the fetched assignment and its Submit button")
 
 
 def submit(page) -> None:
     assignment_list(page)
     before = page.locator("#submitted_assignments_list .list_item").count()
     page.locator("#fetched_assignments_list button", has_text="Submit").click()
-    page.wait_for_function(f"() => document.querySelectorAll('#submitted_assignments_list .list_item').length > {before}",
-                           timeout=60_000)
+    until(page, "the new submission in the Assignment List's submitted list",
+          f"() => document.querySelectorAll('#submitted_assignments_list .list_item').length > {before}")
 
 
 def open_file(page, *path: str) -> None:
     """Double-click through Lab's file browser from the home folder."""
     if not page.locator(".jp-FileBrowser .jp-DirListing").first.is_visible():
         page.locator('.jp-SideBar [data-id="filebrowser"]').first.click()
-        page.locator(".jp-FileBrowser .jp-DirListing").first.wait_for(timeout=30_000)
+        visible(page.locator(".jp-FileBrowser .jp-DirListing").first, "Lab's file browser")
     crumbs = page.locator(".jp-FileBrowser .jp-BreadCrumbs").first
     crumbs.locator(".jp-BreadCrumbs-home").click()
-    crumbs.locator(".jp-BreadCrumbs-item").first.wait_for(state="detached", timeout=30_000)
+    visible(crumbs.locator(".jp-BreadCrumbs-item").first, "the file browser to be at the home folder", state="detached")
     for depth, name in enumerate(path, 1):
         item = page.locator(".jp-FileBrowser .jp-DirListing-item", has=page.locator(
             ".jp-DirListing-itemText", has_text=re.compile(f"^{re.escape(name)}$"))).first
-        item.wait_for(timeout=30_000)
+        visible(item, f"{name} in Lab's file browser (opening {'/'.join(path)})")
         item.dblclick()
         if depth < len(path):
-            crumbs.locator(f'.jp-BreadCrumbs-item[data-path="{"/".join(path[:depth])}"]').wait_for(timeout=30_000)
-    page.wait_for_timeout(500)
+            visible(crumbs.locator(f'.jp-BreadCrumbs-item[data-path="{"/".join(path[:depth])}"]'),
+                    f"the file browser to enter {'/'.join(path[:depth])}")
+    visible(page.locator(".lm-DockPanel .lm-TabBar-tab", has_text=path[-1]).first, f"a tab for {path[-1]}")
 
 
 def fill_stub(page, label: str, code: str) -> None:
@@ -96,7 +100,8 @@ def fill_stub(page, label: str, code: str) -> None:
 
 def save(page) -> None:
     page.keyboard.press("Control+s")
-    page.wait_for_timeout(1200)
+    until(page, "the open file to be saved (its tab no longer marked changed)",
+          "() => !document.querySelector('.lm-DockPanel .lm-TabBar-tab.jp-mod-current.jp-mod-dirty')")
 
 
 def run_cell(page, marker: str, expect: str, timeout_ms: int = 120_000) -> str:
@@ -104,12 +109,13 @@ def run_cell(page, marker: str, expect: str, timeout_ms: int = 120_000) -> str:
     cell = page.locator(".jp-NotebookPanel:visible .jp-CodeCell", has_text=marker).first
     cell.locator(".jp-InputArea-editor").click()
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function("""([marker, expect]) => [...document.querySelectorAll('.jp-CodeCell')].some(c =>
-        c.innerText.includes(marker) && c.querySelector('.jp-OutputArea')
-        && c.querySelector('.jp-OutputArea').innerText.includes(expect))""", arg=[marker, expect], timeout=timeout_ms)
+    until(page, f"the cell holding {marker!r} to print {expect!r}", """([marker, expect]) =>
+        [...document.querySelectorAll('.jp-CodeCell')].some(c => c.innerText.includes(marker)
+        && c.querySelector('.jp-OutputArea') && c.querySelector('.jp-OutputArea').innerText.includes(expect))""",
+          arg=[marker, expect], seconds=timeout_ms / 1000)
     return cell.locator(".jp-OutputArea").inner_text()
 
 
 def wait_idle(page) -> None:
-    page.wait_for_function("() => document.querySelector('.jp-Notebook-ExecutionIndicator')"
-                           " && document.body.innerText.includes('Idle')", timeout=60_000)
+    until(page, "the kernel to be idle", "() => document.querySelector('.jp-Notebook-ExecutionIndicator')"
+          " && document.body.innerText.includes('Idle')")

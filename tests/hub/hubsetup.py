@@ -204,7 +204,7 @@ class Hub:
                    "sh", *hub]
         self.process = subprocess.Popen(hub, cwd=state, stdout=self.log, stderr=subprocess.STDOUT,
                                         env=dict(os.environ, PATH=f"{instructor_bin}:{os.environ['PATH']}"))
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 180  # a hub on a busy machine
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"JupyterHub stopped at start:\n{self.logs()[-3000:]}")
@@ -213,7 +213,7 @@ class Hub:
                 return
             except OSError:
                 time.sleep(0.5)
-        raise RuntimeError(f"JupyterHub did not answer:\n{self.logs()[-3000:]}")
+        raise RuntimeError(f"waited 180 s for JupyterHub to answer at {self.url}/hub/api:\n{self.logs()[-3000:]}")
 
     def logs(self) -> str:
         self.log.flush()
