@@ -34,6 +34,21 @@ def data(root):
     return tomllib.loads((root / "grader/tasks.toml").read_text())
 
 
+# The stages and tasks the tests reshape, from the manifest, so that they hold in a course an
+# instructor has adapted (docs/INSTRUCTOR.md): a stage with tasks gets a task after its last,
+# a new stage comes after the last, and a middle stage is dropped.
+MANIFEST = data(ROOT)
+STAGE_NUMBERS = sorted(MANIFEST["stage"], key=int)
+HOST = next(s for s in STAGE_NUMBERS if any(t.split(".")[0] == s for t in MANIFEST["task"]))
+LAST = [t for t in MANIFEST["task"] if t.split(".")[0] == HOST][-1]
+NEW_TASK = f"{HOST}.{max(int(t.split('.')[1]) for t in MANIFEST['task'] if t.split('.')[0] == HOST) + 1}"
+NEW_STAGE = str(int(STAGE_NUMBERS[-1]) + 1)
+NO_STAGE = str(int(NEW_STAGE) + 1)
+DROPPED = STAGE_NUMBERS[len(STAGE_NUMBERS) // 2]
+SWAP = next(iter(MANIFEST.get("given", {})), None)
+marker = "task" + NEW_TASK.replace(".", "_")
+
+
 def test_a_region_becomes_given_code():
     text = "def f(x):\n    y = 1\n    # Task 9.1: f\n    ### BEGIN SOLUTION\n    return x + y\n    ### END SOLUTION\n"
     assert given(text, {"9.1"}, "f.py") == "def f(x):\n    y = 1\n    return x + y\n"
@@ -41,50 +56,63 @@ def test_a_region_becomes_given_code():
 
 
 def test_dropping_a_stage_leaves_no_region_test_or_table_of_it(root):
-    changed = drop_stage("5", root)
-    assert "5" not in data(root)["stage"] and not [t for t in data(root)["task"] if t.startswith("5.")]
-    assert {"6", "7"} <= set(data(root)["stage"])  # the manifest's other tables stay as they were
+    notebook = MANIFEST["stage"][DROPPED]["notebook"]
+    kept = {}  # file -> the dropped stage's solution lines, which stay as given code
+    for path in (root / "solutions/minitorch").rglob("*.py"):
+        lines = path.read_text().splitlines()
+        for r in find_regions(path.read_text()):
+            if r.task.startswith(f"{DROPPED}."):
+                kept.setdefault(path, []).extend(line.strip() for line in lines[r.begin + 1:r.end] if line.strip())
+    changed = drop_stage(DROPPED, root)
+    assert DROPPED not in data(root)["stage"] and not [t for t in data(root)["task"] if t.startswith(f"{DROPPED}.")]
+    assert set(STAGE_NUMBERS) - {DROPPED} == set(data(root)["stage"])  # the manifest's other tables stay as they were
     regions = {r.task for p in (root / "solutions/minitorch").rglob("*.py") for r in find_regions(p.read_text())}
-    assert regions and not [t for t in regions if t.startswith("5.")]
-    assert "def backward" in (root / "solutions/minitorch/ops_activation.py").read_text()  # the code stays, given
-    assert not list((root / "grader/checks").glob("stage5*.py")) and not list((root / "tests/reference").glob("test_stage5_*"))
-    assert not (root / "solutions/notebooks/05_matmul_softmax.py").exists()
-    assert "| 5 | `" not in (root / "docs/CURRICULUM.md").read_text()
-    assert any("deleted grader/checks/stage5.py" in line for line in changed)
+    assert regions and not [t for t in regions if t.startswith(f"{DROPPED}.")]
+    assert not list((root / "grader/checks").glob(f"stage{DROPPED}*.py"))
+    assert not list((root / "tests/reference").glob(f"test_stage{DROPPED}_*"))
+    assert not (root / f"solutions/notebooks/{notebook}.py").exists()
+    assert f"| {DROPPED} | `" not in (root / "docs/CURRICULUM.md").read_text()
+    assert any(f"deleted grader/checks/stage{DROPPED}.py" in line for line in changed)
+    assert kept and all(line in path.read_text() for path, lines in kept.items() for line in lines)
 
 
 def test_adding_a_task_places_it_in_its_stage(root):
-    add_task("3.4", "Softplus.backward", "ops_unary.py", ["ops_unary.Softplus"], {"Softplus": 1.0, "at 0": 0.5}, root,
-             swaps=["ops_binary.unbroadcast"])
+    notebook = MANIFEST["stage"][HOST]["notebook"]
+    swaps = [SWAP] if SWAP else []
+    add_task(NEW_TASK, "Softplus.backward", "ops_unary.py", ["ops_unary.Softplus"], {"Softplus": 1.0, "at 0": 0.5}, root,
+             swaps=swaps)
     tasks = data(root)["task"]
-    assert list(tasks).index("3.4") == list(tasks).index("3.3") + 1
-    assert tasks["3.4"] == {"title": "Softplus.backward", "calls": ["ops_unary.Softplus"],
-                            "swaps": ["ops_binary.unbroadcast"], "parts": {"Softplus": 1, "at 0": 0.5}}
-    checks = (root / "grader/checks/stage3.py").read_text()
-    assert '@part("3.4", \'Softplus\')' in checks and '@part("3.4", \'at 0\')' in checks
-    assert '"grade_id": "task3_4_visible"' in (root / "solutions/notebooks/03_reductions.py").read_text()
-    assert "@pytest.mark.task3_4" in (root / "tests/reference/test_stage3_reductions.py").read_text()
+    assert list(tasks).index(NEW_TASK) == list(tasks).index(LAST) + 1
+    assert tasks[NEW_TASK] == {"title": "Softplus.backward", "calls": ["ops_unary.Softplus"],
+                               "swaps": swaps, "parts": {"Softplus": 1, "at 0": 0.5}}
+    checks = "".join(p.read_text() for p in (root / "grader/checks").glob(f"stage{HOST}*.py"))
+    assert f'@part("{NEW_TASK}", \'Softplus\')' in checks and f'@part("{NEW_TASK}", \'at 0\')' in checks
+    assert f'"grade_id": "{marker}_visible"' in (root / f"solutions/notebooks/{notebook}.py").read_text()
+    reference = "".join(p.read_text() for p in (root / "tests/reference").glob(f"test_stage{HOST}_*.py"))
+    assert f"@pytest.mark.{marker}" in reference
 
 
 def test_a_new_stage_and_a_task_in_a_new_file(root):
-    add_stage("8", "08_extras", "extra activations", root)
-    add_task("8.1", "Softsign.backward", "ops_extra.py", ["ops_extra.Softsign"], {"Softsign": 1.0}, root)
-    assert data(root)["stage"]["8"] == {"notebook": "08_extras", "title": "extra activations"}
+    notebook = f"{int(NEW_STAGE):02d}_extras"
+    add_stage(NEW_STAGE, notebook, "extra activations", root)
+    add_task(f"{NEW_STAGE}.1", "Softsign.backward", "ops_extra.py", ["ops_extra.Softsign"], {"Softsign": 1.0}, root)
+    assert data(root)["stage"][NEW_STAGE] == {"notebook": notebook, "title": "extra activations"}
     assert "from . import ops_extra" in (root / "solutions/minitorch/__init__.py").read_text()
-    for path in ["solutions/notebooks/08_extras.py", "grader/checks/stage8.py", "tests/reference/test_stage8_extras.py"]:
-        assert "8.1" in (root / path).read_text(), path
-    assert "| 8 | `08_extras`" in (root / "docs/CURRICULUM.md").read_text()
+    for path in [f"solutions/notebooks/{notebook}.py", f"grader/checks/stage{NEW_STAGE}.py",
+                 f"tests/reference/test_stage{NEW_STAGE}_extras.py"]:
+        assert f"{NEW_STAGE}.1" in (root / path).read_text(), path
+    assert f"| {NEW_STAGE} | `{notebook}`" in (root / "docs/CURRICULUM.md").read_text()
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda r: add_task("3.3", "again", "ops_reduce.py", [], {"p": 1}, r), "in the manifest already"),
-    (lambda r: add_task("9.1", "x", "ops_unary.py", [], {"p": 1}, r), "no stage 9"),
-    (lambda r: add_task("3", "x", "ops_unary.py", [], {"p": 1}, r), "STAGE.N"),
-    (lambda r: add_task("3.4", "x", "../evil.py", [], {"p": 1}, r), "relative to minitorch/"),
-    (lambda r: add_task("3.4", "x", "ops_unary.py", [], {"p": 1}, r, swaps=["nope"]), "no given helper"),
-    (lambda r: add_stage("3", "03_again", "x", r), "stage 3 already"),
-    (lambda r: add_stage("8", "8_extras", "x", r), "NN_name"),
-    (lambda r: drop_stage("9", r), "no stage '9'"),
+    (lambda r: add_task(LAST, "again", "ops_reduce.py", [], {"p": 1}, r), "in the manifest already"),
+    (lambda r: add_task(f"{NO_STAGE}.1", "x", "ops_unary.py", [], {"p": 1}, r), f"no stage {NO_STAGE}"),
+    (lambda r: add_task(HOST, "x", "ops_unary.py", [], {"p": 1}, r), "STAGE.N"),
+    (lambda r: add_task(NEW_TASK, "x", "../evil.py", [], {"p": 1}, r), "relative to minitorch/"),
+    (lambda r: add_task(NEW_TASK, "x", "ops_unary.py", [], {"p": 1}, r, swaps=["nope"]), "no given helper"),
+    (lambda r: add_stage(HOST, f"{int(HOST):02d}_again", "x", r), f"stage {HOST} already"),
+    (lambda r: add_stage(NEW_STAGE, f"{NEW_STAGE}_extras", "x", r), "NN_name"),
+    (lambda r: drop_stage(NO_STAGE, r), f"no stage '{NO_STAGE}'"),
 ])
 def test_what_cannot_be_done_is_refused_saying_why(root, call, message):
     before = (root / "grader/tasks.toml").read_text()
@@ -94,7 +122,7 @@ def test_what_cannot_be_done_is_refused_saying_why(root, call, message):
 
 
 def test_the_commands_say_what_was_wrong(capsys):
-    assert task_command.main(task="3.4", title="x", file="ops_unary.py", calls=[], parts=["Softplus"]) == 2
+    assert task_command.main(task=NEW_TASK, title="x", file="ops_unary.py", calls=[], parts=["Softplus"]) == 2
     assert "expected NAME=POINTS" in capsys.readouterr().err
-    assert stage_command.main(action="add", stage="8") == 2
+    assert stage_command.main(action="add", stage=NEW_STAGE) == 2
     assert "--notebook" in capsys.readouterr().err
