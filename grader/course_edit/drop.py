@@ -4,7 +4,8 @@ Its solution regions become given code (the solution stays, its label and marker
 learners get working code instead of stubs nothing grades, and later stages that build on
 it still run, each graded on the learner's own code of that stage. Its manifest tables, its
 source notebook, its checks (``grader/checks/stageN.py``, ``stageN_*.py``) and its tests of
-the reference (``tests/reference/test_stageN_*.py``, and its task marks elsewhere) go."""
+the reference (``tests/reference/test_stageN_*.py``, and its task marks elsewhere), its tasks'
+hints and buggy variants (``companions.py``) go."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pathlib
 import re
 import tomllib
 
-from grader.course_edit import manifest
+from grader.course_edit import companions, manifest
 from grader.release.regions import find_regions
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -66,6 +67,8 @@ def drop_stage(stage: str, root: pathlib.Path = ROOT) -> list[str]:
         if (new := marks.sub("", source)) != source:
             path.write_text(new, encoding="utf-8")
             note(path, f"took stage {stage}'s task marks out of")
+    for path in companions.drop(root, tasks):
+        note(path, f"took stage {stage}'s hints or variants out of")
     doc = root / "docs" / "CURRICULUM.md"
     if doc.exists():
         lines = doc.read_text(encoding="utf-8").splitlines(keepends=True)

@@ -1,8 +1,9 @@
 """``task add`` and ``stage add``: the manifest entry, and a place for everything else a
 task needs, each marked by a ``TODO Task X.Y`` (or ``TODO Stage N``) line the instructor
 replaces: the notebook's section and visible check (with nbgrader's metadata), one check per
-part in ``grader/checks/stageN.py``, a test of the reference in ``tests/reference/``. The
-solution itself (a region under a ``# Task X.Y: title`` line) is the instructor's to write."""
+part in ``grader/checks/stageN.py``, a test of the reference in ``tests/reference/``, the
+hint steps and a variant pair (``companions.py``). The solution itself (a region under a
+``# Task X.Y: title`` line) is the instructor's to write."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pathlib
 import re
 import tomllib
 
-from grader.course_edit import manifest
+from grader.course_edit import companions, manifest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 JUPYTEXT_HEADER = ("# ---\n# jupyter:\n#   kernelspec:\n#     display_name: Python 3 (ipykernel)\n"
@@ -61,8 +62,7 @@ def add_stage(stage: str, notebook: str, title: str, root: pathlib.Path = ROOT) 
             "import numpy as np\n\n"
             "import minitorch as mt\n", changed, root)
     _append(checks, f'"""Stage {stage}: {title}."""\n\nfrom __future__ import annotations\n\nimport numpy as np\n\n'
-            "from grader.checks import part\nfrom grader.checks.common import CheckFailure\n"
-            "from grader.checks.rules import check_rule\n", changed, root)
+            "from grader.checks import part\nfrom grader.checks.rules import check_rule\n", changed, root)
     _append(tests, f'"""Stage {stage}: {title}."""\n\nimport numpy as np\nimport pytest\n\nimport minitorch as mt\n',
             changed, root)
     doc = root / "docs" / "CURRICULUM.md"
@@ -105,7 +105,8 @@ def add_task(task: str, title: str, file: str, calls: list[str], parts: dict[str
     notebook = data["stage"][stage]["notebook"]
     _append(root / "solutions" / "notebooks" / f"{notebook}.py",
             f"\n\n# %% [markdown]\n# ## Your task {task}: {title} in `minitorch/{file}`\n#\n"
-            f"# TODO Task {task}: what to write, and why it works\n\n"
+            f"# TODO Task {task}: what to write, and why it works\n#\n"
+            f'# Stuck? `mt.hint("{task}")` gives a hint, one step per call (the idea, where to look, then nearly the line).\n\n'
             f'# %% nbgrader={{"grade": false, "grade_id": "task{tag}_visible", "locked": true, "schema_version": 3, '
             f'"solution": false, "task": false}} tags=["raises-exception"]\n# Check Task {task}\n'
             f'raise NotImplementedError("TODO Task {task}: the visible check")\nprint("Task {task} passes the visible checks")\n',
@@ -117,6 +118,8 @@ def add_task(task: str, title: str, file: str, calls: list[str], parts: dict[str
     tests = reference_tests(root, stage) or root / "tests" / "reference" / f"test_stage{stage}_{notebook[3:]}.py"
     _append(tests, f"\n\n@pytest.mark.task{tag}\ndef test_task{tag}_{_identifier(title)}():\n"
             f'    raise NotImplementedError("TODO Task {task}: test the reference against NumPy")\n', changed, root)
+    for path, line in companions.todo_lines(task, title).items():
+        _append(root / path, line, changed, root)
     changed.append(f"to write: the solution in solutions/minitorch/{file}, between ### BEGIN SOLUTION and "
                    f"### END SOLUTION under a '# Task {task}: {title}' line; then every 'TODO Task {task}' line above")
     return changed

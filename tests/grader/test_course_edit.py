@@ -16,7 +16,9 @@ from grader.course_edit.scaffold import add_stage, add_task
 from grader.release.regions import find_regions
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SOURCES = ["grader/tasks.toml", "grader/checks", "solutions", "tests/reference", "docs/CURRICULUM.md"]
+SOURCES = ["grader/tasks.toml", "grader/checks", "solutions", "tests/reference", "docs/CURRICULUM.md",
+           "tests/grader/variants.py", "tests/grader/variants_edges.py", "tests/grader/variants_stage7.py",
+           "tests/release/mistakes.py"]
 
 
 @pytest.fixture
@@ -49,6 +51,13 @@ SWAP = next(iter(MANIFEST.get("given", {})), None)
 marker = "task" + NEW_TASK.replace(".", "_")
 
 
+def run_file(path: pathlib.Path) -> dict:
+    """The names a Python file defines (hints.py, a variants file), run on its own."""
+    names: dict = {"__name__": "companion"}
+    exec(compile(path.read_text(), str(path), "exec"), names)
+    return names
+
+
 def test_a_region_becomes_given_code():
     text = "def f(x):\n    y = 1\n    # Task 9.1: f\n    ### BEGIN SOLUTION\n    return x + y\n    ### END SOLUTION\n"
     assert given(text, {"9.1"}, "f.py") == "def f(x):\n    y = 1\n    return x + y\n"
@@ -73,6 +82,12 @@ def test_dropping_a_stage_leaves_no_region_test_or_table_of_it(root):
     assert not (root / f"solutions/notebooks/{notebook}.py").exists()
     assert f"| {DROPPED} | `" not in (root / "docs/CURRICULUM.md").read_text()
     assert any(f"deleted grader/checks/stage{DROPPED}.py" in line for line in changed)
+    hints = run_file(root / "solutions/minitorch/course/hints.py")["HINTS"]
+    assert set(hints) == set(data(root)["task"])  # the dropped tasks' hints went, the others stayed
+    for name, listed in [("variants.py", "BUGGY"), ("variants_edges.py", "BUGGY"), ("variants_stage7.py", "BUGGY"),
+                         ("../release/mistakes.py", "MISTAKES")]:
+        entries = run_file(root / "tests/grader" / name)[listed]
+        assert entries and not [e for e in entries if e[2].startswith(f"{DROPPED}.")], name
     assert kept and all(line in path.read_text() for path, lines in kept.items() for line in lines)
 
 
@@ -90,6 +105,10 @@ def test_adding_a_task_places_it_in_its_stage(root):
     assert f'"grade_id": "{marker}_visible"' in (root / f"solutions/notebooks/{notebook}.py").read_text()
     reference = "".join(p.read_text() for p in (root / "tests/reference").glob(f"test_stage{HOST}_*.py"))
     assert f"@pytest.mark.{marker}" in reference
+    # its hint steps (mt.hint works at once, and the notebook's section names it) and a variant pair to write
+    assert len(run_file(root / "solutions/minitorch/course/hints.py")["HINTS"][NEW_TASK]) == 3
+    assert f'`mt.hint("{NEW_TASK}")`' in (root / f"solutions/notebooks/{notebook}.py").read_text()
+    assert f"TODO Task {NEW_TASK}: BUGGY.append" in (root / "tests/grader/variants.py").read_text()
 
 
 def test_a_new_stage_and_a_task_in_a_new_file(root):

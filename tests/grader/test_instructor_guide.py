@@ -20,7 +20,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "INSTRUCTOR.md").read_text()
 pytestmark = pytest.mark.slow
 GUARDS = ["tests/release/test_release.py", "tests/release/test_regions.py", "tests/grader/test_layout.py",
-          "tests/grader/test_surface.py", "tests/grader/test_variants.py"]
+          "tests/grader/test_surface.py", "tests/grader/test_variants.py", "tests/release/test_messages.py",
+          "tests/grader/test_course_edit.py"]
 STEP = re.compile(r"```bash\n(?P<bash>.*?)```"
                   r"|Append to `(?P<append>[^`]+)`:\n\n```python\n(?P<appended>.*?)```"
                   r"|Replace the next TODO line of `(?P<todo>[^`]+)`.*?with:\n\n```python\n(?P<replacement>.*?)```"
@@ -113,7 +114,10 @@ def follow(copy: pathlib.Path, text: str, edit: dict[str, str] | None = None) ->
 
 def guards(copy: pathlib.Path, *more: list[str]) -> str:
     """The guards, then each of ``more`` (the new tests of a recipe) on its own, in the copy."""
-    results = []
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "grader", "solutions", "tests", "benchmarks"], cwd=copy,
+                          capture_output=True, text=True)
+    assert lint.returncode == 0, f"what the tools and the recipe wrote does not lint clean:\n{lint.stdout[-3000:]}"
+    results = ["ruff: clean"]
     for args in [GUARDS, *more]:
         done = run(copy, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *args)
         results.append(f"{' '.join(args) if args is not GUARDS else 'the guards'}: {done.stdout.strip().splitlines()[-1]}")
@@ -145,7 +149,8 @@ def test_adding_a_task(tmp_path):
     notebook = json.loads((copy / "notebooks/03_reductions.ipynb").read_text())
     assert any("**Task 3.4** is worth 1 point." in "".join(c["source"]) for c in notebook["cells"])
     assert "| 3.4 | 3 (03_reductions) | Softplus.backward |" in (copy / "docs/CURRICULUM.md").read_text()
-    report("adding a task", files, guards(copy, ["tests/reference/test_stage3_reductions.py", "-m", "task3_4"]))
+    report("adding a task", files, guards(copy, ["tests/reference/test_stage3_reductions.py", "-m", "task3_4"],
+                                          ["tests/grader/test_checks.py", "-k", "softplus"]))
 
     # a bug in the new op costs that task only; the progress table lists it; an older course gains its cell
     buggy = tmp_path / "buggy"
@@ -174,7 +179,8 @@ def test_adding_a_stage(tmp_path):
     stub = (copy / "minitorch/ops_extra.py").read_text()
     assert 'raise NotImplementedError("Task 8.1: Softsign.backward")' in stub
     report("adding a stage", files, guards(copy, ["tests/reference/test_stage8_extras.py", "tests/reference/test_structure.py"],
-                                              ["tests/release/test_notebooks.py", "-k", "08_extras"]))
+                                              ["tests/release/test_notebooks.py", "-k", "08_extras"],
+                                              ["tests/grader/test_checks.py", "-k", "softsign"]))
 
 
 @pytest.mark.parametrize("stage", ["7", "5"])
