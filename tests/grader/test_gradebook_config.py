@@ -7,6 +7,8 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 from grader.gradebook.course import Course
 from grader.settings import Settings
 
@@ -32,6 +34,7 @@ def load(config: pathlib.Path) -> dict:
     return json.loads(done.stdout)
 
 
+@pytest.mark.slow  # two nbgrader courses made and graded
 def test_a_course_config_written_before_the_split_loads_the_same_grading(tmp_path):
     course = Course(tmp_path / "course", Settings(call_seconds=7.0)).create()
     config = course.root / "nbgrader_config.py"
