@@ -1,0 +1,65 @@
+"""Fast tests of rooms the slow layer exercises end to end (a class graded, the hub), so
+that every module of the grader runs in `make test-fast` too: the pool of processes and a
+process it loses, the hub's collect copying and dating a submission, the hub's
+preprocessor on a notebook that is no stage, and the forwarding address of old courses."""
+
+import logging
+import os
+import pathlib
+
+from grader.class_grading.jobs import GradeJob
+from grader.class_grading.pool import grade_class
+from grader.results import LearnerResult
+from grader.settings import Settings
+
+
+def pretend_to_grade(job: GradeJob) -> tuple[LearnerResult, float]:
+    """A pool's grading function (run in a spawned process): the learner named "dies"
+    kills its process, as a hostile hand-in can; the others get an empty result."""
+    if job.learner == "dies":
+        os._exit(9)
+    return LearnerResult(job.learner, job.sid), 0.0
+
+
+def test_a_pool_grades_everyone_and_a_process_it_loses_costs_one_learner(tmp_path):
+    jobs = [GradeJob(name, name, str(tmp_path / name), str(tmp_path / "course"), str(tmp_path / "out"), Settings())
+            for name in ("ann", "dies", "bob")]
+    done: dict[str, LearnerResult] = {}
+    grade_class(jobs, 2, lambda result, seconds: done.setdefault(result.learner, result), grade=pretend_to_grade)
+    assert set(done) == {"ann", "dies", "bob"}
+    assert "crash" in " ".join(done["dies"].problems) and done["dies"].total[0] == 0
+    assert (tmp_path / "out" / "feedback" / "dies.html").is_file()  # the lost learner still gets a page
+    assert not done["ann"].problems and not done["bob"].problems
+
+
+def test_the_hubs_collect_copies_only_plain_files_and_dates_a_submission_by_its_last_change(tmp_path, caplog):
+    from grader.hub.collect import OwnedCollect
+    source, dest = tmp_path / "inbound", tmp_path / "submitted"
+    (source / "minitorch").mkdir(parents=True)
+    (source / "minitorch" / "ops.py").write_text("x = 1\n")
+    (source / "big.bin").write_bytes(b"0" * 5000)
+    (source / "link.py").symlink_to(tmp_path / "elsewhere.py")
+    (source / "timestamp.txt").write_text("2000-01-01 00:00:00.000000 UTC")  # backdated
+    from nbgrader.coursedir import CourseDirectory
+    collect = OwnedCollect.__new__(OwnedCollect)
+    collect.coursedir = CourseDirectory(root=str(tmp_path), max_file_size=4, ignore=[".ipynb_checkpoints"])
+    collect.log = logging.getLogger("collect-test")
+    collect.do_copy(str(source), str(dest))
+    assert (dest / "minitorch" / "ops.py").read_text() == "x = 1\n"
+    assert not (dest / "big.bin").exists() and not (dest / "link.py").exists()
+    stamp = (dest / "timestamp.txt").read_text()
+    assert not stamp.startswith("2000") and "handed in at" in caplog.text, (stamp, caplog.text)
+    assert "not collected" in caplog.text
+
+
+def test_the_hubs_preprocessor_leaves_a_notebook_that_is_no_stage_alone(tmp_path):
+    from grader.hub.preprocessor import GradeNotebookStage
+    notebook = object()
+    resources = {"metadata": {"path": str(tmp_path)}, "nbgrader": {"notebook": "notes", "student": "ann"}}
+    assert GradeNotebookStage().preprocess(notebook, resources) == (notebook, resources)
+
+
+def test_an_old_course_config_finds_the_gradebooks_config_at_its_old_address():
+    from grader.gradebook.course import config
+    from grader.pipeline.course import config as old
+    assert old is config and pathlib.Path(__file__).is_file()
