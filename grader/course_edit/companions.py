@@ -2,8 +2,9 @@
 steps a learner asks for (``HINTS`` in ``solutions/minitorch/course/hints.py``, three steps
 per task) and a variant pair for the grader's tests (``tests/grader/variants.py``: a buggy
 version that must lose the task's points, and a correct one written differently that must
-keep them). ``task add`` writes a ``TODO Task X.Y`` line for each; ``stage drop`` takes a
-dropped task's hints and buggy variants out."""
+keep them), and a stage's planted mistakes (``tests/release/mistakes.py``, which its visible
+checks must catch). ``task add`` and ``stage add`` write a ``TODO`` line for each;
+``stage drop`` takes a dropped task's hints, buggy variants and mistakes out."""
 
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ def todo_lines(task: str, title: str) -> dict[pathlib.Path, str]:
         VARIANTS: f"# TODO Task {task}: BUGGY.append((name, (file, old, new), \"{task}\", phrase)) and "
                   "ALTERNATIVES.append((name, [(file, old, new)]))\n",
     }
+
+
+def stage_todo_lines(stage: str) -> dict[pathlib.Path, str]:
+    """The line ``stage add`` appends: the stage's planted mistakes, which its notebooks'
+    visible checks must catch (four or more a stage, ``tests/release/test_messages.py``)."""
+    return {MISTAKES: f"# TODO Stage {stage}: four or more MISTAKES.append((name, (file, old, new), task, "
+                      "[words the visible check's message holds]))\n"}
 
 
 def _task_of(node: ast.expr) -> str | None:

@@ -65,6 +65,8 @@ def add_stage(stage: str, notebook: str, title: str, root: pathlib.Path = ROOT) 
             "from grader.checks import part\nfrom grader.checks.rules import check_rule\n", changed, root)
     _append(tests, f'"""Stage {stage}: {title}."""\n\nimport numpy as np\nimport pytest\n\nimport minitorch as mt\n',
             changed, root)
+    for path, line in companions.stage_todo_lines(stage).items():
+        _append(root / path, line, changed, root)
     doc = root / "docs" / "CURRICULUM.md"
     lines = doc.read_text(encoding="utf-8").splitlines(keepends=True) if doc.exists() else []
     rows = [i for i, line in enumerate(lines) if re.match(r"\| \d+ \| `", line)]

@@ -87,7 +87,7 @@ def test_dropping_a_stage_leaves_no_region_test_or_table_of_it(root):
     for name, listed in [("variants.py", "BUGGY"), ("variants_edges.py", "BUGGY"), ("variants_stage7.py", "BUGGY"),
                          ("../release/mistakes.py", "MISTAKES")]:
         entries = run_file(root / "tests/grader" / name)[listed]
-        assert entries and not [e for e in entries if e[2].startswith(f"{DROPPED}.")], name
+        assert not [e for e in entries if e[2].startswith(f"{DROPPED}.")], name
     assert kept and all(line in path.read_text() for path, lines in kept.items() for line in lines)
 
 
@@ -121,6 +121,7 @@ def test_a_new_stage_and_a_task_in_a_new_file(root):
                  f"tests/reference/test_stage{NEW_STAGE}_extras.py"]:
         assert f"{NEW_STAGE}.1" in (root / path).read_text(), path
     assert f"| {NEW_STAGE} | `{notebook}`" in (root / "docs/CURRICULUM.md").read_text()
+    assert f"TODO Stage {NEW_STAGE}: four or more MISTAKES.append" in (root / "tests/release/mistakes.py").read_text()
 
 
 @pytest.mark.parametrize("call, message", [
