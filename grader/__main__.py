@@ -5,6 +5,7 @@
     python -m grader handin --reference [--out F] the reference's hand-in zip, to try a platform with
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
     python -m grader merge OUT PART...            collect a class graded in shards (autograde --shard I/N)
+    python -m grader similarity SUBMISSIONS --out DIR   the copying check: similarity.csv and .html
     python -m grader worker --broker URL          grade from a queue (autograde --broker URL)
     python -m grader bundle [--out FILE]          the zip to hand to learners
     python -m grader tasks                        the task manifest as a table (docs/CURRICULUM.md)
@@ -81,6 +82,11 @@ def command_line() -> argparse.ArgumentParser:
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
     p.add_argument("parts", nargs="+", help="the part-*.json files the shards wrote (feedback/ beside each)")
     p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities")
+    p = commands.add_parser("similarity", help="compare a class's hand-ins with each other and the reference: "
+                            "similarity.csv and similarity.html (autograde writes them too)")
+    p.add_argument("submissions", help="a folder with one .zip or folder per learner, as autograde takes")
+    p.add_argument("--out", default="grader-output", help="where to write similarity.csv and similarity.html")
+    p.add_argument("--jobs", type=int, default=1, help="processes reading the hand-ins")
     p = commands.add_parser("worker", help="grade hand-ins from a queue (autograde --broker) until stopped")
     p.add_argument("--broker", required=True, help="redis://HOST:PORT/DB, as given to autograde")
     p.add_argument("--concurrency", type=int, default=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
@@ -156,6 +162,9 @@ def run(args: argparse.Namespace) -> int:
         from grader.commands import merge
         return merge.main(out=path(args.out), parts=[path(p) for p in args.parts],
                           roster=path(args.roster) if args.roster else None)
+    if args.command == "similarity":
+        from grader.commands import similarity
+        return similarity.main(submissions=path(args.submissions), out=path(args.out), jobs=args.jobs)
     if args.command == "worker":
         from grader.commands import worker
         return worker.main(broker=args.broker, concurrency=args.concurrency, lease=args.lease, name=args.name)

@@ -82,6 +82,7 @@ MAY_IMPORT = {
     "release": set(),
     "course_edit": {"release"},
     "pipeline": {"gradebook"},
+    "similarity": VALUES | {"intake", "release", "outputs"},
 }
 
 
