@@ -19,7 +19,7 @@ from grader.intake.submissions import Found
 def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> list[str]:
     """Compare the hand-ins ``found`` and write similarity.csv and similarity.html into
     ``out``; the lines to print: what was written, flagged and left unread."""
-    from grader.similarity.compare import compare_class
+    from grader.similarity.compare import REFERENCE, compare_class
     from grader.similarity.read import read_class
     from grader.similarity.report import write_csv, write_html
     codes, notes = read_class(found, jobs)
@@ -29,7 +29,7 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> li
     write_html(pairs, codes, notes, out / "similarity.html")
     lines = [f"Similarity: {len(found)} hand-in(s) and the reference compared; {out / 'similarity.csv'}, "
              f"open {out / 'similarity.html'}"]
-    lines += [f"  matches the reference: {p.b if p.a.startswith('solutions/') else p.a} ({p.score:.2f})"
+    lines += [f"  matches the reference: {p.b if p.a == REFERENCE else p.a} ({p.score:.2f})"
               for p in pairs if p.flagged]
     lines += [f"  {learner}: {'; '.join(why)}" for learner, why in sorted(notes.items())]
     return lines

@@ -1,12 +1,13 @@
 """The similarity engine: copydetect (winnowing, as MOSS) on each task's normalised code.
 
 copydetect tokenises the code (every name becomes ``V``, every string ``S``, layout and
-comments go), hashes every run of ``K`` characters of those tokens and keeps the smallest
-hash of each ``WINDOW`` in a row (winnowing). Two hand-ins share a fingerprint where they
-share such a run. Fingerprints that many hand-ins of the class hold (``common``: the one
-way to write ``return grad * out``) are the course's, not a copy's, and are dropped before
-comparing, as boilerplate. Python salts ``hash`` per process, so every fingerprint of a
-class is made in the one process that compares them.
+comments go) and hashes every run of ``K`` characters of those tokens (its winnowing window
+is 1 here: every hash is kept, so that no choice of fingerprints depends on the salt of
+Python's ``hash``, and a class compared twice scores the same). Two hand-ins share a
+fingerprint where they share such a run. Fingerprints that many hand-ins of the class hold
+(``common``: the one way to write ``return grad * out``) are the course's, not a copy's, and
+are dropped before comparing, as boilerplate. Hashes are only comparable within a process,
+so every fingerprint of a class is made in the one process that compares them.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from copydetect import CodeFingerprint, compare_files
 
 K = 25          # characters of tokens per fingerprint (copydetect's noise threshold)
-WINDOW = 4      # winnowing window: the guarantee threshold is K + WINDOW - 1
+WINDOW = 1      # winnowing window: 1 keeps every fingerprint, so no choice depends on Python's salted hash
 
 
 @dataclass(frozen=True)
