@@ -22,14 +22,14 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> li
     from grader.similarity.compare import REFERENCE, compare_class
     from grader.similarity.read import read_class
     from grader.similarity.report import write_csv, write_html
-    codes, notes = read_class(found, jobs)
-    pairs = compare_class(codes)
+    read = read_class(found, jobs)
+    pairs = compare_class(read.codes, read.prints)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(pairs, out / "similarity.csv")
-    write_html(pairs, codes, notes, out / "similarity.html")
+    write_html(pairs, read.codes, read.notes, out / "similarity.html")
     lines = [f"Similarity: {len(found)} hand-in(s) and the reference compared; {out / 'similarity.csv'}, "
              f"open {out / 'similarity.html'}"]
     lines += [f"  matches the reference: {p.b if p.a == REFERENCE else p.a} ({p.score:.2f})"
               for p in pairs if p.flagged]
-    lines += [f"  {learner}: {'; '.join(why)}" for learner, why in sorted(notes.items())]
+    lines += [f"  {learner}: {'; '.join(why)}" for learner, why in sorted(read.notes.items())]
     return lines

@@ -56,14 +56,17 @@ def units(package: Path) -> list[Unit]:
 
 
 def _functions(tree: ast.AST, prefix: str = ""):
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            name = prefix + node.name
-            if not isinstance(node, ast.ClassDef):
-                yield name, node
-            yield from _functions(node, name + ".")
-        else:
-            yield from _functions(node, prefix)
+    """Every function defined by a statement of ``tree``, by qualified name (statements only
+    are walked: a def is always one)."""
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        for node in getattr(tree, field, None) or ():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + node.name
+                if not isinstance(node, ast.ClassDef):
+                    yield name, node
+                yield from _functions(node, name + ".")
+            elif isinstance(node, (ast.stmt, ast.excepthandler)):
+                yield from _functions(node, prefix)
 
 
 def read_tasks(package: Path, wanted: list[Unit], given: dict[str, Counter[str]]) -> tuple[dict[str, TaskCode], list[str]]:
@@ -71,12 +74,13 @@ def read_tasks(package: Path, wanted: list[Unit], given: dict[str, Counter[str]]
     lines of the released stub), and a note for each file that could not be parsed or read."""
     tasks: dict[str, TaskCode] = {}
     notes: list[str] = []
-    trees: dict[str, tuple[ast.AST | None, list[str]]] = {}
+    trees: dict[str, tuple[dict[str, ast.AST] | None, list[str]]] = {}
     for unit in wanted:
         if unit.file not in trees:
-            trees[unit.file] = _parse(package / unit.file, unit.file, notes)
-        tree, source = trees[unit.file]
-        found = function_lines(tree, source, unit.qualname, unit.file)
+            tree, text = _parse(package / unit.file, unit.file, notes)
+            trees[unit.file] = (dict(_functions(tree)) if tree else None), text
+        functions, source = trees[unit.file]
+        found = function_lines(functions, source, unit.qualname, unit.file)
         if found is None:
             continue
         lines, numbered = found
@@ -108,23 +112,25 @@ def _parse(path: Path, name: str, notes: list[str]) -> tuple[ast.AST | None, lis
         return None, text.splitlines()
 
 
-def function_lines(tree: ast.AST | None, source: list[str], qualname: str,
+def function_lines(functions: dict[str, ast.AST] | None, source: list[str], qualname: str,
                    file: str) -> tuple[list[Line], list[tuple[int, str]]] | None:
-    """The normalised lines of the function ``qualname`` and its numbered source, or None
-    when the file has no such function."""
-    if tree is None:
+    """The normalised lines of the function ``qualname`` (of ``functions``, a parsed file's
+    functions by qualified name; None for a file that does not parse) and its numbered
+    source, or None when the file has no such function. Renames in place: each function is
+    read once."""
+    if functions is None:
         return text_lines(source, qualname, file)
-    node = next((n for name, n in _functions(tree) if name == qualname), None)
-    if node is None:
+    node = functions.get(qualname)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     bound = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
     bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
     bound |= {a.arg for n in ast.walk(node) if isinstance(n, ast.Lambda) for a in ast.walk(n.args) if isinstance(a, ast.arg)}
-    renamed = _Rename(bound).visit(copy.deepcopy(node))
-    lines: list[Line] = []
-    _emit(renamed.body, lines, file)
     end = node.end_lineno or node.lineno
     start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    renamed = _Rename(bound).visit(node)
+    lines: list[Line] = []
+    _emit(renamed.body, lines, file)
     return lines, [(n, source[n - 1]) for n in range(start, end + 1) if n <= len(source)]
 
 

@@ -1,11 +1,12 @@
 """A class compared, task by task and pair by pair.
 
 Each task's code of each hand-in (and of the reference, a learner of its own named
-``REFERENCE``) is fingerprinted by the engine; what more than a tenth of the class (and at
-least ``COMMON_AT_LEAST`` hand-ins) holds is dropped as common. A pair's score for a task is
-the share of the smaller side's remaining fingerprints found in the other; the pair's score
-is the mean of its task scores weighted by the size of the smaller side's remaining code, so
-that a task written one way by everyone weighs nothing and a long copied task weighs most.
+``REFERENCE``) is fingerprinted by the engine; what more than a tenth of the class (and
+more than ``COMMON_AT_LEAST`` hand-ins) holds is left out as common. A pair's score for a
+task is the share of the smaller side's remaining fingerprints found in the other; the
+pair's score is the mean of its task scores weighted by the smaller side's remaining
+fingerprints, so that a task everyone writes one way weighs nothing and a long copied task
+weighs most.
 """
 
 from __future__ import annotations
@@ -27,19 +28,20 @@ class TaskMatch:
     task: str
     score: float
     lines: tuple[list[Line], list[Line]]      # each side's matched lines
-    weight: float
+    weight: int
 
 
 @dataclass
 class Pair:
     a: str
     b: str
-    tasks: list[TaskMatch] = field(default_factory=list)
+    tasks: list[TaskMatch] = field(default_factory=list)   # the tasks the two share code in
+    weight: int = 0                                         # of every task both wrote
+    written: int = 0                                        # how many tasks both wrote
 
     @property
     def score(self) -> float:
-        weight = sum(t.weight for t in self.tasks)
-        return sum(t.score * t.weight for t in self.tasks) / weight if weight else 0.0
+        return sum(t.score * t.weight for t in self.tasks) / self.weight if self.weight else 0.0
 
     @property
     def with_reference(self) -> bool:
@@ -50,29 +52,31 @@ class Pair:
         return self.with_reference and self.score >= FLAG
 
 
-def compare_class(codes: dict[str, dict[str, TaskCode]]) -> list[Pair]:
-    """Every pair of ``codes`` (learner -> task -> code) that both wrote a task, highest
-    score first (ties by name)."""
+def compare_class(codes: dict[str, dict[str, TaskCode]], prints: dict[str, dict[str, engine.Prints]]) -> list[Pair]:
+    """Every pair of learners (``codes``: learner -> task -> code; ``prints``: its
+    fingerprints) that both wrote a task, highest score first (ties by name)."""
     learners = sorted(codes)
     pairs = {(a, b): Pair(a, b) for a, b in combinations(learners, 2)}
     tasks = sorted({task for code in codes.values() for task in code}, key=_task_order)
     for task in tasks:
-        texts = {learner: "\n".join(line[0] for line in code[task].lines)
-                 for learner, code in codes.items() if task in code}
-        first = {learner: engine.fingerprint(text) for learner, text in texts.items()}
-        common = engine.common_hashes(first.values(), max(COMMON_AT_LEAST, int(COMMON_SHARE * len(codes))))
-        prints = {learner: engine.fingerprint(text, common) if common & p.hashes else p
-                  for (learner, text), p in zip(texts.items(), first.values())}
-        holders = sorted(prints)
+        holders = [learner for learner in learners if task in prints.get(learner, {})]
+        common = engine.common_hashes((prints[h][task] for h in holders),
+                                      max(COMMON_AT_LEAST, int(COMMON_SHARE * len(codes))))
+        own = {h: frozenset(prints[h][task].lines.keys() - common) for h in holders}
         for i, a in enumerate(holders):
+            own_a = own[a]
             for b in holders[i + 1:]:
-                pa, pb = prints[a], prints[b]
-                weight = float(min(pa.token_coverage, pb.token_coverage))
-                match = engine.compare(pa, pb)
+                pair = pairs[a, b]
+                pair.written += 1
+                if own_a.isdisjoint(own[b]):
+                    pair.weight += min(len(own_a), len(own[b]))
+                    continue
+                match = engine.compare(prints[a][task], prints[b][task], own_a, own[b])
+                pair.weight += match.weight
                 lines_a, lines_b = codes[a][task].lines, codes[b][task].lines
-                pairs[a, b].tasks.append(TaskMatch(task, match.score, ([lines_a[n] for n in match.lines[0]],
-                                                                         [lines_b[n] for n in match.lines[1]]), weight))
-    return sorted((p for p in pairs.values() if p.tasks), key=lambda p: (-p.score, p.a, p.b))
+                pair.tasks.append(TaskMatch(task, match.score, ([lines_a[n] for n in match.lines[0]],
+                                                                  [lines_b[n] for n in match.lines[1]]), match.weight))
+    return sorted((p for p in pairs.values() if p.written), key=lambda p: (-p.score, p.a, p.b))
 
 
 def _task_order(task: str) -> tuple[int, ...]:

@@ -1,6 +1,8 @@
 """The copying check's two files, for the instructor only (never a feedback page):
-``similarity.csv``, a row per pair and task both learners wrote, and ``similarity.html``,
-the pairs ranked, the highest shown side by side with their matched lines marked."""
+``similarity.csv``, a row per pair and task where the two share uncommon code (a pair and
+task with no row share none: at 300 hand-ins, writing those would be a million rows of
+zeros), and ``similarity.html``, the pairs ranked, the highest shown side by side with
+their matched lines marked."""
 
 from __future__ import annotations
 
@@ -23,8 +25,8 @@ def write_csv(pairs: list[Pair], target: pathlib.Path) -> None:
         writer.writerow(COLUMNS)
         for pair in pairs:
             for t in pair.tasks:
-                where = f"{line_ranges(t.lines[0])} | {line_ranges(t.lines[1])}" if t.score else ""
-                writer.writerow([pair.a, pair.b, t.task, f"{t.score:.3f}", where])
+                writer.writerow([pair.a, pair.b, t.task, f"{t.score:.3f}",
+                                 f"{line_ranges(t.lines[0])} | {line_ranges(t.lines[1])}"])
 
 
 def name(learner: str) -> str:
@@ -70,8 +72,6 @@ def _pair(number: int, pair: Pair, codes: dict[str, dict[str, TaskCode]]) -> str
         title += ", matches the reference"
     out = [f"<h2 id='pair{number}'>{e(title)}</h2>"]
     for t in sorted(pair.tasks, key=lambda t: (-t.score * t.weight, t.task)):
-        if t.score <= 0:
-            continue
         out.append(f"<h3>Task {e(t.task)}: {e(TASKS.get(t.task, ''))} — {t.score:.2f}</h3><div class=sides>")
         for side, learner in enumerate((pair.a, pair.b)):
             out.append(f"<div><p>{e(name(learner))}</p>{_code(codes[learner][t.task], t, side)}</div>")

@@ -38,7 +38,8 @@ def backward(ctx, grad):
 
 
 def lines(source: str) -> list[str]:
-    return [line[0] for line in function_lines(ast.parse(source), source.splitlines(), "backward", "f.py")[0]]
+    functions = {node.name: node for node in ast.parse(source).body}
+    return [line[0] for line in function_lines(functions, source.splitlines(), "backward", "f.py")[0]]
 
 
 def test_names_layout_comments_and_docstrings_do_not_change_what_is_compared():
@@ -70,8 +71,8 @@ def test_class(tmp_path_factory):
     from grader.intake.submissions import find_learners
     found, refused = find_learners(folder)
     assert not refused
-    codes, notes = read_class(found, jobs=2)
-    return what, codes, notes, compare_class(codes)
+    read = read_class(found, jobs=2)
+    return what, read.codes, read.notes, compare_class(read.codes, read.prints)
 
 
 @pytest.mark.slow
