@@ -12,6 +12,7 @@ each task's code of every hand-in compared with every other's and with the refer
 from __future__ import annotations
 
 import pathlib
+import time
 
 from grader.intake.submissions import Found
 
@@ -22,13 +23,15 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> li
     from grader.similarity.compare import REFERENCE, compare_class
     from grader.similarity.read import read_class
     from grader.similarity.report import write_csv, write_html
+    start = time.perf_counter()
     read = read_class(found, jobs)
+    middle = time.perf_counter()
     pairs = compare_class(read.codes, read.prints)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(pairs, out / "similarity.csv")
     write_html(pairs, read.codes, read.notes, out / "similarity.html")
-    lines = [f"Similarity: {len(found)} hand-in(s) and the reference compared; {out / 'similarity.csv'}, "
-             f"open {out / 'similarity.html'}"]
+    lines = [f"Similarity: {len(found)} hand-in(s) and the reference read in {middle - start:.1f} s, compared in "
+             f"{time.perf_counter() - middle:.1f} s; {out / 'similarity.csv'}, open {out / 'similarity.html'}"]
     lines += [f"  matches the reference: {p.b if p.a == REFERENCE else p.a} ({p.score:.2f})"
               for p in pairs if p.flagged]
     lines += [f"  {learner}: {'; '.join(why)}" for learner, why in sorted(read.notes.items())]

@@ -58,8 +58,8 @@ def units(package: Path) -> list[Unit]:
 def _functions(tree: ast.AST, prefix: str = ""):
     """Every function defined by a statement of ``tree``, by qualified name (statements only
     are walked: a def is always one)."""
-    for field in ("body", "orelse", "finalbody", "handlers"):
-        for node in getattr(tree, field, None) or ():
+    for body in ("body", "orelse", "finalbody", "handlers"):
+        for node in getattr(tree, body, None) or ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 name = prefix + node.name
                 if not isinstance(node, ast.ClassDef):

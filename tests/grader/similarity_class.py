@@ -12,8 +12,9 @@ import re
 import shutil
 import textwrap
 
-from grader.release.regions import BEGIN, END, LABEL
 from similarity_styles import STYLES
+
+from grader.release.regions import BEGIN, END, LABEL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STUB = re.compile(r'^(?P<indent>\s*)raise NotImplementedError\("Task \d+\.\d+: (?P<label>(?:[^"\\]|\\.)*)"\)\s*$')

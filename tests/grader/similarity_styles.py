@@ -692,7 +692,9 @@ FUNCTIONAL = {
     "Tanh.backward": "return (1 - np.square(out)) * grad",
     "Sigmoid.backward": "return (out - np.square(out)) * grad",
     "Relu.backward": "return np.where(x > 0, grad, 0)",
-    "_with_reduced_axes": "return grad if ctx.keepdims else grad.reshape([1 if i in ctx.axes else n for i, n in enumerate(np.expand_dims(grad, ctx.axes).shape)])",
+    "_with_reduced_axes": """
+        shape = [1 if i in ctx.axes else n for i, n in enumerate(np.expand_dims(grad, ctx.axes).shape)]
+        return grad if ctx.keepdims else grad.reshape(shape)""",
     "_to_extremes": """
         g = grad if ctx.keepdims else np.expand_dims(grad, ctx.axes)
         winners = np.equal(x, out)
@@ -724,7 +726,8 @@ FUNCTIONAL = {
     "LogSoftmax.backward": "return grad - np.exp(out) * np.sum(grad, ctx.axis, keepdims=True)",
     "Softmax.backward": "return out * grad - out * np.sum(out * grad, ctx.axis, keepdims=True)",
     "CrossEntropy.forward": """
-        losses = -(np.take_along_axis(log_p, target[:, None], axis=1)[:, 0] if ctx.by_index else np.einsum("nc,nc->n", target, log_p))""",
+        picked = np.take_along_axis(log_p, target[:, None], axis=1)[:, 0] if ctx.by_index else None
+        losses = -(picked if ctx.by_index else np.einsum("nc,nc->n", target, log_p))""",
     "CrossEntropy.backward": """
         probs = np.exp(log_p)
         onehot = np.eye(log_p.shape[1])[target] if ctx.by_index else target
