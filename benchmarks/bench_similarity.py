@@ -21,6 +21,7 @@ import csv
 import pathlib
 import random
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -75,11 +76,13 @@ def main() -> None:
         start = time.perf_counter()
         planted = make_class(folder, args.hand_ins - args.copies, args.copies)
         print(f"made {args.hand_ins} hand-ins ({args.copies} of them copies) in {time.perf_counter() - start:.0f} s")
-        start = time.perf_counter()
+        start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run([sys.executable, "-m", "grader", "similarity", str(folder), "--out", str(out),
                                "--jobs", str(args.jobs)], cwd=ROOT, capture_output=True, text=True, check=True)
         seconds = time.perf_counter() - start
-        cpu = subprocess.run(["cat", "/proc/loadavg"], capture_output=True, text=True).stdout.split()[:3]
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_seconds = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        load = pathlib.Path("/proc/loadavg").read_text().split()[:3]
         with (out / "similarity.csv").open() as file:
             rows = list(csv.DictReader(file))
         pair_scores: dict[tuple[str, str], float] = {}
@@ -96,9 +99,9 @@ def main() -> None:
         print(f"  the highest pair that is not a planted copy: {honest_best:.2f}")
         print(f"similarity.csv: {len(rows)} rows, {(out / 'similarity.csv').stat().st_size / 2**20:.1f} MiB; "
               f"similarity.html: {len(html) / 2**20:.1f} MiB")
-        print(f"python -m grader similarity, {args.hand_ins} hand-ins, --jobs {args.jobs}: {seconds:.1f} s "
-              f"(goal: at most 120 s; load average {' '.join(cpu)})")
-        print(done.stdout.strip().splitlines()[-1])
+        print(next(line for line in done.stdout.splitlines() if line.startswith("Similarity:")))
+        print(f"python -m grader similarity, {args.hand_ins} hand-ins, --jobs {args.jobs}: {seconds:.1f} s of wall time, "
+              f"{cpu_seconds:.1f} CPU-seconds (goal: at most 120 s on 2 cores; load average {' '.join(load)})")
 
 
 if __name__ == "__main__":

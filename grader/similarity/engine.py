@@ -39,25 +39,30 @@ class Prints:
 def fingerprint(text: str) -> Prints:
     """The fingerprints of ``text`` (a task's normalised lines joined), each with its lines."""
     code = CodeFingerprint("task.py", K, WINDOW, filter=True, language="python", fp=io.StringIO(text))
+    if not code.hash_idx:
+        return Prints({})
+    values = list(code.hash_idx)
+    counts = [len(code.hash_idx[v]) for v in values]
+    firsts = np.concatenate([np.asarray(code.hash_idx[v], dtype=np.int64) for v in values])
     starts = np.cumsum([0] + [len(line) + 1 for line in text.split("\n")])
+    first_line = np.searchsorted(starts, _raw(code, firsts), side="right") - 1
+    last_line = np.searchsorted(starts, _raw(code, firsts + K - 1), side="right") - 1
     lines: dict[int, tuple[int, ...]] = {}
-    for value, where in code.hash_idx.items():
-        found: set[int] = set()
-        for first in where:
-            begin, end = _raw(code, int(first)), _raw(code, int(first) + K - 1)
-            found.update(range(int(np.searchsorted(starts, begin, side="right")) - 1,
-                               int(np.searchsorted(starts, end, side="right"))))
+    at = 0
+    for value, count in zip(values, counts):
+        found = {n for i in range(at, at + count) for n in range(int(first_line[i]), int(last_line[i]) + 1)}
         lines[int(value)] = tuple(sorted(found))
+        at += count
     return Prints(lines)
 
 
-def _raw(code: CodeFingerprint, at: int) -> int:
-    """The offset in the raw text of the filtered text's character ``at`` (as copydetect's
+def _raw(code: CodeFingerprint, at: np.ndarray) -> np.ndarray:
+    """The offsets in the raw text of the filtered text's characters ``at`` (as copydetect's
     ``compare_files`` maps its slices)."""
     offsets = code.offsets
     if len(offsets) == 0:
         return at
-    return at + int(offsets[:, 1][min(int(np.searchsorted(offsets[:, 0], at)), offsets.shape[0] - 1)])
+    return at + offsets[:, 1][np.clip(np.searchsorted(offsets[:, 0], at), 0, offsets.shape[0] - 1)]
 
 
 def common_hashes(prints: Iterable[Prints], most: int) -> set[int]:
