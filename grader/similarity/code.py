@@ -80,7 +80,11 @@ def read_tasks(package: Path, wanted: list[Unit], given: dict[str, Counter[str]]
             tree, text = _parse(package / unit.file, unit.file, notes)
             trees[unit.file] = (dict(_functions(tree)) if tree else None), text
         functions, source = trees[unit.file]
-        found = function_lines(functions, source, unit.qualname, unit.file)
+        try:
+            found = function_lines(functions, source, unit.qualname, unit.file)
+        except (RecursionError, ValueError):   # nested too deep to rewrite: its text, as a file that does not parse
+            notes.append(f"minitorch/{unit.file}: {unit.qualname} is nested too deeply to parse: compared as text")
+            found = text_lines(source, unit.qualname, unit.file)
         if found is None:
             continue
         lines, numbered = found

@@ -60,7 +60,15 @@ def _fingerprinted(learner: str, codes: dict[str, TaskCode], notes: list[str]) -
 
 
 def read_one(found: Found) -> Read:
-    """One hand-in's tasks, and what could not be read (a sentence each)."""
+    """One hand-in's tasks, and what could not be read (a sentence each); a hand-in that
+    breaks the reading is named with what broke it, and costs no other its comparison."""
+    try:
+        return _read_one(found)
+    except Exception as error:  # noqa: BLE001 - one hand-in, never the class
+        return Read(found.learner, {}, {}, [f"could not be read ({type(error).__name__}: {str(error)[:200]})"])
+
+
+def _read_one(found: Found) -> Read:
     wanted, given = shape()
     with tempfile.TemporaryDirectory(prefix="similarity-") as scratch:
         hand_in = read_hand_in(found.path, found.learner, pathlib.Path(scratch))

@@ -101,7 +101,8 @@ def test_the_disguise_changed_most_lines_of_the_copies(test_class):
 
 def hand_ins(folder: pathlib.Path) -> None:
     """A small class as learners hand it in: a zip, a folder, a copy with a file that does not
-    parse, a broken zip, a link, and code and ids that would be markup."""
+    parse, code nested too deeply to read, a broken zip, a link, and code and ids that would
+    be markup."""
     folder.mkdir()
     shutil.copytree(ROOT / "solutions" / "minitorch", folder / "ana" / "minitorch")
     (folder / "ana" / "minitorch" / "ops_unary.py").write_text(
@@ -113,6 +114,13 @@ def hand_ins(folder: pathlib.Path) -> None:
     with zipfile.ZipFile(folder / "cy.zip", "w") as archive:
         for path in (ROOT / "minitorch").rglob("*.py"):
             archive.write(path, "minitorch/" + path.relative_to(ROOT / "minitorch").as_posix())
+    shutil.copytree(ROOT / "minitorch", folder / "fay" / "minitorch")   # sums nested too deep to rewrite, and to parse
+    deep = folder / "fay" / "minitorch" / "numerical.py"
+    deep.write_text(deep.read_text().replace('raise NotImplementedError("Task 1.1: central_difference")',
+                                             "return " + "+".join(["eps"] * 1000)))
+    shapes = folder / "fay" / "minitorch" / "shapes.py"
+    shapes.write_text(shapes.read_text().replace('raise NotImplementedError("Task 2.2: unbroadcast")',
+                                                 "return " + "+".join(["grad"] * 5000)))
     (folder / "dee.zip").write_bytes(b"PK\x03\x04 not a zip")
     (folder / "eve").symlink_to(folder / "ana")
 
@@ -129,12 +137,15 @@ def test_the_command_writes_its_two_files_and_names_what_it_could_not_read(tmp_p
     assert rows[0] == ["learner_a", "learner_b", "task", "score", "lines"]
     assert all(0 <= float(row[3]) <= 1 for row in rows[1:])
     pairs = {(a, b) for a, b, *_ in rows[1:]}
-    assert pairs == {("ana", "bo <b>"), ("ana", REFERENCE), ("bo <b>", REFERENCE)}   # cy wrote nothing
+    assert {("ana", "bo <b>"), ("ana", REFERENCE), ("bo <b>", REFERENCE)} <= pairs   # cy wrote nothing
+    assert not [p for p in pairs if "cy" in p]
     unbroadcast = [row for row in rows[1:] if row[:3] == ["ana", REFERENCE, "2.2"]]
     assert unbroadcast[0][3] == "1.000" and unbroadcast[0][4] == "shapes.py:66-68 | shapes.py:66-68"
     page = (tmp_path / "out" / "similarity.html").read_text()
     assert "<script>" not in page and "&lt;/pre&gt;&lt;script&gt;" in page and "bo &lt;b&gt;" in page
     assert "cy: no task" in printed
+    assert "fay: minitorch/numerical.py: central_difference is nested too deeply to parse: compared as text" in printed
+    assert "minitorch/shapes.py does not parse" in printed.split("fay:")[1]
 
 
 def test_the_command_refuses_an_output_inside_the_submissions(tmp_path, capsys):
