@@ -89,16 +89,11 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
 
 
 def _similarity(folder: pathlib.Path, out: pathlib.Path, jobs: int) -> None:
-    """The copying check, once for the whole class (a sharded class's at ``merge``): a
-    failure here is reported and costs no grade already written."""
+    """The copying check, once for the whole class (a sharded class's at ``merge``)."""
     from grader.intake.submissions import find_learners
-    from grader.similarity import write_similarity
-    try:
-        for line in write_similarity(find_learners(folder)[0], out, max(1, min(jobs, 2))):
-            print(line)
-    except Exception as error:  # noqa: BLE001 - the grades are written; say what stopped the check
-        print(f"warning: the similarity check stopped ({type(error).__name__}: {error}); "
-              f"run `python -m grader similarity {folder} --out {out}` to try again", file=sys.stderr)
+    from grader.similarity import along_with_grading
+    for line in along_with_grading(find_learners(folder)[0], out, jobs, folder):
+        print(line, flush=True)
 
 
 def _fail(why: str) -> int:

@@ -26,7 +26,7 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
               "`python -m grader similarity SUBMISSIONS --out OUT`", file=sys.stderr)
         return 0
     from grader.intake.submissions import find_learners
-    from grader.similarity import write_similarity
-    for line in write_similarity(find_learners(folder)[0], out.resolve()):
+    from grader.similarity import along_with_grading
+    for line in along_with_grading(find_learners(folder)[0], out.resolve(), 1, folder):
         print(line)
     return 0

@@ -16,6 +16,23 @@ import time
 
 from grader.intake.submissions import Found
 
+AT_MOST_ALONG = 2000   # autograde and merge compare a class this large at most: pairs grow as its square
+
+
+def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder: pathlib.Path) -> list[str]:
+    """The check as ``autograde`` and ``merge`` run it, after the grades are written: for a
+    class of at most ``AT_MOST_ALONG`` hand-ins (a larger one is checked by its own command,
+    a section at a time)."""
+    if len(found) > AT_MOST_ALONG:
+        return [f"Similarity: {len(found)} hand-ins are more than the {AT_MOST_ALONG} checked along with grading "
+                f"(pairs grow as the square of the class): run `python -m grader similarity SUBMISSIONS --out DIR` "
+                "on each section's folder"]
+    try:
+        return write_similarity(found, out, jobs)
+    except Exception as error:  # noqa: BLE001 - the grades are written; say what stopped the check
+        return [f"warning: the similarity check stopped ({type(error).__name__}: {error}); run `python -m grader "
+                f"similarity {folder} --out {out}` to try again"]
+
 
 def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> list[str]:
     """Compare the hand-ins ``found`` and write similarity.csv and similarity.html into

@@ -152,3 +152,20 @@ def test_the_command_refuses_an_output_inside_the_submissions(tmp_path, capsys):
     (tmp_path / "class").mkdir()
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "class" / "out") == 2
     assert "overlap" in capsys.readouterr().err
+
+
+def test_grading_runs_the_check_for_a_class_it_can_compare_and_never_fails_for_it(tmp_path, monkeypatch):
+    import grader.similarity as check
+    import grader.similarity.read as reading
+    from grader.intake.submissions import Found
+    found = [Found(name, name, tmp_path / name) for name in ("ana", "bo")]
+    monkeypatch.setattr(check, "AT_MOST_ALONG", 1)
+    said = check.along_with_grading(found, tmp_path / "out", 1, tmp_path)
+    assert "2 hand-ins are more than the 1 checked along with grading" in said[0] and not (tmp_path / "out").exists()
+    monkeypatch.setattr(check, "AT_MOST_ALONG", 2)
+
+    def broken(*args):
+        raise OSError("disk full")
+    monkeypatch.setattr(reading, "read_class", broken)
+    said = check.along_with_grading(found, tmp_path / "out", 1, tmp_path)
+    assert said[0].startswith("warning: the similarity check stopped (OSError: disk full)")
