@@ -100,6 +100,8 @@ def main() -> None:
         print(f"similarity.csv: {len(rows)} rows, {(out / 'similarity.csv').stat().st_size / 2**20:.1f} MiB; "
               f"similarity.html: {len(html) / 2**20:.1f} MiB")
         print(next(line for line in done.stdout.splitlines() if line.startswith("Similarity:")))
+        flagged = [line for line in done.stdout.splitlines() if "matches the reference:" in line]
+        print(f"  flagged as matching the reference: {len(flagged)} (each hand-in took a seventh of its regions from it)")
         print(f"python -m grader similarity, {args.hand_ins} hand-ins, --jobs {args.jobs}: {seconds:.1f} s of wall time, "
               f"{cpu_seconds:.1f} CPU-seconds (goal: at most 120 s on 2 cores; load average {' '.join(load)})")
 
