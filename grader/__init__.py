@@ -10,7 +10,7 @@ adapt the course):
     __main__.py  the command line: parses arguments into typed values, calls a command
 
     commands/    one module per command (check, autograde, merge, worker, release, tasks,
-                 bundle, hub_course, gradescope, prairielearn, handin), each a plain
+                 bundle, hub_course, gradescope, prairielearn, handin, similarity), each a plain
                  ``main(*, ...) -> int`` with typed keyword arguments.
 
     probe_declarations.py  every probe: the package names it reaches, the helpers it
@@ -48,6 +48,8 @@ adapt the course):
     hub/         the course on a JupyterHub with nbgrader's exchange.
     release/     the release builder: build.py, regions.py, bundle.py and the learner
                  bundle's own files. Imports nothing of the grader outside its folder.
+    similarity/  the copying check: each task's code of every hand-in (parsed, never run) against
+                 every other's and the reference's, with copydetect; similarity.csv and .html.
     course_edit/ reshaping the course: add a task or a stage, drop a stage (the sources only).
 
 tests/grader/test_layout.py holds these directions.

@@ -4,6 +4,7 @@ the dispatch read (``python -m grader --help`` lists it).
     python -m grader release [--force]            rebuild minitorch/ and notebooks/ from solutions/
     python -m grader check [PATH]                 grade a folder holding minitorch/ (default: this one) or a .zip
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
+    python -m grader similarity SUBMISSIONS --out DIR   the copying check: similarity.csv and .html
     python -m grader task add | stage add | stage drop   reshape the course (docs/INSTRUCTOR.md)
 
 The command line only: it parses arguments into typed values (``Settings``, ``LatePolicy``,
@@ -101,6 +102,12 @@ def _merge(p: argparse.ArgumentParser) -> None:
     p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities")
 
 
+def _similarity(p: argparse.ArgumentParser) -> None:
+    p.add_argument("submissions", help="a folder with one .zip or folder per learner, as autograde takes")
+    p.add_argument("--out", default="grader-output", help="where to write similarity.csv and similarity.html")
+    p.add_argument("--jobs", type=int, default=1, help="processes reading the hand-ins")
+
+
 def _worker(p: argparse.ArgumentParser) -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     p.add_argument("--broker", required=True, help="redis://HOST:PORT/DB, as given to autograde")
@@ -167,6 +174,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("merge", "collect the parts of a class graded in shards", _merge,
             lambda a: _main("merge")(out=pathlib.Path(a.out), parts=[pathlib.Path(p) for p in a.parts],
                                      roster=_path(a.roster))),
+    Command("similarity", "compare a class's hand-ins with each other and the reference: similarity.csv and "
+            "similarity.html (autograde writes them too)", _similarity,
+            lambda a: _main("similarity")(submissions=pathlib.Path(a.submissions), out=pathlib.Path(a.out), jobs=a.jobs)),
     Command("worker", "grade hand-ins from a queue (autograde --broker) until stopped", _worker,
             lambda a: _main("worker")(broker=a.broker, concurrency=a.concurrency, lease=a.lease, name=a.name)),
     Command("hub-course", "make the course for a JupyterHub with nbgrader's exchange (docs/JUPYTERHUB.md)",

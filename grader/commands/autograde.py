@@ -75,16 +75,25 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
     if shard:
-        part = write_part(results, out, str(shard), refusals)
+        part = write_part(results, out, str(shard), refusals, folder)
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
-              "`python -m grader merge OUT PART...`")
+              "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0
     report, missing = write_all(results, out, lms, refusals)
+    _similarity(folder, out, jobs)
     for learner in missing:
         print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
           f"feedback in {out / 'feedback'}/; open {report}")
     return 0
+
+
+def _similarity(folder: pathlib.Path, out: pathlib.Path, jobs: int) -> None:
+    """The copying check, once for the whole class (a sharded class's at ``merge``)."""
+    from grader.intake.submissions import find_learners
+    from grader.similarity import along_with_grading
+    for line in along_with_grading(find_learners(folder)[0], out, jobs, folder):
+        print(line, flush=True)
 
 
 def _fail(why: str) -> int:

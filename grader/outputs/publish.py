@@ -33,13 +33,20 @@ def write_all(results: list[LearnerResult], out: pathlib.Path, roster: dict | No
 
 
 def write_part(results: list[LearnerResult], out: pathlib.Path, shard: str,
-               refused: list[tuple[str, str]] | None = None) -> pathlib.Path:
+               refused: list[tuple[str, str]] | None = None, submissions: pathlib.Path | None = None) -> pathlib.Path:
     """One shard's results (each with its safe id), for ``merge``; every shard names the
-    same refusals."""
+    same refusals, and the submissions folder (``merge`` runs the copying check on it)."""
     target = out / f"part-{shard.replace('/', '-of-')}.json"
     target.write_text(json.dumps({"shard": shard, "results": [r.to_json() for r in results],
-                                  "refused": [list(r) for r in refused or []]}))
+                                  "refused": [list(r) for r in refused or []],
+                                  "submissions": str(submissions) if submissions else None}))
     return target
+
+
+def submissions_of(parts: list[pathlib.Path]) -> pathlib.Path | None:
+    """The submissions folder the shards of ``parts`` graded, when they name one and the same."""
+    named = {json.loads(part.read_text()).get("submissions") for part in parts}
+    return pathlib.Path(named.pop()) if len(named) == 1 and None not in named else None
 
 
 def merge(out: pathlib.Path, parts: list[pathlib.Path], roster: dict | None) -> tuple[pathlib.Path, list[str]]:

@@ -5,6 +5,7 @@ release, regions, docs-table, layout, surface and variants tests) and `grader ch
 solutions`, which must give the reference every point. A doc change that breaks a recipe
 fails here."""
 
+import csv
 import json
 import os
 import pathlib
@@ -107,7 +108,7 @@ def follow(copy: pathlib.Path, text: str, edit: dict[str, str] | None = None) ->
             source = source.replace(step["old"], step["new"])
         path.write_text(source)
         files["by hand"] |= commit(copy)
-    left = [p for p in set().union(*files.values()) if (copy / p).is_file() and TODO.search((copy / p).read_text())]
+    left = [p for p in set().union(*files.values()) if (copy / p).is_file() and TODO.search((copy / p).read_text(errors="replace"))]
     assert not left, f"TODO lines the recipe does not fill: {left}"
     return files
 
@@ -208,3 +209,18 @@ def test_every_recipe_together_keeps_the_course_green(tmp_path):
     run(copy, "-m", "mypy")
     done = run(copy, "-m", "pytest", "-m", "not slow", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup")
     print("\nevery recipe together, the fast layer:", done.stdout.strip().splitlines()[-1])
+
+
+def test_checking_for_copying(tmp_path):
+    copy = make_copy(tmp_path)
+    files = follow(copy, recipe("Checking for copying"))
+    assert files["by hand"] == set() and {"try-class/ana.zip", "try-class/ben.zip"} <= files["by the tools"]
+    with (copy / "try-similarity" / "similarity.csv").open() as file:
+        rows = list(csv.DictReader(file))
+    assert list(rows[0]) == ["learner_a", "learner_b", "task", "score", "lines"]
+    pairs = {(r["learner_a"], r["learner_b"]) for r in rows}
+    assert pairs == {("ana", "ben"), ("ana", "solutions/minitorch"), ("ben", "solutions/minitorch")}
+    assert all(r["score"] == "1.000" for r in rows)   # three copies of one package, every task alike
+    page = (copy / "try-similarity" / "similarity.html").read_text()
+    assert "2 hand-in(s) match the reference solution" in page and "ana, ben" in page
+    report("checking for copying", files, "-")

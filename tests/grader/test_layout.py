@@ -82,6 +82,7 @@ MAY_IMPORT = {
     "release": set(),
     "course_edit": {"release"},
     "pipeline": {"gradebook"},
+    "similarity": VALUES | {"intake", "release", "outputs"},
 }
 
 
@@ -268,7 +269,7 @@ def test_no_stage_of_the_checks_imports_another_stages_module():
 
 
 # the fewest words each command accepts, to dispatch it without running it
-MINIMAL = {"check": ["x"], "autograde": ["x"], "merge": ["out", "part.json"], "worker": ["--broker", "redis://h:1/0"],
+MINIMAL = {"check": ["x"], "autograde": ["x"], "similarity": ["x"], "merge": ["out", "part.json"], "worker": ["--broker", "redis://h:1/0"],
            "hub-course": ["--out", "x"], "prairielearn": ["--image", "i"],
            "task": ["add", "9.9", "--title", "t", "--file", "f.py"], "stage": ["drop", "9"]}
 

@@ -164,6 +164,8 @@ def test_two_workers_grade_as_local_grading_does(hand_ins, local_grades, workers
     text = finish(*start_grading(hand_ins, out, broker))
     graded_once(out, local_grades)
     assert "6/6" in text and "learners/min" in text and "s left" in text  # the progress bar
+    assert text.count("Similarity: 6 hand-in(s)") == 1 and (out / "similarity.csv").is_file()  # once, at the end
+    assert text.index("Similarity: ") > text.index("6/6")
     logs = {name: log.read_text() for name, (_, log) in workers.items()}
     assert all("graded " in log for log in logs.values()), "both workers took a share"
 

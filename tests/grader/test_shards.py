@@ -1,7 +1,9 @@
 """Batch mode for clusters without a broker: shards graded separately (`--shard I/N`) and
-merged (`python -m grader merge`) give the same grades.csv as one run."""
+merged (`python -m grader merge`) give the same grades.csv as one run, and the copying check
+runs once, at merge, on the whole class; no feedback page names another learner."""
 
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -37,6 +39,14 @@ def test_shards_merged_give_the_grades_of_one_run(tmp_path):
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "merged" / "grades.csv").read_text() == (tmp_path / "one" / "grades.csv").read_text()
     assert sorted(p.name for p in (tmp_path / "merged" / "feedback").iterdir()) == ["ana.html", "bo.html", "cy.html"]
+    for out in ("one", "merged"):   # the copying check ran once for the whole class, at merge for the shards
+        rows = (tmp_path / out / "similarity.csv").read_text().splitlines()
+        assert rows[0] == "learner_a,learner_b,task,score,lines" and any(r.startswith("ana,solutions/minitorch,") for r in rows)
+    assert not list((tmp_path / "shard1").glob("similarity.*")) and "matches the reference: ana" in one
+    for page in (tmp_path / "merged" / "feedback").iterdir():   # no learner reads another's id, nor the check
+        text = page.read_text()
+        others = {"ana", "bo", "cy"} - {page.stem}
+        assert not [o for o in others if re.search(rf"\b{o}\b", text)] and "similarity" not in text.lower(), page.name
     again = subprocess.run([sys.executable, "-m", "grader", "merge", str(tmp_path / "twice"), *map(str, parts + parts)],
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert again.returncode == 2 and "more than one part" in again.stderr
