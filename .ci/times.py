@@ -23,7 +23,10 @@ def tests(path: str) -> list[tuple[str, float, str]]:
     for case in ET.parse(path).getroot().iter("testcase"):
         module = case.get("classname", "").replace(".", "/")
         outcome = next((child.tag for child in case if child.tag in ("failure", "error", "skipped")), "passed")
-        found.append((f"{module}::{case.get('name')}", float(case.get("time") or 0), outcome))
+        name = case.get("name", "")
+        if name.rfind("@") > name.rfind("]"):   # xdist's group, after the test's own id
+            name = name[:name.rfind("@")]
+        found.append((f"{module}.py::{name}", float(case.get("time") or 0), outcome))
     return found
 
 

@@ -5,6 +5,9 @@ it says what it waited for (not only "Timeout 30000ms exceeded").
     until(page, "notebook 01's cells", "() => document.querySelector('.jp-Cell')")
     visible(page.locator(".jp-DirListing"), "Lab's file browser")
     condition(lambda: path.exists(), "the zip to be written", seconds=60)
+
+``condition`` polls a plain Python check; never give it Playwright's state (``page.url``):
+Playwright's synchronous API updates that only during its own calls.
 """
 
 from __future__ import annotations
@@ -27,6 +30,14 @@ def until(page, what: str, script: str, arg: Any = None, seconds: float = BOUND)
         page.wait_for_function(script, arg=arg, timeout=seconds * 1000)
     except _timeout_error() as error:
         raise AssertionError(f"waited {seconds:g} s for {what}; it never came ({page.url})") from error
+
+
+def url(page, pattern: str, what: str, seconds: float = BOUND) -> None:
+    """Wait until the page's address matches ``pattern`` (a glob, as Playwright's)."""
+    try:
+        page.wait_for_url(pattern, timeout=seconds * 1000)
+    except _timeout_error() as error:
+        raise AssertionError(f"waited {seconds:g} s for {what}; the page stayed at {page.url}") from error
 
 
 def visible(locator, what: str, seconds: float = BOUND, state: str = "visible") -> None:

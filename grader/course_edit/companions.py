@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 
 HINTS = pathlib.Path("solutions/minitorch/course/hints.py")
 VARIANTS = pathlib.Path("tests/grader/variants.py")
@@ -19,10 +20,10 @@ LISTS = {"BUGGY", "MISTAKES"}  # lists of (name, patch, task, ...) entries
 
 def todo_lines(task: str, title: str) -> dict[pathlib.Path, str]:
     """The line ``task add`` appends to each companion file (valid Python as it stands)."""
+    steps = (f"TODO Task {task}: the idea of {title}, in words", "where to look", "nearly the line, never the code")
     return {
-        HINTS: f'HINTS["{task}"] = ("TODO Task {task}: the idea of {title}, in words", "where to look", '
-               '"nearly the line, never the code")\n',
-        VARIANTS: f"# TODO Task {task}: BUGGY.append((name, (file, old, new), \"{task}\", phrase)) and "
+        HINTS: f"HINTS[{task!r}] = ({', '.join(repr(step) for step in steps)})\n",
+        VARIANTS: f"# TODO Task {task}: BUGGY.append((name, (file, old, new), {task!r}, phrase)) and "
                   "ALTERNATIVES.append((name, [(file, old, new)]))\n",
     }
 
@@ -65,12 +66,15 @@ def _spans(tree: ast.Module, tasks: set[str]) -> list[tuple[int, int]]:
 
 
 def without(text: str, tasks: set[str]) -> str:
-    """``text`` (a hints or variants file) without the entries of ``tasks``."""
+    """``text`` (a hints or variants file) without the entries of ``tasks``, nor the TODO
+    comment lines the tools wrote for them or their stage."""
     spans = _spans(ast.parse(text), tasks)
     lines = text.splitlines(keepends=True)
     for start, end in sorted(spans, reverse=True):
         del lines[start - 1:end]
-    return "".join(lines)
+    stages = {task.split(".")[0] for task in tasks}
+    todo = re.compile(r"^\s*# TODO (Task (?P<task>\d+\.\d+)|Stage (?P<stage>\d+)):")
+    return "".join(line for line in lines if not ((m := todo.match(line)) and (m["task"] in tasks or m["stage"] in stages)))
 
 
 def drop(root: pathlib.Path, tasks: set[str]) -> list[pathlib.Path]:

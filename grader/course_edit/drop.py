@@ -5,7 +5,7 @@ learners get working code instead of stubs nothing grades, and later stages that
 it still run, each graded on the learner's own code of that stage. Its manifest tables, its
 source notebook, its checks (``grader/checks/stageN.py``, ``stageN_*.py``) and its tests of
 the reference (``tests/reference/test_stageN_*.py``, and its task marks elsewhere), its tasks'
-hints and buggy variants (``companions.py``) go."""
+hints, buggy variants and planted mistakes (``companions.py``) go."""
 
 from __future__ import annotations
 

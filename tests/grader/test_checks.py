@@ -45,7 +45,7 @@ def _package(name: str, target: pathlib.Path) -> pathlib.Path:
 def graded(request, tmp_path_factory) -> Batch:
     """Every package this module's selected tests ask for, graded together at first use, as a
     class is (two at a time, each hand-in in one learner process for all its stages)."""
-    pending = ["reference", "blank release"]
+    pending = []
     for item in request.session.items:
         if getattr(item, "module", None) is not sys.modules[__name__]:
             continue
@@ -57,7 +57,13 @@ def graded(request, tmp_path_factory) -> Batch:
             pending.append(params["name"])
         elif item.originalname == "test_a_one_op_bug_costs_its_parts_share_in_every_multi_part_task":
             pending += [name for name, _, _ in ONE_OP.values()]
-    return Batch(_package, tmp_path_factory.mktemp("variants"), pending)
+        elif item.originalname == "test_reference_earns_every_point":
+            pending.append("reference")
+        elif item.originalname == "test_blank_release_earns_nothing_and_says_not_implemented":
+            pending.append("blank release")
+    # a test of a task the course dropped names a variant it no longer has: that test is skipped
+    known = [name for name in pending if name in BY_NAME or name in ("reference", "blank release")]
+    return Batch(_package, tmp_path_factory.mktemp("variants"), known)
 
 
 def lost(result: LearnerResult) -> dict[str, str]:

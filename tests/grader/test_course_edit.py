@@ -131,7 +131,7 @@ def test_a_new_stage_and_a_task_in_a_new_file(root):
     (lambda r: add_task(NEW_TASK, "x", "../evil.py", [], {"p": 1}, r), "relative to minitorch/"),
     (lambda r: add_task(NEW_TASK, "x", "ops_unary.py", [], {"p": 1}, r, swaps=["nope"]), "no given helper"),
     (lambda r: add_stage(HOST, f"{int(HOST):02d}_again", "x", r), f"stage {HOST} already"),
-    (lambda r: add_stage(NEW_STAGE, f"{NEW_STAGE}_extras", "x", r), "NN_name"),
+    (lambda r: add_stage(NEW_STAGE, "extras", "x", r), "NN_name"),
     (lambda r: drop_stage(NO_STAGE, r), f"no stage '{NO_STAGE}'"),
 ])
 def test_what_cannot_be_done_is_refused_saying_why(root, call, message):

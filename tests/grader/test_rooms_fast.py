@@ -52,14 +52,29 @@ def test_the_hubs_collect_copies_only_plain_files_and_dates_a_submission_by_its_
     assert "not collected" in caplog.text
 
 
-def test_the_hubs_preprocessor_leaves_a_notebook_that_is_no_stage_alone(tmp_path):
+def test_the_hubs_preprocessor_grades_a_stages_notebook_and_leaves_any_other_alone(tmp_path):
+    import json
+    import shutil
+
+    import nbformat
+
     from grader.hub.preprocessor import GradeNotebookStage
-    notebook = object()
+    from grader.tasks import STAGES, tasks_of
+    root = pathlib.Path(__file__).resolve().parents[2]
+    shutil.copytree(root / "solutions" / "minitorch", tmp_path / "minitorch")
     resources = {"metadata": {"path": str(tmp_path)}, "nbgrader": {"notebook": "notes", "student": "ann"}}
-    assert GradeNotebookStage().preprocess(notebook, resources) == (notebook, resources)
+    other = object()
+    assert GradeNotebookStage().preprocess(other, resources) == (other, resources)
+    assert not list(tmp_path.glob("*.verdicts.json"))
+    stage, name = next(iter(STAGES.items()))
+    notebook = nbformat.read(root / "notebooks" / f"{name}.ipynb", as_version=4)
+    resources["nbgrader"]["notebook"] = name
+    GradeNotebookStage().preprocess(notebook, resources)
+    verdicts = json.loads((tmp_path / f"{name}.verdicts.json").read_text())["verdicts"]
+    assert {v["task"] for v in verdicts} == set(tasks_of(stage)) and all(v["earned"] == v["points"] for v in verdicts)
 
 
 def test_an_old_course_config_finds_the_gradebooks_config_at_its_old_address():
     from grader.gradebook.course import config
     from grader.pipeline.course import config as old
-    assert old is config and pathlib.Path(__file__).is_file()
+    assert old is config

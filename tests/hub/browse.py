@@ -7,7 +7,8 @@ from __future__ import annotations
 import pathlib
 import re
 
-from tests.waits import condition, patient, until, visible
+from tests import waits
+from tests.waits import patient, until, visible
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots" / "hub"
@@ -30,7 +31,7 @@ def login(browser, url: str, user: str, password: str):
     page.fill("#username_input", user)
     page.fill("#password_input", password)
     page.click("#login_submit")
-    condition(lambda: f"/user/{user}/lab" in page.url, f"{user}'s Lab to open after logging in (at {page.url})")
+    waits.url(page, f"**/user/{user}/lab**", f"{user}'s Lab to open after logging in")
     visible(page.locator(".jp-DirListing").first, f"Lab's file browser for {user}")
     return page
 

@@ -102,14 +102,14 @@ def read_feedback(page, user: str) -> str:
     browse.assignment_list(page)
     page.locator("#submitted_assignments_list button", has_text="Fetch Feedback").click()
     link = page.locator("#submitted_assignments_list a", has_text="view feedback").first
-    link.wait_for(timeout=60_000)
+    browse.visible(link, f"{user}'s fetched feedback in the Assignment List")
     browse.shoot(page, f"{user}_5_feedback_fetched")
     link.click()  # the file browser opens the fetched feedback's folder
     item = page.locator(".jp-FileBrowser .jp-DirListing-item", has_text="03_reductions.html").first
-    item.wait_for(timeout=30_000)
+    browse.visible(item, "03_reductions.html in the feedback's folder")
     item.dblclick()
     frame = page.frame_locator(".jp-HTMLViewer:visible iframe").first
-    frame.locator("body").wait_for(timeout=30_000)
+    browse.visible(frame.locator("body"), "the feedback page in Lab's HTML viewer")
     text = frame.locator("body").inner_text()
     frame.locator("pre", has_text=re.compile(r"^Task 3\.1: ")).first.scroll_into_view_if_needed()
     browse.shoot(page, f"{user}_6_feedback_opened")
@@ -134,7 +134,7 @@ def cannot_reach_the_other(page, url: str, user: str, other: str, exchange: path
                               "        print(what, 'READABLE')\n    except OSError as e:\n"
                               "        print(what, type(e).__name__)\nprint('probe done')")
     page.keyboard.press("Shift+Enter")
-    page.wait_for_function("() => document.body.innerText.includes('probe done')", timeout=60_000)
+    browse.until(page, "the probe cell to print 'probe done'", "() => document.body.innerText.includes('probe done')")
     out = page.locator(".jp-NotebookPanel:visible .jp-CodeCell", has_text="probe done").last.locator(
         ".jp-OutputArea").inner_text()
     browse.shoot(page, f"{user}_7_cannot_reach_{other}")
@@ -240,8 +240,9 @@ def test_a_term_on_a_real_hub():
             instructor("nbgrader", "release_feedback", ASSIGNMENT)
             alice_sees, bob_sees = read_feedback(alice, ALICE), read_feedback(bob, BOB)
             lap("learners read their feedback")
-            assert "Task 3.1: 4.5 / 4.5" in alice_sees and "ok Sin (0.5 / 0.5)" in alice_sees
-            assert "Task 3.1: 4 / 4.5" in bob_sees and "-- Sin (0 / 0.5)" in bob_sees
+            full, slip = POINTS["3.1"], PARTS["3.1"]["Sin"]
+            assert f"Task 3.1: {full:g} / {full:g}" in alice_sees and f"ok Sin ({slip:g} / {slip:g})" in alice_sees
+            assert f"Task 3.1: {full - slip:g} / {full:g}" in bob_sees and f"-- Sin (0 / {slip:g})" in bob_sees
             cannot_reach_the_other(bob, hub.url, BOB, ALICE, exchange)
             browser.close()
         instructor("nbgrader", "export", "--to", str(course / "grades.csv"))
@@ -264,14 +265,14 @@ def formgrader(browser, url: str) -> str:
     blank): the assignment's submissions, one row per learner."""
     page = browse.login(browser, url, TEACHER, PASSWORD)
     page.goto(f"{url}/user/{TEACHER}/formgrader/manage_submissions/{ASSIGNMENT}")
-    page.wait_for_selector(f"text={ALICE}", timeout=60_000)
-    page.wait_for_timeout(1000)
+    browse.visible(page.locator(f"text={ALICE}").first, f"{ALICE}'s row in formgrader's submissions")
+    browse.visible(page.locator(f"text={BOB}").first, f"{BOB}'s row in formgrader's submissions")
     browse.shoot(page, "teacher_formgrader_submissions")
     text = page.locator("body").inner_text()
     page.goto(f"{url}/user/{TEACHER}/formgrader/gradebook/{ASSIGNMENT}/03_reductions")
-    page.wait_for_selector(f"text={BOB}", state="attached", timeout=60_000)
+    browse.visible(page.locator(f"text={BOB}").first, f"{BOB} in formgrader's gradebook of stage 3", state="attached")
     page.get_by_role("button", name="Show All Names").click()
-    page.wait_for_selector(f"text={BOB}", timeout=30_000)
+    browse.visible(page.locator(f"text={BOB}").first, f"{BOB}'s name shown in formgrader's gradebook")
     browse.shoot(page, "teacher_formgrader_gradebook_stage3")
     page.context.close()
     return text

@@ -188,7 +188,7 @@ def test_every_process_of_the_learners_user_is_ended_however_it_detached():
     # the detached grandchild says it is running before the first process ends, so that every
     # process of the user has been born before they are ended (none can appear afterwards)
     code = ("import os, time\nr, w = os.pipe()\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-            "        os.write(w, b'1')\n        time.sleep(600)\n    os._exit(0)\nos.read(r, 1)\n")
+            "        os.write(w, b'1')\n        time.sleep(600)\n    os._exit(0)\nos.close(w)\nos.read(r, 1)\n")
     python = "/usr/bin/python3"   # one every user may run (this environment's may sit in root's home)
     subprocess.run([python, "-I", "-c", code], user=user, group=user, extra_groups=[], cwd="/", check=True)
     assert [pid for pid, (uid, state) in processes().items() if uid == user and state != "Z"]

@@ -125,12 +125,15 @@ def test_a_failed_check_shows_its_message_first_without_the_machinery_then_heat_
                                   '        same(mine.shrink(np.ones(shape)), np.ones(shape), "shrink")'),
     ])
     import os
+    saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(tmp_path)
     try:
         NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
                        resources={"metadata": {"path": str(tmp_path)}}).execute()
     finally:
         os.environ.pop("PYTHONPATH")
+        if saved is not None:  # as it was: later tests in this worker run with it
+            os.environ["PYTHONPATH"] = saved
     wrong, raised = notebook.cells[1].outputs, notebook.cells[2].outputs
     assert [o.output_type for o in wrong] == ["error", "display_data"], wrong
     lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in wrong[0].traceback]

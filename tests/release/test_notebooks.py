@@ -43,15 +43,20 @@ def errors(notebook):
             for output in cell.get("outputs", []) if output.output_type == "error"]
 
 
+SET_BY_EXECUTE = ("PYTHONPATH", "MINITORCH_GPT_STEPS", "MPLBACKEND", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                  "MKL_NUM_THREADS")
+
+
 @pytest.fixture(autouse=True)
 def restore_pythonpath():
-    saved = os.environ.get("PYTHONPATH")
+    """What ``execute`` sets in the environment, as it was: later tests in this worker run with it."""
+    saved = {name: os.environ.get(name) for name in SET_BY_EXECUTE}
     yield
-    os.environ.pop("MINITORCH_GPT_STEPS", None)
-    if saved is None:
-        os.environ.pop("PYTHONPATH", None)
-    else:
-        os.environ["PYTHONPATH"] = saved
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
 
 
 def test_every_stage_has_a_source_notebook():
