@@ -39,13 +39,15 @@ def printed_addresses(text: str) -> list[str]:
 
 
 def wait_for(path: pathlib.Path, text: str, seconds: float) -> str:
-    """The log once it holds ``text`` and the whole block of addresses after it (a blank
-    line or the server's next log line closes the block)."""
+    """The log once it holds ``text`` and the whole block of addresses after it: Jupyter's
+    last address, 127.0.0.1's, ends its line (nothing else need follow), or a blank line or
+    the server's next log line closes the block."""
     def whole() -> str:
         content = path.read_text(errors="replace")
         after = content[content.index(text):] if text in content else ""
         last = after.rfind("/lab?token=")
-        return content if last >= 0 and ("\n\n" in after[last:] or "\n[" in after[last:]) else ""
+        closed = re.search(r"http://127\.0\.0\.1:\d+/lab\?token=\w+\n", after) or re.search(r"\n\s*\n|\n\[", after[last:])
+        return content if last >= 0 and closed else ""
     try:
         return condition(whole, f"`make lab` to print {text!r} and the addresses after it", seconds, every=1)
     except AssertionError as error:

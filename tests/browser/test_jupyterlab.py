@@ -175,8 +175,9 @@ def test_a_learner_fills_a_stub_in_labs_editor_checks_progress_and_hands_in(lab,
     page.keyboard.type("up, down = list(values), list(values); up[arg] += eps; down[arg] -= eps; "
                        "return (f(*up) - f(*down)) / (2 * eps)")
     page.keyboard.press("Control+s")
-    saved = condition(lambda: "(2 * eps)" in (text := (folder / "minitorch" / "numerical.py").read_text()) and text,
-                      "Lab to save numerical.py")
+    typed = "return (f(*up) - f(*down)) / (2 * eps)"
+    saved = condition(lambda: typed in (text := (folder / "minitorch" / "numerical.py").read_text()) and text,
+                      "Lab to save numerical.py with the typed line")
     assert "return (f(*up) - f(*down)) / (2 * eps)" in saved and "Task 1.1: central_difference\")" not in saved
     shoot(page, "lab_editor_filled")
     # back to the notebook: the check passes without restarting the kernel
