@@ -8,6 +8,7 @@ import pathlib
 import sys
 import time
 
+import grader.files as files
 from grader.intake.submissions import Shard
 from grader.lateness import ON_TIME, LatePolicy
 from grader.results import LearnerResult
@@ -23,7 +24,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.gradebook.course import Course
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms import read_roster
-    from grader.outputs.publish import Progress, write_all, write_part
+    from grader.outputs.publish import Progress, absentees, write_all, write_part
     folder, out = submissions.resolve(), out.resolve()
     if not folder.is_dir():
         return _fail(f"{folder} is not a folder of submissions")
@@ -79,11 +80,13 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...`")
         return 0
-    report, missing = write_all(results, out, lms, refusals)
-    for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
-    print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
-          f"feedback in {out / 'feedback'}/; open {report}")
+    report, unknown = write_all(results, out, lms, refusals)
+    for learner in unknown:
+        print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}", file=sys.stderr)
+    for learner in absentees(results, lms):
+        print(f"  missing {learner!r}: in the roster, no hand-in: 0 in {files.GRADES} and the exports")
+    print(f"Done in {time.perf_counter() - start:.1f} s: {out / files.GRADES}, {out / files.MISTAKES_CSV}, "
+          f"feedback in {out / files.FEEDBACK}/; open {report}")
     return 0
 
 
