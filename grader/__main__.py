@@ -66,6 +66,11 @@ def command_line() -> argparse.ArgumentParser:
                    "--jobs is then how many processes record results here")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
                    "given to another (default: the longest a hand-in can take under the limits)")
+    p.add_argument("--counts", choices=["last-before-deadline", "last", "best"],
+                   help="which of a learner's kept hand-ins counts; the course keeps it for later runs "
+                   "(default: last-before-deadline)")
+    p.add_argument("--only", nargs="+", metavar="LEARNER", help="grade these learners again; leave every other "
+                   "row as it was, and print what changed")
     h = commands.add_parser("hub-course", help="make the course for a JupyterHub with nbgrader's exchange "
                             "(docs/JUPYTERHUB.md)")
     h.add_argument("--out", required=True, help="the course folder to make (in the instructor's home)")
@@ -151,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
                               settings=Settings.from_args(args), jobs=args.jobs,
                               roster=path(args.roster) if args.roster else None,
                               late=LatePolicy.parse(args.deadline, args.late_penalty, "--deadline"),
-                              shard=args.shard, broker=args.broker, lease=args.lease)
+                              shard=args.shard, broker=args.broker, lease=args.lease, counts=args.counts,
+                              only=args.only)
     if args.command == "merge":
         from grader.commands import merge
         return merge.main(out=path(args.out), parts=[path(p) for p in args.parts],

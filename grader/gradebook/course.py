@@ -144,7 +144,7 @@ class Course:
             self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict(), self.late.percent_per_day))
         return self._api
 
-    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime) -> None:
+    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime | None) -> None:
         """Record ``result`` (every stage graded already, lateness applied) in nbgrader's
         gradebook: each stage's package and verdicts go through nbgrader's own autograde,
         which writes the scores and the late penalty once. A stage nbgrader cannot record
@@ -155,8 +155,9 @@ class Course:
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             shutil.copyfile(self.root / "release" / name / f"{name}.ipynb", folder / f"{name}.ipynb")
-            (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
-                "%Y-%m-%d %H:%M:%S.%f UTC"))
+            if handed_in is not None:   # none known: never late
+                (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
+                    "%Y-%m-%d %H:%M:%S.%f UTC"))
             if stage in hand_in.packages:
                 shutil.copytree(hand_in.packages[stage], folder / "minitorch")
             verdicts = [asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]
