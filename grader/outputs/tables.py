@@ -21,7 +21,8 @@ def table(result: LearnerResult) -> str:
         for t in tasks_of(stage):
             r = result.tasks[t]
             mark = "ok " if r.score == r.max_score else "-- "
-            lines.append(f"  {mark}Task {t:4s} {r.score:>4g} / {r.max_score:<4g}")
+            lines.append(f"  {mark}Task {t:4s} {r.score:>4g} / {r.max_score:<4g}"
+                         + (f"  corrected from {r.checked:g}: {r.reason}" if r.corrected is not None else ""))
             if r.message:
                 lines.extend(textwrap.wrap(r.message, 88, initial_indent="        ", subsequent_indent="        ",
                                            max_lines=6))

@@ -1,7 +1,7 @@
 """Every hand-in the grader has seen, kept under the output folder by its content and never
 overwritten: ``hand-ins/<safe id>/<content hash>.zip`` (or a folder of that name), listed
 with its time in ``hand-ins/<safe id>/index.json``. A hand-in handed in again unchanged is
-the same entry. Links are kept as links, never followed; special files and the folders the
+the same entry (a time stated later, in ``submitted.csv``, replaces one not known). Links are kept as links, never followed; special files and the folders the
 grader never grades (``.venv/``...) are left out.
 
 Which hand-in counts is the course's setting (``COUNTS``): the last before the learner's
@@ -16,7 +16,7 @@ import json
 import os
 import pathlib
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import grader.files as files
 from grader.intake.unpack import SKIPPED
@@ -76,7 +76,10 @@ def keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | None
     home = out / files.KEPT / sid
     listed = entries(out, sid)
     same = next((k for k in listed if k.content == content), None)
-    if same is not None:
+    if same is not None:   # handed in again unchanged: one entry; a time stated now replaces one not known
+        if at is not None and (same.at is None or source == files.SUBMITTED) and same.at != at.isoformat():
+            same = replace(same, at=at.isoformat(), source=source)
+            _write(home / "index.json", [same if k.content == content else k for k in listed])
         return same
     is_dir = stat.S_ISDIR(os.lstat(path).st_mode)
     target = home / (content if is_dir else f"{content}.zip")

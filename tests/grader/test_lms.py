@@ -13,8 +13,8 @@ import sys
 import pytest
 
 from grader.lateness import lateness, parse_deadline
-from grader.term.times import hand_in_times
 from grader.tasks import TOTAL
+from grader.term.times import hand_in_times
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UTC = dt.UTC
