@@ -1,8 +1,9 @@
 """Every hand-in the grader has seen, kept under the output folder by its content and never
 overwritten: ``hand-ins/<safe id>/<content hash>.zip`` (or a folder of that name), listed
 with its time in ``hand-ins/<safe id>/index.json``. A hand-in handed in again unchanged is
-the same entry (a time stated later, in ``submitted.csv``, replaces one not known). Links are kept as links, never followed; special files and the folders the
-grader never grades (``.venv/``...) are left out.
+the same entry (a time stated later, in ``submitted.csv``, replaces one not known). Links
+are kept as links, never followed; special files and the folders the grader never grades
+(``.venv/``...) are left out.
 
 Which hand-in counts is the course's setting (``COUNTS``): the last before the learner's
 deadline (when none is, the first after it, with its late penalty), the last of all, or the
