@@ -16,7 +16,7 @@ import grader.files as files
 from grader.class_grading.jobs import GradeJob
 from grader.class_grading.plan import Learner, Term, best, corrections_of, deadline_of, finished, job_for, stamp
 from grader.gradebook.course import Course
-from grader.gradebook.term import manual_scores, settle
+from grader.gradebook.term import settle
 from grader.intake.submissions import Found
 from grader.lateness import LatePolicy
 from grader.results import LearnerResult
@@ -58,10 +58,11 @@ class Run:
     warnings: list[str] = field(default_factory=list)
 
 
-def plan(term: Term, course: Course, found: list[Found], given: Sheets, base: dict[str, GradeJob], template: GradeJob,
+def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict[str, GradeJob], template: GradeJob,
          late: LatePolicy, every: bool, only: set[str] | None, grade: Runner) -> Run:
     """What this run does for each learner (``every``: every learner ever seen, not only
-    those in ``found``, as an unsharded run)."""
+    those in ``found``, as an unsharded run; ``manual``: the gradebook's manual scores,
+    read before the course was brought up to date)."""
     out, run = term.out, Run()
     times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted)
     sids = {**(known_learners(out) if every else {}), **{f.learner: f.sid for f in found}}
@@ -69,7 +70,7 @@ def plan(term: Term, course: Course, found: list[Found], given: Sheets, base: di
     for f in found:
         t = times[f.learner]
         kept.keep(out, f.sid, f.path, t.at, t.source)
-    corrections = corrections_of(given.corrections, manual_scores(course), term, sids)
+    corrections = corrections_of(given.corrections, manual, term, sids)
     for learner, sid in sorted(sids.items()):
         entries = kept.entries(out, sid)
         if not entries:
@@ -124,12 +125,13 @@ def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None) 
 
 
 def settle_all(term: Term, course: Course, jobs: list[GradeJob]) -> None:
-    """Each learner's own deadline and the corrections.csv scores into the gradebook, where
-    they changed; a manual grade from formgrader is already there."""
+    """Each learner's own deadline and the instructor's scores into the gradebook, where
+    they changed (a manual grade from formgrader is written back too, in case its stage was
+    made again; ``written`` holds only corrections.csv's, to tell the two apart)."""
     for job in jobs:
         ours = {t: p for t, p, r in job.corrections if r.startswith("correction:")}
         scores: dict[str, float | None] = {t: None for t in term.written.get(job.sid, {}) if t not in ours}
-        scores.update(ours)
+        scores.update({t: p for t, p, _ in job.corrections})
         key = hashlib.sha256(json.dumps([str(job.late.deadline), sorted(scores.items())]).encode()).hexdigest()[:16]
         if term.settled.get(job.sid) != key:
             settle(course, job.sid, job.late.deadline, scores)

@@ -28,6 +28,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.class_grading.plan import Term
     from grader.class_grading.pool import grade_class
     from grader.gradebook.course import Course
+    from grader.gradebook.term import manual_scores
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms import read_roster
     from grader.outputs.publish import Progress, absentees, write_all, write_part
@@ -54,8 +55,21 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
-    course = Course(out / files.COURSE, settings, late).create()
+    manual = manual_scores(Course(out / files.COURSE, settings, late))   # before a changed stage is made again
+    try:
+        course = Course(out / files.COURSE, settings, late).create()
+    except RuntimeError as error:
+        stale = [name for name in (files.GRADES, *files.EXPORTS, files.REPORT) if (out / name).is_file()]
+        for name in stale:   # from the course before the change: never left to be taken for current
+            (out / name).unlink()
+        return _fail(f"{error}. The course in {out / files.COURSE} cannot be brought up to date: move it aside "
+                     f"and run again (every kept hand-in in {out / files.KEPT} is graded again); "
+                     f"{', '.join(stale) or 'no grades'} removed as stale, {out / files.LOG} keeps their scores")
     term = Term.open(out, counts)
+    if course.regenerated:
+        term.recorded.clear()
+        term.settled.clear()
+        print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
     before = log.read_grades(out / files.GRADES)
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
@@ -71,7 +85,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         return got
 
     template = GradeJob("", "", "", str(course.root), str(out), settings, (), late)
-    run = term_run.plan(term, course, found, given, base, template, late, every=shard is None,
+    run = term_run.plan(term, manual, found, given, base, template, late, every=shard is None,
                         only=set(only) if only else None, grade=local)
     for warning in run.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -109,7 +109,9 @@ class Course:
     def create(self) -> Course:
         """Make the course's assignments that it lacks (all of them the first time, a stage
         or task added since then later), give each the deadline as its due date, and write
-        its config."""
+        its config. A stage whose tasks changed since its assignment was made (a task added,
+        changed or dropped) is made again, its recorded grades with it: ``regenerated``
+        names those stages, and a stage dropped from the course leaves the gradebook."""
         import nbformat
         bin_dir = str(pathlib.Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
@@ -117,21 +119,39 @@ class Course:
         (self.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
             root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict(),
             late_penalty=self.late.percent_per_day))
+        self.regenerated: list[str] = []
         for stage, name in STAGES.items():
             source = self.root / "source" / name / f"{name}.ipynb"
             fresh = grading_notebook(stage)
             if source.is_file() and _grade_cells(nbformat.read(source, as_version=4)) == _grade_cells(fresh) \
                     and (self.root / "release" / name / f"{name}.ipynb").is_file():
                 continue
+            if source.is_file():   # nbgrader cannot add or remove the cells of a recorded assignment
+                self._forget(name)
             source.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(fresh, source)
             result = self.api.generate_assignment(name, force=True)
             if not result["success"]:
                 raise RuntimeError(f"nbgrader could not generate {name}: {result.get('error')}")
+            self.regenerated.append(name)
         with self.gradebook() as gradebook:
+            for assignment in [a.name for a in gradebook.assignments if a.name not in STAGES.values()]:
+                self._forget(assignment)   # a stage dropped from the course
+                self.regenerated.append(assignment)
             for name in STAGES.values():
                 gradebook.update_or_create_assignment(name, duedate=self.late.deadline)
         return self
+
+    def _forget(self, name: str) -> None:
+        """An assignment out of the gradebook and the course's folders, to be made again."""
+        with self.gradebook() as gradebook:
+            if name in {a.name for a in gradebook.assignments}:
+                gradebook.remove_assignment(name)
+        gone = name not in STAGES.values()
+        for folder in ("release", "autograded", "feedback", "submitted") + (("source",) if gone else ()):
+            shutil.rmtree(self.root / folder / name, ignore_errors=True)
+            for learner in (self.root / folder).glob(f"*/{name}") if (self.root / folder).is_dir() else []:
+                shutil.rmtree(learner, ignore_errors=True)
 
     def gradebook(self) -> Any:
         from nbgrader.api import Gradebook

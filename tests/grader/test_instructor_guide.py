@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 GUARDS = ["tests/release/test_release.py", "tests/release/test_regions.py", "tests/grader/test_layout.py",
           "tests/grader/test_surface.py", "tests/grader/test_variants.py"]
 STEP = re.compile(r"```bash\n(?P<bash>.*?)```"
-                  r"|Append to `(?P<append>[^`]+)`:\n\n```python\n(?P<appended>.*?)```"
+                  r"|Append to `(?P<append>[^`]+)`:\n\n```(?:python|csv)\n(?P<appended>.*?)```"
                   r"|Replace the next TODO line of `(?P<todo>[^`]+)`.*?with:\n\n```python\n(?P<replacement>.*?)```"
                   r"|[Ii]n `(?P<file>[^`]+)`, change\s+`(?P<old>[^`]+)`\s+to\s+`(?P<new>[^`]+)`", re.S)
 TODO = re.compile(r"TODO (Task \d+\.\d+|Stage \d+)")
@@ -92,9 +92,9 @@ def follow(copy: pathlib.Path, text: str, edit: dict[str, str] | None = None) ->
                 files["by make release" if line == "make release" else "by the tools"] |= commit(copy)
             continue
         path = copy / (step["append"] or step["todo"] or step["file"])
-        source = path.read_text()
+        source = path.read_text() if path.exists() or not step["append"] else ""   # a file appended to may be new
         if step["append"]:
-            source = source.rstrip("\n") + "\n" + step["appended"]
+            source = source.rstrip("\n") + "\n" + step["appended"] if source else step["appended"]
         elif step["todo"]:
             lines = source.splitlines(keepends=True)
             at = next(i for i, line in enumerate(lines) if TODO.search(line))
@@ -187,3 +187,71 @@ def test_dropping_a_stage(tmp_path, stage):
     package = "\n".join(p.read_text() for p in (copy / "minitorch").rglob("*.py"))
     assert f'NotImplementedError("Task {stage}.' not in package  # no stub nothing grades: its regions are given code
     report(f"dropping stage {stage}", files, guards(copy))
+
+
+def test_during_the_term(tmp_path):
+    """The term's recipes in order, in a class folder: hand-ins, their times, an extension,
+    a correction, a regrade of one learner; each recipe's promise checked after it."""
+    import csv
+
+    from grader.term import log
+    work = tmp_path / "class"
+    for learner in ("ana", "bo"):
+        shutil.copytree(ROOT / "solutions" / "minitorch", work / "submissions" / learner / "minitorch",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    (work / "roster.csv").write_text("learner,name,email\nana,Ana,ana@x\nbo,Bo,bo@x\ncy,Cy,cy@x\n")
+    git(work, "init", "-q")
+    commit(work)
+
+    def rows():
+        with (work / "grades" / "grades.csv").open() as file:
+            return {r["learner"]: r for r in csv.DictReader(file) if r["row"] in ("graded", "missing")}
+
+    follow(work, recipe("Grading the class again"))
+    assert rows()["cy"]["row"] == "missing" and (work / "grades" / "hand-ins" / "ana" / "index.json").is_file()
+    follow(work, recipe("Hand-in times"))       # read by the next run
+    follow(work, recipe("Extensions"))
+    assert rows()["bo"]["late_days"] == "0" and "illness" in (work / "grades" / "feedback" / "bo.html").read_text()
+    follow(work, recipe("Corrections and manual grades"))
+    assert rows()["ana"]["task2.2"] == "3"
+    before = {k: v for k, v in rows().items() if k != "ana"}
+    follow(work, recipe("Regrading one learner"))
+    assert {k: v for k, v in rows().items() if k != "ana"} == before and rows()["ana"]["task2.2"] == "3"
+    assert log.rebuild(work / "grades") == {k: {f: v[f] for f in log.FIELDS} for k, v in rows().items()}
+
+
+def test_taking_a_kit_update(tmp_path):
+    """A simulated upstream change merged into an adapted course: `make release` then speaks
+    to the instructor, and the guide's rebuild makes a release that passes its guards."""
+    section = DOC[DOC.index("## Taking a kit update"):DOC.index("## How long things take")]
+    assert ".venv/bin/python -m grader release --force" in section
+    copy = make_copy(tmp_path)
+    mine = git(copy, "branch", "--show-current").strip()
+    git(copy, "branch", "kit")
+    follow(copy, recipe("Changing points"))      # the course's adaptation: stage 3's points
+    git(copy, "checkout", "-q", "kit")          # the kit's later commit: a note at the end of stage 3's notebook
+    notebook = copy / "solutions" / "notebooks" / "03_reductions.py"
+    notebook.write_text(notebook.read_text() + "\n# %% [markdown]\n# A later note from the kit.\n")
+    module = copy / "solutions" / "minitorch" / "__init__.py"
+    module.write_text(module.read_text() + "\n# a later commit of the kit\n")
+    run(copy, "-m", "grader", "release")
+    commit(copy)
+    git(copy, "checkout", "-q", mine)
+    merged = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-edit", "kit"],
+                            cwd=copy, capture_output=True, text=True)
+    if merged.returncode != 0:   # the generated files conflict: take the kit's, the release rebuilds them
+        git(copy, "checkout", "--theirs", "--", "minitorch", "notebooks", "grader/release/released.json")
+        git(copy, "add", "-A")
+        git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "merge")
+    env = dict(os.environ, PYTHONPATH=str(copy))
+    done = subprocess.run([sys.executable, "-m", "grader", "release"], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 1 and "notebooks/03_reductions.ipynb" in done.stderr, done.stderr
+    assert "a kit update into your course" in done.stderr and "release --force" in done.stderr, done.stderr
+    assert done.stderr.index("kit update") < done.stderr.index("If this is your work")
+    run(copy, "-m", "grader", "release", "--force")
+    assert "a later commit of the kit" in (copy / "minitorch" / "__init__.py").read_text()
+    built = (copy / "notebooks" / "03_reductions.ipynb").read_text()
+    assert "A later note from the kit." in built and "2.5" in (copy / "grader" / "tasks.toml").read_text()
+    run(copy, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "tests/grader/test_layout.py",
+        "tests/release/test_release.py")
