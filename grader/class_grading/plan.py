@@ -35,6 +35,7 @@ class Learner:
     notes: tuple[str, ...] = ()
     current: pathlib.Path | None = None    # the hand-in in the submissions folder now, if any
     current_content: str = ""
+    kept: int = 0                          # how many hand-ins of theirs are kept
 
 
 @dataclass
@@ -98,7 +99,7 @@ def job_for(base: GradeJob, who: Learner, entry: kept.Kept, counts: str, about: 
     submissions folder now, else its kept copy."""
     path = who.current if who.current is not None and entry.content == who.current_content else out / entry.file
     return replace(base, path=str(path), late=who.late, handed_in=entry.when, corrections=who.corrections,
-                   about=(about, counted_line(entry, counts, len(who.entries))), notes=who.notes,
+                   about=(about, counted_line(entry, counts, who.kept)), notes=who.notes,
                    verdicts=str(graded.path(out, entry.content, base.settings)))
 
 

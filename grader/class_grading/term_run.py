@@ -77,7 +77,7 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
             continue
         policy, about = deadline_of(learner, late, given.extensions)
         who = Learner(learner, sid, policy, corrections.get(learner, ()), kept.counting(entries, term.counts,
-                      policy.deadline), here[learner].notes if learner in here else ())
+                      policy.deadline), here[learner].notes if learner in here else (), kept=len(entries))
         if learner in here:
             who.current, who.current_content = here[learner].path, kept.content_of(here[learner].path)
         own = base.get(learner) or replace(template, learner=learner, sid=sid)

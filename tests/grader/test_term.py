@@ -23,11 +23,17 @@ pytestmark = pytest.mark.slow
 DEADLINE = "2026-11-20T12:00:00+00:00"
 
 
-def hand_in(folder: pathlib.Path, learner: str, version: int = 1) -> None:
+SIGMOID = "        return grad * out * (1 - out)"   # the backward rule a slip in a first hand-in breaks
+
+
+def hand_in(folder: pathlib.Path, learner: str, version: int = 1, slip: bool = False) -> None:
     target = folder / learner / "minitorch"
     if not target.exists():
         shutil.copytree(ROOT / "solutions" / "minitorch", target, ignore=shutil.ignore_patterns("__pycache__"))
     (target / "handed_in.py").write_text(f"VERSION = {version}\n")
+    rule = (ROOT / "solutions" / "minitorch" / "ops_unary.py").read_text()
+    assert rule.count(SIGMOID) == 1
+    (target / "ops_unary.py").write_text(rule.replace(SIGMOID, "        return grad * out") if slip else rule)
 
 
 def autograde(folder, out, *extra, ok=True):
@@ -70,7 +76,7 @@ def test_a_term(tmp_path):
     folder, out = tmp_path / "submissions", tmp_path / "out"
     (tmp_path / "roster.csv").write_text("learner,name,email\nana,Ana,ana@x\nbo,Bo,bo@x\ncy,Cy,cy@x\ndi,Di,di@x\n")
     for learner in ("ana", "bo", "cy"):
-        hand_in(folder, learner)
+        hand_in(folder, learner, slip=learner == "bo")
     (folder / "notes.txt").write_text("grade bo last")
 
     # Week 1: first hand-ins, copied in with cp (no time of their own): times from the LMS export.
@@ -84,9 +90,11 @@ def test_a_term(tmp_path):
     assert week1["cy"]["late_days"] == "1" and float(week1["cy"]["final"]) == pytest.approx(full * 0.9, abs=0.01)
     assert week1["di"]["row"] == "missing" and "notes.txt" not in week1
 
-    # Week 2: bo hands in again, before the deadline; only bo is graded.
+    assert float(week1["bo"]["final"]) < full
+
+    # Week 2: bo hands in again, the slip mended, before the deadline; only bo is graded.
     hand_in(folder, "bo", 2)
-    assert graded_count(autograde(folder, out)) == 1
+    assert graded_count(autograde(folder, out)) == 1 and float(grades(out)["bo"]["final"]) == full
     assert len(json.loads((out / "hand-ins" / "bo" / "index.json").read_text())) == 2
     assert "2 kept counts" in (out / "feedback" / "bo.html").read_text()
 
