@@ -200,6 +200,7 @@ def test_during_the_term(tmp_path):
         shutil.copytree(ROOT / "solutions" / "minitorch", work / "submissions" / learner / "minitorch",
                         ignore=shutil.ignore_patterns("__pycache__"))
     (work / "roster.csv").write_text("learner,name,email\nana,Ana,ana@x\nbo,Bo,bo@x\ncy,Cy,cy@x\n")
+    (work / ".gitignore").write_text("grades/\n")   # the output folder: not the course's source
     git(work, "init", "-q")
     commit(work)
 
