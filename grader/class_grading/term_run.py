@@ -67,19 +67,19 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted)
     sids = {**(known_learners(out) if every else {}), **{f.learner: f.sid for f in found}}
     here = {f.learner: f for f in found}
-    for f in found:
-        t = times[f.learner]
-        kept.keep(out, f.sid, f.path, t.at, t.source)
+    now = {f.learner: kept.keep(out, f.sid, f.path, times[f.learner].at, times[f.learner].source) for f in found}
     corrections = corrections_of(given.corrections, manual, term, sids)
     for learner, sid in sorted(sids.items()):
         entries = kept.entries(out, sid)
+        if learner in now and now[learner] not in entries:   # not kept (unreadable): graded as it is
+            entries.append(now[learner])
         if not entries:
             continue
         policy, about = deadline_of(learner, late, given.extensions)
         who = Learner(learner, sid, policy, corrections.get(learner, ()), kept.counting(entries, term.counts,
                       policy.deadline), here[learner].notes if learner in here else (), kept=len(entries))
         if learner in here:
-            who.current, who.current_content = here[learner].path, kept.content_of(here[learner].path)
+            who.current, who.current_content = here[learner].path, now[learner].content
         own = base.get(learner) or replace(template, learner=learner, sid=sid)
         candidates = [job_for(own, who, e, term.counts, about, out) for e in who.entries]
         contents = {c.verdicts: e.content for c, e in zip(candidates, who.entries)}

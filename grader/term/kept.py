@@ -16,7 +16,9 @@ import hashlib
 import json
 import os
 import pathlib
+import shutil
 import stat
+import time
 from dataclasses import asdict, dataclass, replace
 
 import grader.files as files
@@ -72,7 +74,17 @@ def content_of(path: pathlib.Path) -> str:
 
 
 def keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | None, source: str) -> Kept:
-    """Keep the hand-in at ``path`` (once per content) and list it; returns its entry."""
+    """Keep the hand-in at ``path`` (once per content) and list it; returns its entry. A
+    hand-in that cannot be read whole is graded as it is (the intake names what is wrong)
+    and not kept: its entry is not listed."""
+    try:
+        return _keep(out, sid, path, at, source)
+    except OSError as error:
+        unread = f"unread-{error.errno}-{time.time_ns()}"   # never the same twice: graded again each run
+        return Kept(unread, path.name, at.isoformat() if at else None, source, "")
+
+
+def _keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | None, source: str) -> Kept:
     content = content_of(path)
     home = out / files.KEPT / sid
     listed = entries(out, sid)
@@ -85,16 +97,23 @@ def keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | None
     is_dir = stat.S_ISDIR(os.lstat(path).st_mode)
     target = home / (content if is_dir else f"{content}.zip")
     home.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")   # a copy cut short is never taken for a kept one
+    shutil.rmtree(part, ignore_errors=True)
     if is_dir:
+        part.mkdir()
         for relative, kind, full in _files(path):
-            copy = target / relative
+            copy = part / relative
             copy.parent.mkdir(parents=True, exist_ok=True)
             if kind == "link":
                 os.symlink(os.readlink(full), copy)
             else:
                 copy.write_bytes(_read(full))
     elif stat.S_ISREG(os.lstat(path).st_mode):
-        target.write_bytes(_read(path))
+        part.write_bytes(_read(path))
+    if part.exists():
+        if target.is_dir() and not target.is_symlink():   # left by a run cut short, never listed
+            shutil.rmtree(target)
+        os.replace(part, target)
     entry = Kept(content, path.name, at.isoformat() if at else None, source, target.relative_to(out).as_posix())
     _write(home / "index.json", [*listed, entry])
     return entry
