@@ -125,7 +125,9 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
               "`python -m grader merge OUT PART...`")
         return 0
     report, unknown = write_all(results, out, lms, refusals)
-    changes = log.changes(before, log.read_grades(out / files.GRADES), run.why, time.strftime("%Y-%m-%dT%H:%M:%S"))
+    why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
+    changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                                         time.gmtime()))
     log.append(out, changes)
     _print_changes(changes, only)
     for learner in unknown:

@@ -5,6 +5,7 @@ release, regions, docs-table, layout, surface and variants tests) and `grader ch
 solutions`, which must give the reference every point. A doc change that breaks a recipe
 fails here."""
 
+import csv
 import json
 import os
 import pathlib
@@ -134,10 +135,12 @@ def test_changing_points(tmp_path):
 
 def test_adding_a_task(tmp_path):
     copy = make_copy(tmp_path)
-    course = tmp_path / "course"
-    make_course = ("import pathlib; from grader.gradebook.course import Course; from grader.settings import Settings; "
-                   f"Course(pathlib.Path({str(course)!r}), Settings()).create()")
-    run(copy, "-c", make_course)
+    hand_ins, out = tmp_path / "hand-ins", tmp_path / "grades"   # a class graded before the task is added
+    shutil.copytree(copy / "solutions" / "minitorch", hand_ins / "ana" / "minitorch",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    autograde = ["-m", "grader", "autograde", str(hand_ins), "--out", str(out)]
+    run(copy, *autograde)
+    course = out / "course"
     files = follow(copy, recipe("Adding a task"))
     assert {"grader/tasks.toml", "grader/checks/stage3.py", "tests/reference/test_stage3_reductions.py"} <= files["by the tools"]
     stub = (copy / "minitorch/ops_unary.py").read_text()
@@ -157,7 +160,11 @@ def test_adding_a_task(tmp_path):
     scores = dict(re.findall(r"Task (\d+\.\d+)\s+([\d.]+ / [\d.]+)", done.stdout))
     assert {t for t, s in scores.items() if s.split(" / ")[0] != s.split(" / ")[1]} == {"3.4"}
     assert re.search(r"3\.4.*not started", run(copy, "-m", "minitorch.course.progress").stdout)
-    run(copy, "-c", make_course)
+    said = run(copy, *autograde).stdout   # the same output folder: the course gains the task, ana is graded again
+    assert "The course changed (03_reductions)" in said and "Grading 1 hand-in" in said
+    with (out / "grades.csv").open() as file:
+        row = next(r for r in csv.DictReader(file) if r["learner"] == "ana")
+    assert row["task3.4"] == "0" and float(row["final"]) > 0
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         cells = {(c.name, c.max_score) for n in gradebook.find_assignment("03_reductions").notebooks
@@ -192,8 +199,6 @@ def test_dropping_a_stage(tmp_path, stage):
 def test_during_the_term(tmp_path):
     """The term's recipes in order, in a class folder: hand-ins, their times, an extension,
     a correction, a regrade of one learner; each recipe's promise checked after it."""
-    import csv
-
     from grader.term import log
     work = tmp_path / "class"
     for learner in ("ana", "bo"):
