@@ -1,7 +1,8 @@
 """When each hand-in was handed in, from an explicit source, in this order:
 
 1. ``submitted.csv`` in the output folder (``learner, submitted_at``; an LMS's export);
-2. nbgrader's ``timestamp.txt`` in the hand-in's folder;
+2. nbgrader's ``timestamp.txt`` in the hand-in's folder (in an nbgrader ``submitted/<id>/``,
+   the latest of its assignments');
 3. the platform's metadata in the hand-in's folder (Gradescope's ``submission_metadata.json``,
    its ``created_at``).
 
@@ -49,12 +50,17 @@ def explicit(path: pathlib.Path) -> Time | None:
             return None
     except OSError:
         return None
-    text = _small_file(path / "timestamp.txt")
-    if text is not None:
+    stamps = []   # nbgrader's: in the hand-in's folder, or in each assignment's of an nbgrader submitted/<id>/
+    for stamp in [path / "timestamp.txt", *sorted(path.glob("*/timestamp.txt"))[:50]]:
+        text = _small_file(stamp)
+        if text is None:
+            continue
         try:
-            return Time(parse_when(text.strip()[:100].removesuffix(" UTC").replace(" ", "T")), "timestamp.txt")
+            stamps.append(parse_when(text.strip()[:100].removesuffix(" UTC").replace(" ", "T")))
         except ValueError:
             pass
+    if stamps:
+        return Time(max(stamps), "timestamp.txt")
     text = _small_file(path / "submission_metadata.json")
     if text is not None:
         try:

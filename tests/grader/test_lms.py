@@ -33,15 +33,19 @@ def test_the_hand_in_time_comes_from_a_stated_source_and_a_file_time_only_with_a
     folder = tmp_path / "ana"
     folder.mkdir()
     (folder / "timestamp.txt").write_text("2026-11-21 08:30:00.000000 UTC")
+    for stage, stamp in (("01_chain_rule", "2026-11-18 10:00:00 UTC"), ("02_broadcasting", "2026-11-19 11:00:00 UTC")):
+        (tmp_path / "nb" / stage).mkdir(parents=True)   # an nbgrader submitted/<id>/: the latest counts
+        (tmp_path / "nb" / stage / "timestamp.txt").write_text(stamp)
     (tmp_path / "gs").mkdir()
     (tmp_path / "gs" / "submission_metadata.json").write_text('{"created_at": "2026-11-19T10:00:00+00:00"}')
     for name, stamp in (("bo.zip", 1_700_000_000), ("cy.zip", 1_600_000_000), ("di.zip", 1_600_000_000)):
         (tmp_path / name).write_bytes(b"")
         os.utime(tmp_path / name, (stamp, stamp))
-    paths = {name.removesuffix(".zip"): tmp_path / name for name in ("ana", "gs", "bo.zip", "cy.zip")}
+    paths = {name.removesuffix(".zip"): tmp_path / name for name in ("ana", "gs", "nb", "bo.zip", "cy.zip")}
     times, warnings = hand_in_times(paths, {"cy": dt.datetime(2026, 11, 20, tzinfo=UTC)})
     assert (times["ana"].at, times["ana"].source) == (dt.datetime(2026, 11, 21, 8, 30, tzinfo=UTC), "timestamp.txt")
     assert times["gs"].at == dt.datetime(2026, 11, 19, 10, tzinfo=UTC)
+    assert times["nb"].at == dt.datetime(2026, 11, 19, 11, tzinfo=UTC)
     assert (times["cy"].at, times["cy"].source) == (dt.datetime(2026, 11, 20, tzinfo=UTC), "submitted.csv")
     assert times["bo"].at == dt.datetime.fromtimestamp(1_700_000_000, UTC)
     assert len(warnings) == 1 and "file's own time for bo" in warnings[0]
