@@ -15,22 +15,16 @@ from grader.tasks import STAGES, TASKS, marker, stage_of
 
 
 def manual_scores(course: Course) -> dict[str, dict[str, float]]:
-    """{safe id: {task: manual score}} for every grade that has one."""
+    """{safe id: {task: manual score}} for every grade that has one (one query)."""
+    from nbgrader.api import Grade
     tasks = {marker(t): t for t in TASKS}
     found: dict[str, dict[str, float]] = {}
     if not (course.root / "gradebook.db").is_file():
         return found
     with course.gradebook() as gradebook:
-        for name in STAGES.values():
-            try:
-                submissions = gradebook.assignment_submissions(name)
-            except Exception:  # noqa: BLE001 - nbgrader's MissingEntry: an assignment with no submission yet
-                continue
-            for submission in submissions:
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        if grade.manual_score is not None and grade.name in tasks:
-                            found.setdefault(submission.student.id, {})[tasks[grade.name]] = float(grade.manual_score)
+        for grade in gradebook.db.query(Grade).filter(Grade.manual_score.isnot(None)).all():
+            if grade.name in tasks:
+                found.setdefault(grade.notebook.assignment.student.id, {})[tasks[grade.name]] = float(grade.manual_score)
     return found
 
 
