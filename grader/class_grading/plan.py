@@ -46,20 +46,33 @@ class Term:
     written: dict[str, dict[str, float]] = field(default_factory=dict)   # sid -> scores the grader set
     settled: dict[str, str] = field(default_factory=dict)      # sid -> the deadline and scores last settled
     last: dict[str, dict] = field(default_factory=dict)        # sid -> what counted last run, and why
+    late: list = field(default_factory=list)                   # the class's deadline and rate, last run
 
     @classmethod
     def open(cls, out: pathlib.Path, counts: str | None) -> Term:
         path = out / files.TERM
         data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
         term = cls(out, data.get("counts", "last-before-deadline"), data.get("recorded", {}), data.get("written", {}),
-                   data.get("settled", {}), data.get("last", {}))
+                   data.get("settled", {}), data.get("last", {}), data.get("late", []))
         term.counts = counts or term.counts
         return term
 
     def save(self) -> None:
         (self.out / files.TERM).write_text(json.dumps({"counts": self.counts, "recorded": self.recorded,
                                                        "written": self.written, "settled": self.settled,
-                                                       "last": self.last}, indent=1, sort_keys=True))
+                                                       "last": self.last, "late": self.late}, indent=1,
+                                                      sort_keys=True))
+
+    def late_changed(self, late: LatePolicy) -> str | None:
+        """A warning when this run's deadline or rate differ from the last run's (a flag
+        forgotten changes every learner's lateness); remembers this run's."""
+        now = [late.deadline.isoformat() if late.deadline else None, late.percent_per_day]
+        before, self.late = self.late, now
+        if not before or before == now:
+            return None
+        return (f"this run's deadline and late penalty ({now[0] or 'none'}, {now[1]:g}% a day) differ from the last "
+                f"run's ({before[0] or 'none'}, {before[1]:g}% a day): every learner's lateness follows this run's; "
+                "give the same --deadline and --late-penalty each run to keep them")
 
 
 def corrections_of(listed: list[Correction], manual: dict[str, dict[str, float]], term: Term,

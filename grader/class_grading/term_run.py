@@ -65,6 +65,8 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     read before the course was brought up to date)."""
     out, run = term.out, Run()
     times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted)
+    if every and (changed := term.late_changed(late)):
+        run.warnings.append(changed)
     sids = {**(known_learners(out) if every else {}), **{f.learner: f.sid for f in found}}
     here = {f.learner: f for f in found}
     now = {f.learner: kept.keep(out, f.sid, f.path, times[f.learner].at, times[f.learner].source) for f in found}
@@ -120,7 +122,8 @@ def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None) 
     if last["corrections"] != [list(c) for c in job.corrections]:
         reasons.append("; ".join(f"task {t}: {r}" for t, _, r in job.corrections) or "a correction withdrawn")
     if last["deadline"] != str(job.late.deadline):
-        reasons.append(f"a new deadline ({job.late.deadline}: an extension)")
+        now = job.about[0].removeprefix("your deadline: ") if job.about else str(job.late.deadline)
+        reasons.append(f"a new deadline: {now}")
     return "; ".join(reasons) or "a new run of the grader"
 
 
