@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import json
 import os
 import pathlib
 import shutil
@@ -168,9 +169,13 @@ class Course:
         """Record ``result`` (every stage graded already, lateness applied) in nbgrader's
         gradebook: each stage's package and verdicts go through nbgrader's own autograde,
         which writes the scores and the late penalty once. A stage nbgrader cannot record
-        is named among the result's problems (its grade in grades.csv stands)."""
+        is named among the result's problems (its grade in grades.csv stands). A stage whose
+        verdicts are those recorded already (a resubmission that changed other stages) keeps
+        its record: only its package and time are brought up to date (``gradebook/term.py``
+        then sets its late penalty)."""
         sid = result.sid
         for stage, name in STAGES.items():
+            verdicts = json.loads(json.dumps([asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]))
             folder = self.root / "submitted" / sid / name
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
@@ -180,7 +185,8 @@ class Course:
                     "%Y-%m-%d %H:%M:%S.%f UTC"))
             if stage in hand_in.packages:
                 shutil.copytree(hand_in.packages[stage], folder / "minitorch")
-            verdicts = [asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]
+            if self._recorded(sid, name) == verdicts and self._restamp(sid, name, handed_in):
+                continue
             self.api.config.GradeFromChecks.recorded = {sid: verdicts}
             try:
                 outcome = self.api.autograde(name, sid, force=True, create=True)
@@ -190,6 +196,24 @@ class Course:
                 why = str(outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()[-1:]
                 result.problems.append(f"nbgrader could not record stage {stage} in the course's gradebook "
                                        f"({' '.join(why)[:200]})")
+
+    def _recorded(self, sid: str, name: str) -> list | None:
+        """The verdicts nbgrader's autograde last recorded for this stage, if any."""
+        try:
+            return json.loads((self.root / "autograded" / sid / name / "verdicts.json").read_text())["verdicts"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _restamp(self, sid: str, name: str, handed_in: dt.datetime | None) -> bool:
+        """The submission's time in the gradebook (False: there is no such submission)."""
+        with self.gradebook() as gradebook:
+            try:
+                submission = gradebook.find_submission(name, sid)
+            except Exception:  # noqa: BLE001 - nbgrader's MissingEntry: record it in full
+                return False
+            submission.timestamp = handed_in.astimezone(dt.UTC).replace(tzinfo=None) if handed_in else None
+            gradebook.db.commit()
+        return True
 
     def record_learners(self, ids: dict[str, str]) -> None:
         """Add ``learner -> safe id`` to ``learners.csv``; a re-run adds nothing twice."""

@@ -97,6 +97,9 @@ def test_a_term(tmp_path):
     assert graded_count(autograde(folder, out)) == 1 and float(grades(out)["bo"]["final"]) == full
     assert len(json.loads((out / "hand-ins" / "bo" / "index.json").read_text())) == 2
     assert "2 kept counts" in (out / "feedback" / "bo.html").read_text()
+    book = gradebook_finals(out)   # bo's changed stages recorded again, the others kept: the gradebook agrees
+    assert all(book[learner] == pytest.approx(float(row["final"]), abs=0.01) for learner, row in grades(out).items()
+               if row["row"] == "graded")
 
     # Week 3: cy's extension: no regrade, no penalty, their own deadline on their page.
     (out / "extensions.csv").write_text("learner,deadline,days,reason\ncy,,2,illness\n")
