@@ -7,8 +7,8 @@ of each file it wrote (``RECORD``, committed with the release), and the next one
 compares: a file changed since, or one the release did not write (a helper module of the
 learner's own), stops it, named, unless it is told to go on (``--force``). A file the
 release wrote and someone deleted is simply written again: nothing is lost there. After a
-merge of the kit's later commits into an adapted course (``merged``), those folders hold two
-releases' files combined by git: the message then tells the instructor how to rebuild them
+merge of the kit's later commits into an adapted course (``merged``: the two sides' releases
+differ), those folders hold two releases' files combined by git: the message then tells the instructor how to rebuild them
 (docs/INSTRUCTOR.md, "Taking a kit update"), before what it says to a learner.
 """
 
@@ -93,13 +93,13 @@ def check(root: pathlib.Path) -> None:
 
 
 def merged(root: pathlib.Path) -> bool:
-    """Whether ``root`` is a git repository in the middle of a merge, or whose last commit
-    is one (a kit update taken in)."""
+    """Whether ``root`` is a git repository whose merge under way, or whose last commit (a
+    merge), brought together two different releases (a kit update taken into a course)."""
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
     try:
-        head = subprocess.run(["git", "rev-parse", "-q", "--verify", "MERGE_HEAD"], cwd=root, capture_output=True,
-                              text=True, timeout=30)
-        parents = subprocess.run(["git", "log", "-1", "--format=%P"], cwd=root, capture_output=True, text=True,
-                                 timeout=30)
+        sides = ["HEAD", "MERGE_HEAD"] if git("rev-parse", "-q", "--verify", "MERGE_HEAD").returncode == 0 \
+            else git("log", "-1", "--format=%P").stdout.split()
+        return len(sides) == 2 and git("diff", "--quiet", *sides, "--", RECORD).returncode == 1
     except (OSError, subprocess.SubprocessError):
         return False
-    return head.returncode == 0 or (parents.returncode == 0 and len(parents.stdout.split()) > 1)
