@@ -16,11 +16,11 @@ from grader.tasks import STAGES, TASKS, marker, stage_of
 
 def manual_scores(course: Course) -> dict[str, dict[str, float]]:
     """{safe id: {task: manual score}} for every grade that has one (one query)."""
-    from nbgrader.api import Grade
     tasks = {marker(t): t for t in TASKS}
     found: dict[str, dict[str, float]] = {}
     if not (course.root / "gradebook.db").is_file():
         return found
+    from nbgrader.api import Grade
     with course.gradebook() as gradebook:
         for grade in gradebook.db.query(Grade).filter(Grade.manual_score.isnot(None)).all():
             if grade.name in tasks:

@@ -55,3 +55,21 @@ def test_a_learners_own_deadline():
     assert policy == LatePolicy(own, 10) and "2026-11-23 12:00 UTC (an extension: illness)" in line
     policy, line = deadline_of("ana", late, {"bo": Extension("bo", own, "illness")})
     assert policy == late and "(the class's)" in line
+
+
+def test_a_course_that_cannot_be_brought_up_to_date_stops_and_leaves_no_stale_grades(tmp_path, monkeypatch, capsys):
+    from grader.commands import autograde
+    from grader.gradebook.course import Course
+
+    def cannot(self):
+        raise RuntimeError("nbgrader could not generate 03_reductions: Cannot add or remove cells")
+    monkeypatch.setattr(Course, "create", cannot)
+    (tmp_path / "in" / "ana").mkdir(parents=True)
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("grades.csv", "canvas.csv", "report.html"):
+        (out / name).write_text("from the course before the change")
+    assert autograde.main(submissions=tmp_path / "in", out=out, settings=Settings()) == 2
+    said = capsys.readouterr().err
+    assert "Cannot add or remove cells" in said and "move it aside and run again" in said
+    assert not any((out / name).exists() for name in ("grades.csv", "canvas.csv", "report.html"))
