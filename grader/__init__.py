@@ -28,6 +28,7 @@ adapt the course):
                  another stage needs), reference.py (the NumPy versions any check may use),
                  helpers, central differences. Never run in the learner's process.
     lateness.py  the late policy (``LatePolicy``: a deadline and a rate, parsed once)
+    files.py     the names of the files in a class's output folder
 
     intake/      reading hand-ins without trusting them: submissions.py (the folder's
                  entries: hand-ins and refusals, ids), hand_in.py (one hand-in's package,
@@ -36,9 +37,15 @@ adapt the course):
                  hand_ins.py (every stage of one hand-in: what check, the nbgrader
                  preprocessors, the platforms and the queue's workers all call).
     gradebook/   the nbgrader course that records grades: course.py (the course folder,
-                 its gradebook), preprocessor.py (``GradeFromChecks``, the late rule).
+                 its gradebook), preprocessor.py (``GradeFromChecks``, the late rule),
+                 term.py (extensions, corrections as manual scores, formgrader's grades).
     class_grading/  a class on this machine: jobs.py (one learner: read, grade, late
-                 policy, gradebook, feedback), pool.py (the class in a process pool).
+                 policy, gradebook, feedback), pool.py (the class in a process pool),
+                 plan.py and term_run.py (a run over the term: what counts, what changed).
+    term/        the term's record in the output folder: sheets.py (submitted.csv,
+                 corrections.csv, extensions.csv), times.py (hand-in times), kept.py
+                 (every hand-in by content), graded.py (verdicts by content and grading
+                 inputs), log.py (the audit log of every score change).
     queue/       a class on Celery workers: instructor.py (sending, recording with
                  class_grading's ``record``), worker.py (grading on a grading machine).
     pipeline/    a forwarding address only: course folders made before the split import

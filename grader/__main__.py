@@ -82,6 +82,11 @@ def _autograde(p: argparse.ArgumentParser) -> None:
                    "--jobs is then how many processes record results here")
     p.add_argument("--lease", type=float, help="seconds after which a hand-in a worker took and did not finish is "
                    "given to another (default: the longest a hand-in can take under the limits)")
+    p.add_argument("--counts", choices=["last-before-deadline", "last", "best"],
+                   help="which of a learner's kept hand-ins counts; the course keeps it for later runs "
+                   "(default: last-before-deadline)")
+    p.add_argument("--only", nargs="+", metavar="LEARNER", help="grade these learners again; leave every other "
+                   "row as it was, and print what changed")
     add_flags(p)
 
 
@@ -170,7 +175,8 @@ COMMANDS: tuple[Command, ...] = (
             lambda a: _main("autograde")(submissions=pathlib.Path(a.submissions), out=pathlib.Path(a.out),
                                          settings=Settings.from_args(a), jobs=a.jobs, roster=_path(a.roster),
                                          late=_late(a.deadline, a.late_penalty, "--deadline"),
-                                         shard=a.shard, broker=a.broker, lease=a.lease)),
+                                         shard=a.shard, broker=a.broker, lease=a.lease, counts=a.counts,
+                                         only=a.only)),
     Command("merge", "collect the parts of a class graded in shards", _merge,
             lambda a: _main("merge")(out=pathlib.Path(a.out), parts=[pathlib.Path(p) for p in a.parts],
                                      roster=_path(a.roster))),

@@ -1,7 +1,8 @@
 """The late policy, applied once, before a learner's grade is recorded.
 
-A hand-in's time is nbgrader's ``timestamp.txt`` in its folder if there is one, else the
-file's own modification time; each started day after the deadline costs
+A hand-in's time comes from an explicit source (``term/times.py``: ``submitted.csv``,
+nbgrader's ``timestamp.txt``, a platform's metadata), a file's own time only with a warning;
+a learner's deadline is the class's or their extension's. Each started day after the deadline costs
 ``percent_per_day`` percent of the learner's total, at most 100. The deadline and the rate
 travel together as one ``LatePolicy``, parsed once (the command line or the course's
 traitlet) and handed down; its ``apply`` sets a ``LearnerResult``'s lateness (grades.csv's
@@ -15,26 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
-import pathlib
-import stat
 from dataclasses import dataclass
 
 from grader.outputs.words import plural
 from grader.results import LearnerResult
-
-
-def submitted_at(path: pathlib.Path) -> dt.datetime:
-    """When a hand-in was handed in (UTC), read without following links."""
-    stamp = path / "timestamp.txt"
-    try:
-        if stat.S_ISDIR(os.lstat(path).st_mode) and stat.S_ISREG(os.lstat(stamp).st_mode):
-            text = stamp.read_text(encoding="utf-8", errors="replace")[:100].strip().removesuffix(" UTC")
-            when = dt.datetime.fromisoformat(text.replace(" ", "T"))
-            return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-    except (OSError, ValueError):
-        pass
-    return dt.datetime.fromtimestamp(os.lstat(path).st_mtime, dt.UTC)
 
 
 def lateness(when: dt.datetime, deadline: dt.datetime | None, penalty_per_day: float) -> tuple[int, float]:
@@ -72,8 +57,16 @@ class LatePolicy:
     def parse(cls, deadline: str | None, percent_per_day: float, flag: str = "--deadline") -> LatePolicy:
         return cls(parse_deadline(deadline, flag), float(percent_per_day))
 
-    def apply(self, result: LearnerResult, when: dt.datetime) -> None:
-        """Set ``result``'s days late and penalty, and say so among its problems."""
+    def until(self, deadline: dt.datetime | None) -> LatePolicy:
+        """The same rate with a learner's own deadline (an extension)."""
+        return LatePolicy(deadline, self.percent_per_day)
+
+    def apply(self, result: LearnerResult, when: dt.datetime | None) -> None:
+        """Set ``result``'s days late and penalty, and say so among its problems (a hand-in
+        whose time is not known is never late)."""
+        if when is None:
+            result.late_days, result.penalty = 0, 0.0
+            return
         result.late_days, result.penalty = lateness(when, self.deadline, self.percent_per_day)
         if result.late_days:
             result.problems.append(f"handed in {when:%Y-%m-%d %H:%M} UTC, {plural(result.late_days, 'day')} after the "

@@ -74,10 +74,17 @@ class Verdict:
 class TaskResult:
     task: str
     verdicts: list[Verdict]
+    corrected: float | None = None   # the instructor's score for the task (a correction or a manual grade)
+    reason: str = ""                 # ... and why
+
+    @property
+    def checked(self) -> float:
+        """The points the checks gave."""
+        return sum(v.earned for v in self.verdicts)
 
     @property
     def score(self) -> float:
-        return sum(v.earned for v in self.verdicts)
+        return self.checked if self.corrected is None else self.corrected
 
     @property
     def max_score(self) -> float:
@@ -115,14 +122,21 @@ class LearnerResult:
 
     def to_json(self) -> dict:
         return {"learner": self.learner, "sid": self.sid, "problems": self.problems, "late_days": self.late_days,
-                "penalty": self.penalty, "verdicts": [asdict(v) for r in self.tasks.values() for v in r.verdicts]}
+                "penalty": self.penalty, "verdicts": [asdict(v) for r in self.tasks.values() for v in r.verdicts],
+                "corrections": {t: [r.corrected, r.reason] for t, r in self.tasks.items() if r.corrected is not None}}
 
     @classmethod
     def from_json(cls, data: dict) -> LearnerResult:
         result = cls(data["learner"], str(data.get("sid", "")), problems=list(data.get("problems", [])),
                      late_days=int(data.get("late_days", 0)), penalty=float(data.get("penalty", 0.0)))
         result.add([Verdict(**v) for v in data["verdicts"]])
+        for task, (points, reason) in data.get("corrections", {}).items():
+            result.correct(task, float(points), str(reason))
         return result
+
+    def correct(self, task: str, points: float, reason: str) -> None:
+        """The instructor's score for ``task`` in place of the checks' (the verdicts stay)."""
+        self.tasks[task].corrected, self.tasks[task].reason = points, reason
 
     def all_verdicts(self) -> list[Verdict]:
         return [v for r in self.tasks.values() for v in r.verdicts]

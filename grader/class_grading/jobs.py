@@ -1,11 +1,14 @@
 """One learner of a class graded on this machine, as ``autograde`` runs it in a pool
-process: read the hand-in once, grade each stage once (``grading.hand_ins``), apply the
-late policy, record the result once (nbgrader's gradebook), write the feedback page. A
-queue's instructor side records what a worker sent back with the same ``record``.
+process: read the hand-in once, grade each stage once (``grading.hand_ins``) unless the
+same hand-in was graded with the same grading inputs before (``term.graded``: its verdicts
+are reused), keep the verdicts, apply the corrections and the late policy with the
+learner's own deadline, record the result once (nbgrader's gradebook), write the feedback
+page. A queue's instructor side records what a worker sent back with the same ``record``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import pathlib
 import tempfile
@@ -15,10 +18,11 @@ from dataclasses import dataclass
 from grader.gradebook.course import Course
 from grader.grading.hand_ins import grade_stages
 from grader.intake.hand_in import HandIn, read_hand_in
-from grader.lateness import ON_TIME, LatePolicy, submitted_at
+from grader.lateness import ON_TIME, LatePolicy
 from grader.outputs import feedback
 from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.settings import Settings
+from grader.term import graded
 
 
 @dataclass(frozen=True)
@@ -30,34 +34,56 @@ class GradeJob:
     out: str              # where feedback pages go
     settings: Settings
     notes: tuple[str, ...] = ()   # about this hand-in among the others (two with one id)
-    late: LatePolicy = ON_TIME
+    late: LatePolicy = ON_TIME    # with the learner's own deadline
+    handed_in: dt.datetime | None = None   # from an explicit source (term.times); None: never late
+    corrections: tuple[tuple[str, float, str], ...] = ()   # (task, points, reason)
+    about: tuple[str, ...] = ()   # for the feedback page: which hand-in counted, the learner's deadline
+    verdicts: str = ""            # where this hand-in's verdicts are kept (term.graded); reused when there
+    gradebook: bool = True        # record in the course (False: only grade and keep the verdicts)
 
 
 @functools.lru_cache(maxsize=1)
-def open_course(root: str, settings: Settings, late: LatePolicy) -> Course:
+def open_course(root: str, settings: Settings, percent_per_day: float) -> Course:
     """The class's course, opened once per pool process (it holds nbgrader's API, nothing
     of any learner)."""
-    return Course(pathlib.Path(root), settings, late)
+    return Course(pathlib.Path(root), settings, LatePolicy(None, percent_per_day))
 
 
 def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
-    """Grade one learner of a class (in a pool process): read, grade, record, write."""
+    """Grade one learner of a class (in a pool process): read, grade (or reuse the same
+    hand-in's verdicts), record, write."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="minitorch-hand-in-") as scratch:
         hand_in = read_hand_in(pathlib.Path(job.path), job.learner, pathlib.Path(scratch))
-        result = grade_stages(hand_in, job.settings)
+        kept = graded.load(pathlib.Path(job.verdicts)) if job.verdicts else None
+        result = kept if kept is not None else grade_stages(hand_in, job.settings)
         record(job, hand_in, result)
     return result, time.perf_counter() - start
 
 
 def record(job: GradeJob, hand_in: HandIn, result: LearnerResult) -> None:
-    """The late policy, then the gradebook, then the feedback page: once each."""
-    result.sid = job.sid
+    """The verdicts kept, then the corrections and the late policy, then the gradebook,
+    then the feedback page: once each."""
+    result.learner, result.sid = job.learner, job.sid   # verdicts kept may be another's of the same content
+    if job.verdicts:
+        graded.save(pathlib.Path(job.verdicts), result)
+    if not job.gradebook:
+        return
+    finish(job, result)
+    open_course(job.course, job.settings, job.late.percent_per_day).record(hand_in, result, job.handed_in)
+    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{result.sid}.html", job.about)
+
+
+def finish(job: GradeJob, result: LearnerResult) -> LearnerResult:
+    """What applies to a learner's verdicts after grading: the notes about the hand-in among
+    the others, the corrections (each with its reason), the late policy."""
+    result.learner, result.sid = job.learner, job.sid
     result.problems[:0] = job.notes
-    handed_in = submitted_at(pathlib.Path(job.path))
-    job.late.apply(result, handed_in)
-    open_course(job.course, job.settings, job.late).record(hand_in, result, handed_in)
-    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{result.sid}.html")
+    for task, points, reason in job.corrections:
+        if task in result.tasks:
+            result.correct(task, points, reason)
+    job.late.apply(result, job.handed_in)
+    return result
 
 
 def crashed(job: GradeJob) -> LearnerResult:

@@ -1,6 +1,9 @@
 """``python -m grader autograde SUBMISSIONS``: grade a class, one hand-in per entry of the
 folder, on this machine (``jobs`` processes), in shards (``shard``) or on a queue
-(``broker``), and write grades.csv, the feedback, the report and the nbgrader course."""
+(``broker``), and write grades.csv, the feedback, the report and the nbgrader course. Over
+a term, into the same output folder: every hand-in is kept, only what changed is graded,
+the instructor's extensions and corrections apply, and every change of a score is logged
+(``class_grading/term_run.py``)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import pathlib
 import sys
 import time
 
+import grader.files as files
 from grader.intake.submissions import Shard
 from grader.lateness import ON_TIME, LatePolicy
 from grader.results import LearnerResult
@@ -16,62 +20,103 @@ from grader.settings import Settings
 
 def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: int = 1,
          roster: pathlib.Path | None = None, late: LatePolicy = ON_TIME, shard: Shard | None = None,
-         broker: str | None = None, lease: float | None = None) -> int:
+         broker: str | None = None, lease: float | None = None, counts: str | None = None,
+         only: list[str] | None = None) -> int:
     from grader.boundary.confinement import landlock_abi
+    from grader.class_grading import term_run
     from grader.class_grading.jobs import GradeJob, crashed
+    from grader.class_grading.plan import Term
     from grader.class_grading.pool import grade_class
     from grader.gradebook.course import Course
+    from grader.gradebook.term import manual_scores
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms import read_roster
-    from grader.outputs.publish import Progress, write_all, write_part
+    from grader.outputs.publish import Progress, absentees, write_all, write_part
+    from grader.term import log
+    from grader.term.sheets import SheetError
     folder, out = submissions.resolve(), out.resolve()
     if not folder.is_dir():
         return _fail(f"{folder} is not a folder of submissions")
     if folder.is_relative_to(out) or out.is_relative_to(folder):
         return _fail(f"the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
                      "reads; choose another --out")
-    try:
-        lms = read_roster(roster) if roster else None
-    except (ValueError, OSError) as error:
-        return _fail(str(error))
-    if landlock_abi() < 1:
-        print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
-              "work you trust here", file=sys.stderr)
-    out.mkdir(parents=True, exist_ok=True)
-    course = Course(out / "course", settings, late).create()
     found, refused = find_learners(folder)
     entries = len(found) + len(refused)
     if shard:
         found = shard.share(found)
-    grade_jobs = [GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
-                  for f in found]
-    course.record_learners({job.learner: job.sid for job in grade_jobs})
-    for job in grade_jobs:
+    try:
+        lms = read_roster(roster) if roster else None
+        given = term_run.read_sheets(out, found, lms, late)   # a wrong row stops here, before anything is written
+    except (ValueError, OSError) as error:
+        return _fail(str(error) + (" (nothing was changed)" if isinstance(error, SheetError) else ""))
+    if only and (unknown := sorted(set(only) - {f.learner for f in found} - set(term_run.known_learners(out)))):
+        return _fail(f"--only {', '.join(unknown)}: no such learner in {folder} or the course (nothing was changed)")
+    if landlock_abi() < 1:
+        print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
+              "work you trust here", file=sys.stderr)
+    out.mkdir(parents=True, exist_ok=True)
+    manual = manual_scores(Course(out / files.COURSE, settings, late))   # before a changed stage is made again
+    try:
+        course = Course(out / files.COURSE, settings, late).create()
+    except RuntimeError as error:
+        stale = [name for name in (files.GRADES, *files.EXPORTS, files.REPORT) if (out / name).is_file()]
+        for name in stale:   # from the course before the change: never left to be taken for current
+            (out / name).unlink()
+        return _fail(f"{error}. The course in {out / files.COURSE} cannot be brought up to date: move it aside "
+                     f"and run again (every kept hand-in in {out / files.KEPT} is graded again); "
+                     f"{', '.join(stale) or 'no grades'} removed as stale, {out / files.LOG} keeps their scores")
+    term = Term.open(out, counts)
+    if course.regenerated:
+        term.recorded.clear()
+        term.settled.clear()
+        print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
+    before = log.read_grades(out / files.GRADES)
+    base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
+            for f in found}
+    course.record_learners({job.learner: job.sid for job in base.values()})
+    for job in base.values():
         for note in job.notes:
             print(f"warning: {job.learner}: {note}", file=sys.stderr)
-    where = f"the queue at {_no_password(broker)}" if broker else f"{jobs} job(s)"
-    print(f"Grading {len(grade_jobs)} hand-in(s) from {folder} with {where} ...", flush=True)
-    start, progress = time.perf_counter(), Progress(len(grade_jobs))
     results: list[LearnerResult] = []
+
+    def local(batch: list[GradeJob]) -> list[LearnerResult]:
+        got: list[LearnerResult] = []
+        grade_class(batch, jobs, lambda result, seconds: got.append(result))
+        return got
+
+    template = GradeJob("", "", "", str(course.root), str(out), settings, (), late)
+    run = term_run.plan(term, manual, found, given, base, template, late, every=shard is None,
+                        only=set(only) if only else None, grade=local)
+    for warning in run.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    where = f"the queue at {_no_password(broker)}" if broker else f"{jobs} job(s)"
+    print(f"Grading {len(run.jobs)} hand-in(s) from {folder} with {where}; {len(run.reused)} unchanged, reused ...",
+          flush=True)
+    start, progress = time.perf_counter(), Progress(len(run.jobs))
 
     def done(result: LearnerResult, seconds: float) -> None:
         results.append(result)
         score, most = result.total
         print(progress.line(result.learner, score, most, seconds), flush=True)
 
-    if broker:
+    fresh = [j for j in run.jobs if not pathlib.Path(j.verdicts).exists()]
+    if broker and fresh:
         from grader.queue.instructor import QueueError, grade_class_on_queue, lease_for
         try:
-            dropped = grade_class_on_queue(grade_jobs, broker, lease or lease_for(settings), jobs, done,
+            dropped = grade_class_on_queue(fresh, broker, lease or lease_for(settings), jobs, done,
                                            lambda line: print(f"  {line}", flush=True))
         except QueueError as error:
             return _fail(str(error))
         if dropped:
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
+        grade_class([j for j in run.jobs if j not in fresh], jobs, done)
     else:
-        grade_class(grade_jobs, jobs, done)
+        grade_class(run.jobs, jobs, done)
     graded = {r.learner for r in results}
-    results += [crashed(job) for job in grade_jobs if job.learner not in graded]  # none vanishes, whatever went wrong
+    results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
+    results += term_run.reuse(run.reused)
+    term_run.settle_all(term, course, run.jobs + run.reused)
+    term.save()
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
     if shard:
@@ -79,13 +124,29 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0
-    report, missing = write_all(results, out, lms, refusals)
+    report, unknown = write_all(results, out, lms, refusals)
     _similarity(folder, out, jobs)
-    for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
-    print(f"Done in {time.perf_counter() - start:.1f} s: {out / 'grades.csv'}, {out / 'mistakes.csv'}, "
-          f"feedback in {out / 'feedback'}/; open {report}")
+    why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
+    changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
+                                                                                         time.gmtime()))
+    log.append(out, changes)
+    _print_changes(changes, only)
+    for learner in unknown:
+        print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}", file=sys.stderr)
+    for learner in absentees(results, lms):
+        print(f"  missing {learner!r}: in the roster, no hand-in: 0 in {files.GRADES} and the exports")
+    print(f"Done in {time.perf_counter() - start:.1f} s: {out / files.GRADES}, {out / files.MISTAKES_CSV}, "
+          f"feedback in {out / files.FEEDBACK}/; open {report}")
     return 0
+
+
+def _print_changes(changes: list[dict], only: list[str] | None) -> None:
+    """What changed, per learner and task, before and after (all of it for --only)."""
+    shown = [c for c in changes if c["before"] is not None] if not only else changes
+    for c in shown[:200 if not only else None]:
+        print(f"  changed {c['learner']} {c['what']}: {c['before']} -> {c['after']} ({c['why']})")
+    if only and not changes:
+        print(f"  no score changed for {', '.join(only)}")
 
 
 def _similarity(folder: pathlib.Path, out: pathlib.Path, jobs: int) -> None:

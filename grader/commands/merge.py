@@ -7,6 +7,8 @@ from __future__ import annotations
 import pathlib
 import sys
 
+import grader.files as files
+
 
 def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path | None = None) -> int:
     from grader.outputs.lms import read_roster
@@ -19,7 +21,8 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
         print(f"error: {error}", file=sys.stderr)
         return 2
     for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of canvas.csv and moodle.csv", file=sys.stderr)
+        print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}",
+              file=sys.stderr)
     print(f"merged {len(parts)} part(s); open {report}")
     if folder is None or not folder.is_dir():
         print("warning: the parts name no submissions folder that is here: no similarity files; run "

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import json
 import os
 import pathlib
 import shutil
@@ -109,7 +110,9 @@ class Course:
     def create(self) -> Course:
         """Make the course's assignments that it lacks (all of them the first time, a stage
         or task added since then later), give each the deadline as its due date, and write
-        its config."""
+        its config. A stage whose tasks changed since its assignment was made (a task added,
+        changed or dropped) is made again, its recorded grades with it: ``regenerated``
+        names those stages, and a stage dropped from the course leaves the gradebook."""
         import nbformat
         bin_dir = str(pathlib.Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
@@ -117,21 +120,39 @@ class Course:
         (self.root / "nbgrader_config.py").write_text(NBGRADER_CONFIG.format(
             root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict(),
             late_penalty=self.late.percent_per_day))
+        self.regenerated: list[str] = []
         for stage, name in STAGES.items():
             source = self.root / "source" / name / f"{name}.ipynb"
             fresh = grading_notebook(stage)
             if source.is_file() and _grade_cells(nbformat.read(source, as_version=4)) == _grade_cells(fresh) \
                     and (self.root / "release" / name / f"{name}.ipynb").is_file():
                 continue
+            if source.is_file():   # nbgrader cannot add or remove the cells of a recorded assignment
+                self._forget(name)
             source.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(fresh, source)
             result = self.api.generate_assignment(name, force=True)
             if not result["success"]:
                 raise RuntimeError(f"nbgrader could not generate {name}: {result.get('error')}")
+            self.regenerated.append(name)
         with self.gradebook() as gradebook:
+            for assignment in [a.name for a in gradebook.assignments if a.name not in STAGES.values()]:
+                self._forget(assignment)   # a stage dropped from the course
+                self.regenerated.append(assignment)
             for name in STAGES.values():
                 gradebook.update_or_create_assignment(name, duedate=self.late.deadline)
         return self
+
+    def _forget(self, name: str) -> None:
+        """An assignment out of the gradebook and the course's folders, to be made again."""
+        with self.gradebook() as gradebook:
+            if name in {a.name for a in gradebook.assignments}:
+                gradebook.remove_assignment(name)
+        gone = name not in STAGES.values()
+        for folder in ("release", "autograded", "feedback", "submitted") + (("source",) if gone else ()):
+            shutil.rmtree(self.root / folder / name, ignore_errors=True)
+            for learner in (self.root / folder).glob(f"*/{name}") if (self.root / folder).is_dir() else []:
+                shutil.rmtree(learner, ignore_errors=True)
 
     def gradebook(self) -> Any:
         from nbgrader.api import Gradebook
@@ -144,22 +165,28 @@ class Course:
             self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict(), self.late.percent_per_day))
         return self._api
 
-    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime) -> None:
+    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime | None) -> None:
         """Record ``result`` (every stage graded already, lateness applied) in nbgrader's
         gradebook: each stage's package and verdicts go through nbgrader's own autograde,
         which writes the scores and the late penalty once. A stage nbgrader cannot record
-        is named among the result's problems (its grade in grades.csv stands)."""
+        is named among the result's problems (its grade in grades.csv stands). A stage whose
+        verdicts are those recorded already (a resubmission that changed other stages) keeps
+        its record: only its package and time are brought up to date (``gradebook/term.py``
+        then sets its late penalty)."""
         sid = result.sid
         for stage, name in STAGES.items():
+            verdicts = json.loads(json.dumps([asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]))
             folder = self.root / "submitted" / sid / name
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             shutil.copyfile(self.root / "release" / name / f"{name}.ipynb", folder / f"{name}.ipynb")
-            (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
-                "%Y-%m-%d %H:%M:%S.%f UTC"))
+            if handed_in is not None:   # none known: never late
+                (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
+                    "%Y-%m-%d %H:%M:%S.%f UTC"))
             if stage in hand_in.packages:
                 shutil.copytree(hand_in.packages[stage], folder / "minitorch")
-            verdicts = [asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]
+            if self._recorded(sid, name) == verdicts and self._restamp(sid, name, handed_in):
+                continue
             self.api.config.GradeFromChecks.recorded = {sid: verdicts}
             try:
                 outcome = self.api.autograde(name, sid, force=True, create=True)
@@ -169,6 +196,24 @@ class Course:
                 why = str(outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()[-1:]
                 result.problems.append(f"nbgrader could not record stage {stage} in the course's gradebook "
                                        f"({' '.join(why)[:200]})")
+
+    def _recorded(self, sid: str, name: str) -> list | None:
+        """The verdicts nbgrader's autograde last recorded for this stage, if any."""
+        try:
+            return json.loads((self.root / "autograded" / sid / name / "verdicts.json").read_text())["verdicts"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _restamp(self, sid: str, name: str, handed_in: dt.datetime | None) -> bool:
+        """The submission's time in the gradebook (False: there is no such submission)."""
+        with self.gradebook() as gradebook:
+            try:
+                submission = gradebook.find_submission(name, sid)
+            except Exception:  # noqa: BLE001 - nbgrader's MissingEntry: record it in full
+                return False
+            submission.timestamp = handed_in.astimezone(dt.UTC).replace(tzinfo=None) if handed_in else None
+            gradebook.db.commit()
+        return True
 
     def record_learners(self, ids: dict[str, str]) -> None:
         """Add ``learner -> safe id`` to ``learners.csv``; a re-run adds nothing twice."""

@@ -46,9 +46,9 @@ def _nfc(name: str) -> str:
 
 
 def find_learners(folder: pathlib.Path) -> tuple[list[Found], list[Refused]]:
-    """Each entry of ``folder`` as a hand-in (a .zip named by its learner's id, or a folder;
-    anything else is graded too and gets zero with its reason) or a refusal (hidden
-    entries: ``.DS_Store``, macOS's ``._name`` copies, a name of dots)."""
+    """Each entry of ``folder`` as a hand-in (a .zip named by its learner's id, or a folder)
+    or a refusal with its reason: hidden entries (``.DS_Store``, macOS's ``._name`` copies,
+    a name of dots) and any other file (``notes.txt``), which is not a hand-in."""
     entries: list[tuple[str, str, pathlib.Path]] = []   # (learner id, full name, path), as people read them
     refused = []
     for entry in sorted(os.scandir(folder), key=lambda e: os.fsencode(e.name)):
@@ -58,6 +58,10 @@ def find_learners(folder: pathlib.Path) -> tuple[list[Found], list[Refused]]:
                                          "copies): not taken for a hand-in; rename it to the learner's id to grade it"))
             continue
         is_zip = entry.name.lower().endswith(".zip") and not entry.is_dir(follow_symlinks=False)
+        if not is_zip and not entry.is_dir(follow_symlinks=False):
+            refused.append(Refused(name, "not a hand-in: a hand-in is a .zip or a folder named by the learner's id; "
+                                         "move it out of the submissions folder"))
+            continue
         entries.append((printable(entry.name[:-4]) if is_zip else name, name, pathlib.Path(entry.path)))
     groups: dict[str, list[int]] = {}
     for i, (learner, _, _) in enumerate(entries):

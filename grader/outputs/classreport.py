@@ -19,6 +19,7 @@ import html
 import pathlib
 from collections import defaultdict
 
+import grader.files as files
 from grader.outputs.tables import SafeWriter
 from grader.outputs.words import plural, spans
 from grader.results import Failure, LearnerResult
@@ -120,9 +121,9 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | N
 
 
 def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path,
-                 ungraded: list[dict] | None = None) -> pathlib.Path:
+                 ungraded: list[dict] | None = None, missing: list[str] | None = None) -> pathlib.Path:
     """``report.html`` beside scores.png and mistakes.png, linking each learner's page
-    (``feedback/<safe id>.html``)."""
+    (``feedback/<safe id>.html``); ``missing``: the roster's learners with no hand-in."""
     e, ungraded = html.escape, ungraded or []
     sids = {r.learner: r.sid for r in results}
 
@@ -144,6 +145,9 @@ def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Pa
               "stages (it does not import, hangs or is missing), so none of their parts counts as a mistake "
               "below.</p><table><tr><th>learner</th><th>stages</th><th>why</th></tr>"
               f"{broken}</table>") if ungraded else ""
+    if missing:
+        broken = (f"<h2>Missing: {plural(len(missing), 'learner')} of the roster, no hand-in (0)</h2><p>"
+                  f"{e(', '.join(missing))}</p>") + broken
     page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>class report</title><style>"
             "body{font-family:system-ui,sans-serif;max-width:70rem;margin:2rem auto;padding:0 1rem}"
             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}"
@@ -155,6 +159,6 @@ def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Pa
             f"<h2>Learners</h2><p>Out of {plural(TOTAL, 'point')}; the final score is the total less the late "
             f"penalty.</p><table><tr><th>learner</th><th>total</th>{stages}<th>late days</th><th>penalty</th>"
             f"<th>final</th></tr>{people}</table></body></html>")
-    target = out / "report.html"
+    target = out / files.REPORT
     target.write_text(page, encoding="utf-8")
     return target

@@ -33,8 +33,10 @@ def page(result: LearnerResult, extra: Sequence[str] = ()) -> str:
             if r is None:
                 continue
             mark = "ok" if r.score == r.max_score else "lost"
+            why = (f"corrected by the instructor from {r.checked:g} to {r.score:g}: {r.reason}"
+                   if r.corrected is not None else "")
             body.append(f"<tr><td class='{mark}'><b>Task {task}</b>: {e(TASKS[task])}</td>"
-                        f"<td class='{mark}'>{r.score:g} / {r.max_score:g}</td><td></td></tr>")
+                        f"<td class='{mark}'>{r.score:g} / {r.max_score:g}</td><td>{e(why)}</td></tr>")
             for v in r.verdicts:
                 mark = "ok" if v.passed else "lost"
                 body.append(f"<tr><td class='part {mark}'>{e(v.part)}</td><td class='{mark}'>{v.earned:g} / "

@@ -10,26 +10,36 @@ import pathlib
 import shutil
 import time
 
+import grader.files as files
 from grader.outputs import classreport
 from grader.outputs.lms import write_exports
 from grader.outputs.tables import plot_distribution, write_csv
 from grader.results import LearnerResult
+from grader.tasks import POINTS
 
 
 def write_all(results: list[LearnerResult], out: pathlib.Path, roster: dict | None,
               refused: list[tuple[str, str]] | None = None) -> tuple[pathlib.Path, list[str]]:
     """``refused``: the entries of the submissions folder not taken for hand-ins (name, why);
-    each result's feedback page is ``feedback/<its safe id>.html``."""
-    write_csv(results, out / "grades.csv", refused or [])
-    plot_distribution(results, out / "scores.png")
+    each result's feedback page is ``feedback/<its safe id>.html``. Every learner of
+    ``roster`` has a row: one without a result is ``missing`` with 0. Returns the report
+    and the learners graded whom the roster lacks."""
+    absent = absentees(results, roster)
+    write_csv(results, out / files.GRADES, refused or [], absent)
+    plot_distribution(results, out / files.SCORES)
     rows, ungraded = classreport.mistakes(results), classreport.not_graded(results)
-    classreport.write_mistakes_csv(rows, out / "mistakes.csv", ungraded)
-    classreport.plot_mistakes(rows, out / "mistakes.png", ungraded)
-    report = classreport.write_report(results, rows, out, ungraded)
-    missing = []
-    if roster is not None and results:
-        missing = write_exports({r.learner: r.final for r in results}, results[0].total[1], roster, out)
-    return report, missing
+    classreport.write_mistakes_csv(rows, out / files.MISTAKES_CSV, ungraded)
+    classreport.plot_mistakes(rows, out / files.MISTAKES_PNG, ungraded)
+    report = classreport.write_report(results, rows, out, ungraded, absent)
+    unknown: list[str] = []
+    if roster is not None:
+        unknown = write_exports({r.learner: r.final for r in results}, float(sum(POINTS.values())), roster, out)
+    return report, unknown
+
+
+def absentees(results: list[LearnerResult], roster: dict | None) -> list[str]:
+    """The learners of the roster without a result: no hand-in."""
+    return sorted(set(roster or {}) - {r.learner for r in results})
 
 
 def write_part(results: list[LearnerResult], out: pathlib.Path, shard: str,

@@ -21,7 +21,8 @@ def table(result: LearnerResult) -> str:
         for t in tasks_of(stage):
             r = result.tasks[t]
             mark = "ok " if r.score == r.max_score else "-- "
-            lines.append(f"  {mark}Task {t:4s} {r.score:>4g} / {r.max_score:<4g}")
+            lines.append(f"  {mark}Task {t:4s} {r.score:>4g} / {r.max_score:<4g}"
+                         + (f"  corrected from {r.checked:g}: {r.reason}" if r.corrected is not None else ""))
             if r.message:
                 lines.extend(textwrap.wrap(r.message, 88, initial_indent="        ", subsequent_indent="        ",
                                            max_lines=6))
@@ -54,10 +55,12 @@ class SafeWriter:
         self.writer.writerow([spreadsheet_safe(cell) for cell in row])
 
 
-def write_csv(results: list[LearnerResult], path: pathlib.Path, refused: Sequence[tuple[str, str]] = ()) -> None:
+def write_csv(results: list[LearnerResult], path: pathlib.Path, refused: Sequence[tuple[str, str]] = (),
+              missing: Sequence[str] = ()) -> None:
     """The column ``row`` says what each row is: ``maximum`` (the points possible, first),
-    ``graded`` (one per learner: the total, each stage, each task, the hand-in's problems)
-    or ``refused`` (an entry of the submissions folder not taken for a hand-in, and why).
+    ``graded`` (one per learner: the total, each stage, each task, the hand-in's problems),
+    ``missing`` (a learner of the roster with no hand-in: 0 everywhere) or ``refused`` (an
+    entry of the submissions folder not taken for a hand-in, and why).
     Whatever a learner id is, it cannot pass for another kind of row."""
     columns = ["row", "learner", "total"] + [f"stage{s}" for s in STAGES] + [f"task{t}" for t in TASKS]
     tail = ["late_days", "penalty_percent", "final", "problems"]
@@ -71,6 +74,8 @@ def write_csv(results: list[LearnerResult], path: pathlib.Path, refused: Sequenc
             writer.writerow(["graded", r.learner, f"{r.total[0]:g}"] + [f"{r.stage_score(s)[0]:g}" for s in STAGES]
                             + [f"{r.tasks[t].score:g}" for t in TASKS]
                             + [r.late_days, f"{r.penalty:g}", f"{r.final:g}", "; ".join(r.problems)])
+        for learner in sorted(missing):
+            writer.writerow(["missing", learner, "0"] + ["0"] * (len(STAGES) + len(TASKS)) + [0, "0", "0", "missing"])
         for name, reason in sorted(refused):
             writer.writerow(["refused", name] + [""] * (len(columns) + len(tail) - 3) + [reason])
 

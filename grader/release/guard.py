@@ -6,7 +6,10 @@ of ``minitorch/`` and run and annotate the notebooks. So every release records t
 of each file it wrote (``RECORD``, committed with the release), and the next one first
 compares: a file changed since, or one the release did not write (a helper module of the
 learner's own), stops it, named, unless it is told to go on (``--force``). A file the
-release wrote and someone deleted is simply written again: nothing is lost there.
+release wrote and someone deleted is simply written again: nothing is lost there. After a
+merge of the kit's later commits into an adapted course (``merged``: the two sides' releases
+differ), those folders hold two releases' files combined by git: the message then tells the instructor how to rebuild them
+(docs/INSTRUCTOR.md, "Taking a kit update"), before what it says to a learner.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import pathlib
+import subprocess
 
 FOLDERS = ("minitorch", "notebooks")
 SKIP = {"__pycache__", ".ipynb_checkpoints"}
@@ -56,10 +60,17 @@ def changed(root: pathlib.Path) -> list[str]:
 class WorkWouldBeLost(Exception):
     """A release stopped before writing anything, because it would overwrite ``files``."""
 
-    def __init__(self, files: list[str], record_missing: bool = False) -> None:
+    def __init__(self, files: list[str], record_missing: bool = False, merged: bool = False) -> None:
         self.files = files
         lines = [f"the release rewrites minitorch/ and notebooks/ from solutions/, and {len(files)} file(s) "
                  "there differ from what the last release wrote:"]
+        if merged:
+            lines[:0] = ["This repository has just merged other commits (a kit update into your course?). A merge "
+                         "combines two releases' generated files in minitorch/ and notebooks/, so they match neither "
+                         "release. If you maintain this course: check that `git status` shows nothing of yours in "
+                         "those two folders (edit solutions/ only), resolve any conflict in solutions/ and "
+                         "grader/tasks.toml first, then rebuild them with `.venv/bin/python -m grader release "
+                         "--force` and commit (docs/INSTRUCTOR.md, \"Taking a kit update\").", ""]
         lines += [f"  {line}" for line in files[:40]]
         if len(files) > 40:
             lines.append(f"  ... and {len(files) - 40} more")
@@ -78,4 +89,17 @@ def check(root: pathlib.Path) -> None:
     """Raise ``WorkWouldBeLost`` when a release into ``root`` would lose a file's changes."""
     files = changed(root)
     if files:
-        raise WorkWouldBeLost(files, record_missing=not (root / RECORD).is_file())
+        raise WorkWouldBeLost(files, record_missing=not (root / RECORD).is_file(), merged=merged(root))
+
+
+def merged(root: pathlib.Path) -> bool:
+    """Whether ``root`` is a git repository whose merge under way, or whose last commit (a
+    merge), brought together two different releases (a kit update taken into a course)."""
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
+    try:
+        sides = ["HEAD", "MERGE_HEAD"] if git("rev-parse", "-q", "--verify", "MERGE_HEAD").returncode == 0 \
+            else git("log", "-1", "--format=%P").stdout.split()
+        return len(sides) == 2 and git("diff", "--quiet", *sides, "--", RECORD).returncode == 1
+    except (OSError, subprocess.SubprocessError):
+        return False

@@ -277,7 +277,7 @@ def learners():
         ("honest-a", folder(), "reference", ""),
         ("blank", folder(source=ROOT / "minitorch"), "zero", "not implemented"),
         ("corrupt-zip", raw(b"PK\x03\x04 this is not a zip"), "zero", "not a readable .zip file (no zip directory"),
-        ("not-a-zip.tar.gz", raw(b"hello", ""), "zero", "not a folder or a .zip"),
+        ("not-a-zip.tar.gz", raw(b"hello", ""), "refused", "not a hand-in"),
         ("encrypted-zip", zipped(folder(), extra=None), "reference", ""),
         ("windows-zip", zipped(folder(), windows=True), "reference", ""),
         ("long-entry-name", zipped(folder(), extra=long_entry), "reference", ""),

@@ -24,7 +24,7 @@ GUARDS = ["tests/release/test_release.py", "tests/release/test_regions.py", "tes
           "tests/grader/test_surface.py", "tests/grader/test_variants.py", "tests/release/test_messages.py",
           "tests/grader/test_course_edit.py"]
 STEP = re.compile(r"```bash\n(?P<bash>.*?)```"
-                  r"|Append to `(?P<append>[^`]+)`:\n\n```python\n(?P<appended>.*?)```"
+                  r"|Append to `(?P<append>[^`]+)`:\n\n```(?:python|csv)\n(?P<appended>.*?)```"
                   r"|Replace the next TODO line of `(?P<todo>[^`]+)`.*?with:\n\n```python\n(?P<replacement>.*?)```"
                   r"|[Ii]n `(?P<file>[^`]+)`, change\s+`(?P<old>[^`]+)`\s+to\s+`(?P<new>[^`]+)`", re.S)
 TODO = re.compile(r"TODO (Task \d+\.\d+|Stage \d+)")
@@ -94,9 +94,9 @@ def follow(copy: pathlib.Path, text: str, edit: dict[str, str] | None = None) ->
                 files["by make release" if line == "make release" else "by the tools"] |= commit(copy)
             continue
         path = copy / (step["append"] or step["todo"] or step["file"])
-        source = path.read_text()
+        source = path.read_text() if path.exists() or not step["append"] else ""   # a file appended to may be new
         if step["append"]:
-            source = source.rstrip("\n") + "\n" + step["appended"]
+            source = source.rstrip("\n") + "\n" + step["appended"] if source else step["appended"]
         elif step["todo"]:
             lines = source.splitlines(keepends=True)
             at = next(i for i, line in enumerate(lines) if TODO.search(line))
@@ -139,10 +139,12 @@ def test_changing_points(tmp_path):
 
 def test_adding_a_task(tmp_path):
     copy = make_copy(tmp_path)
-    course = tmp_path / "course"
-    make_course = ("import pathlib; from grader.gradebook.course import Course; from grader.settings import Settings; "
-                   f"Course(pathlib.Path({str(course)!r}), Settings()).create()")
-    run(copy, "-c", make_course)
+    hand_ins, out = tmp_path / "hand-ins", tmp_path / "grades"   # a class graded before the task is added
+    shutil.copytree(copy / "solutions" / "minitorch", hand_ins / "ana" / "minitorch",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    autograde = ["-m", "grader", "autograde", str(hand_ins), "--out", str(out)]
+    run(copy, *autograde)
+    course = out / "course"
     files = follow(copy, recipe("Adding a task"))
     assert {"grader/tasks.toml", "grader/checks/stage3.py", "tests/reference/test_stage3_reductions.py"} <= files["by the tools"]
     stub = (copy / "minitorch/ops_unary.py").read_text()
@@ -163,7 +165,11 @@ def test_adding_a_task(tmp_path):
     scores = dict(re.findall(r"Task (\d+\.\d+)\s+([\d.]+ / [\d.]+)", done.stdout))
     assert {t for t, s in scores.items() if s.split(" / ")[0] != s.split(" / ")[1]} == {"3.4"}
     assert re.search(r"3\.4.*not started", run(copy, "-m", "minitorch.course.progress").stdout)
-    run(copy, "-c", make_course)
+    said = run(copy, *autograde).stdout   # the same output folder: the course gains the task, ana is graded again
+    assert "The course changed (03_reductions)" in said and "Grading 1 hand-in" in said
+    with (out / "grades.csv").open() as file:
+        row = next(r for r in csv.DictReader(file) if r["learner"] == "ana")
+    assert row["task3.4"] == "0" and float(row["final"]) > 0
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         cells = {(c.name, c.max_score) for n in gradebook.find_assignment("03_reductions").notebooks
@@ -227,3 +233,70 @@ def test_checking_for_copying(tmp_path):
     page = (copy / "try-similarity" / "similarity.html").read_text()
     assert "2 hand-in(s) match the reference solution" in page and "ana, ben" in page
     report("checking for copying", files, "-")
+
+
+def test_during_the_term(tmp_path):
+    """The term's recipes in order, in a class folder: hand-ins, their times, an extension,
+    a correction, a regrade of one learner; each recipe's promise checked after it."""
+    from grader.term import log
+    work = tmp_path / "class"
+    for learner in ("ana", "bo"):
+        shutil.copytree(ROOT / "solutions" / "minitorch", work / "submissions" / learner / "minitorch",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    (work / "roster.csv").write_text("learner,name,email\nana,Ana,ana@x\nbo,Bo,bo@x\ncy,Cy,cy@x\n")
+    (work / ".gitignore").write_text("grades/\n")   # the output folder: not the course's source
+    git(work, "init", "-q")
+    commit(work)
+
+    def rows():
+        with (work / "grades" / "grades.csv").open() as file:
+            return {r["learner"]: r for r in csv.DictReader(file) if r["row"] in ("graded", "missing")}
+
+    follow(work, recipe("Grading the class again"))
+    assert rows()["cy"]["row"] == "missing" and (work / "grades" / "hand-ins" / "ana" / "index.json").is_file()
+    follow(work, recipe("Hand-in times"))       # read by the next run
+    follow(work, recipe("Extensions"))
+    assert rows()["bo"]["late_days"] == "0" and "illness" in (work / "grades" / "feedback" / "bo.html").read_text()
+    follow(work, recipe("Corrections and manual grades"))
+    assert rows()["ana"]["task2.2"] == "3"
+    before = {k: v for k, v in rows().items() if k != "ana"}
+    follow(work, recipe("Regrading one learner"))
+    assert {k: v for k, v in rows().items() if k != "ana"} == before and rows()["ana"]["task2.2"] == "3"
+    assert log.rebuild(work / "grades") == {k: {f: v[f] for f in log.FIELDS} for k, v in rows().items()}
+
+
+def test_taking_a_kit_update(tmp_path):
+    """A simulated upstream change merged into an adapted course: `make release` then speaks
+    to the instructor, and the guide's rebuild makes a release that passes its guards."""
+    section = DOC[DOC.index("## Taking a kit update"):DOC.index("## How long things take")]
+    assert ".venv/bin/python -m grader release --force" in section
+    copy = make_copy(tmp_path)
+    mine = git(copy, "branch", "--show-current").strip()
+    git(copy, "branch", "kit")
+    follow(copy, recipe("Changing points"))      # the course's adaptation: stage 3's points
+    git(copy, "checkout", "-q", "kit")          # the kit's later commit: a note at the end of stage 3's notebook
+    notebook = copy / "solutions" / "notebooks" / "03_reductions.py"
+    notebook.write_text(notebook.read_text() + "\n# %% [markdown]\n# A later note from the kit.\n")
+    module = copy / "solutions" / "minitorch" / "__init__.py"
+    module.write_text(module.read_text() + "\n# a later commit of the kit\n")
+    run(copy, "-m", "grader", "release")
+    commit(copy)
+    git(copy, "checkout", "-q", mine)
+    merged = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-edit", "kit"],
+                            cwd=copy, capture_output=True, text=True)
+    if merged.returncode != 0:   # the generated files conflict: take the kit's, the release rebuilds them
+        git(copy, "checkout", "--theirs", "--", "minitorch", "notebooks", "grader/release/released.json")
+        git(copy, "add", "-A")
+        git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "merge")
+    env = dict(os.environ, PYTHONPATH=str(copy))
+    done = subprocess.run([sys.executable, "-m", "grader", "release"], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 1 and "notebooks/03_reductions.ipynb" in done.stderr, done.stderr
+    assert "a kit update into your course" in done.stderr and "release --force" in done.stderr, done.stderr
+    assert done.stderr.index("kit update") < done.stderr.index("If this is your work")
+    run(copy, "-m", "grader", "release", "--force")
+    assert "a later commit of the kit" in (copy / "minitorch" / "__init__.py").read_text()
+    built = (copy / "notebooks" / "03_reductions.ipynb").read_text()
+    assert "A later note from the kit." in built and "2.5" in (copy / "grader" / "tasks.toml").read_text()
+    run(copy, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "tests/grader/test_layout.py",
+        "tests/release/test_release.py")

@@ -66,7 +66,7 @@ def test_the_checks_never_import_the_grading_rooms_or_the_outputs():
 # What each folder of the grader may import besides itself (docs/GRADER.md's table of
 # zones): a hand-in is read (intake), graded (grading), recorded (gradebook), for a class
 # on this machine (class_grading) or on a queue; only the commands see every room.
-VALUES = {"grader.tasks", "grader.settings", "grader.results"}
+VALUES = {"grader.tasks", "grader.settings", "grader.results", "grader.files"}
 MAY_IMPORT = {
     "learner": {"boundary", "grader.probe_declarations"},
     "boundary": VALUES | {"grader.probe_declarations"},
@@ -74,8 +74,9 @@ MAY_IMPORT = {
     "intake": VALUES,
     "grading": VALUES | {"intake", "checks", "boundary"},
     "gradebook": VALUES | {"grader.lateness", "intake", "grading"},
-    "class_grading": VALUES | {"grader.lateness", "intake", "grading", "gradebook", "outputs"},
-    "queue": VALUES | {"grader.lateness", "intake", "grading", "class_grading"},
+    "class_grading": VALUES | {"grader.lateness", "intake", "grading", "gradebook", "outputs", "term"},
+    "queue": VALUES | {"grader.lateness", "intake", "grading", "class_grading", "term"},
+    "term": VALUES | {"intake"},
     "outputs": VALUES,
     "platforms": VALUES | {"boundary", "intake", "grading", "outputs"},
     "hub": VALUES | {"grader.lateness", "intake", "grading", "gradebook", "release"},
@@ -104,6 +105,7 @@ TOP_MAY_IMPORT = {
     "grader.results": {"grader.tasks"},
     "grader.lateness": {"grader.results", "outputs"},   # outputs/words: counted words
     "grader.probe_declarations": set(),
+    "grader.files": set(),
 }
 
 

@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from grader.lateness import lateness, parse_deadline, submitted_at
+from grader.lateness import lateness, parse_deadline
 from grader.tasks import TOTAL
+from grader.term.times import hand_in_times
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 UTC = dt.UTC
@@ -28,15 +29,34 @@ def test_lateness_counts_started_days_and_caps_at_100():
     assert parse_deadline("2026-11-20T12:00") == deadline
 
 
-def test_the_hand_in_time_comes_from_timestamp_txt_or_the_file(tmp_path):
+def test_the_hand_in_time_comes_from_a_stated_source_and_a_file_time_only_with_a_warning(tmp_path):
     folder = tmp_path / "ana"
     folder.mkdir()
     (folder / "timestamp.txt").write_text("2026-11-21 08:30:00.000000 UTC")
-    assert submitted_at(folder) == dt.datetime(2026, 11, 21, 8, 30, tzinfo=UTC)
-    archive = tmp_path / "bo.zip"
-    archive.write_bytes(b"")
-    os.utime(archive, (1_700_000_000, 1_700_000_000))
-    assert submitted_at(archive) == dt.datetime.fromtimestamp(1_700_000_000, UTC)
+    for stage, stamp in (("01_chain_rule", "2026-11-18 10:00:00 UTC"), ("02_broadcasting", "2026-11-19 11:00:00 UTC")):
+        (tmp_path / "nb" / stage).mkdir(parents=True)   # an nbgrader submitted/<id>/: the latest counts
+        (tmp_path / "nb" / stage / "timestamp.txt").write_text(stamp)
+    (tmp_path / "gs").mkdir()
+    (tmp_path / "gs" / "submission_metadata.json").write_text('{"created_at": "2026-11-19T10:00:00+00:00"}')
+    for name, stamp in (("bo.zip", 1_700_000_000), ("cy.zip", 1_600_000_000), ("di.zip", 1_600_000_000)):
+        (tmp_path / name).write_bytes(b"")
+        os.utime(tmp_path / name, (stamp, stamp))
+    paths = {name.removesuffix(".zip"): tmp_path / name for name in ("ana", "gs", "nb", "bo.zip", "cy.zip")}
+    times, warnings = hand_in_times(paths, {"cy": dt.datetime(2026, 11, 20, tzinfo=UTC)})
+    assert (times["ana"].at, times["ana"].source) == (dt.datetime(2026, 11, 21, 8, 30, tzinfo=UTC), "timestamp.txt")
+    assert times["gs"].at == dt.datetime(2026, 11, 19, 10, tzinfo=UTC)
+    assert times["nb"].at == dt.datetime(2026, 11, 19, 11, tzinfo=UTC)
+    assert (times["cy"].at, times["cy"].source) == (dt.datetime(2026, 11, 20, tzinfo=UTC), "submitted.csv")
+    assert times["bo"].at == dt.datetime.fromtimestamp(1_700_000_000, UTC)
+    assert len(warnings) == 1 and "file's own time for bo" in warnings[0]
+
+
+def test_file_times_made_by_one_copy_are_never_used(tmp_path):
+    for name in ("ana.zip", "bo.zip", "cy.zip"):
+        (tmp_path / name).write_bytes(b"")   # copied just now, within a second of each other
+    times, warnings = hand_in_times({n: tmp_path / f"{n}.zip" for n in ("ana", "bo", "cy")}, {})
+    assert {t.at for t in times.values()} == {None}
+    assert len(warnings) == 1 and "as a copy makes them" in warnings[0] and "submitted.csv" in warnings[0]
 
 
 @pytest.mark.slow

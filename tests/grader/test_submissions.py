@@ -100,3 +100,28 @@ def test_a_merge_of_shards_names_each_refusal_once(tmp_path):
     rows = list(csv.DictReader((tmp_path / "merged" / "grades.csv").read_text(encoding="utf-8").splitlines()))
     assert [(r["row"], r["learner"]) for r in rows] == [("maximum", ""), ("graded", "ana"), ("graded", "bo"),
                                                          ("refused", "...zip")]
+
+
+def test_a_stray_file_is_refused_and_named_not_graded(tmp_path):
+    (tmp_path / "ana").mkdir()
+    (tmp_path / "bo.zip").write_bytes(b"PK")
+    (tmp_path / "notes.txt").write_text("remember to grade bo")
+    found, refused = find_learners(tmp_path)
+    assert sorted(f.learner for f in found) == ["ana", "bo"]
+    assert [r.name for r in refused] == ["notes.txt"] and "not a hand-in" in refused[0].reason
+
+
+def test_every_learner_of_the_roster_is_in_every_export_one_without_a_hand_in_as_missing(tmp_path):
+    from grader.outputs.publish import write_all
+    graded = LearnerResult("ana", "ana")
+    graded.add(failed_everywhere("x", Failure.WRONG))
+    roster = {name: {"learner": name, "name": name.title(), "email": f"{name}@example.org"} for name in ("ana", "cy")}
+    _, unknown = write_all([graded], tmp_path, roster)
+    assert unknown == []
+    rows = {r["learner"]: r for r in csv.DictReader((tmp_path / "grades.csv").open())}
+    assert rows["cy"]["row"] == "missing" and rows["cy"]["final"] == "0" and rows["cy"]["problems"] == "missing"
+    canvas = {r[0]: r[5] for r in csv.reader((tmp_path / "canvas.csv").open())}
+    assert canvas["Cy"] == "0" and canvas["Ana"] == "0"
+    moodle = {r[0]: r[2] for r in csv.reader((tmp_path / "moodle.csv").open())}
+    assert moodle["cy@example.org"] == "0"
+    assert "Missing: 1 learner" in (tmp_path / "report.html").read_text() and "cy" in (tmp_path / "report.html").read_text()

@@ -1,0 +1,158 @@
+"""One ``autograde`` run over the term's record: read what the instructor keeps (refusing
+a wrong row before anything is written), keep each hand-in, choose the one that counts,
+grade only what changed, settle deadlines and corrections in the gradebook, and say why
+each score changed (``term/log.py``)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import pathlib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import grader.files as files
+from grader.class_grading.jobs import GradeJob
+from grader.class_grading.plan import Learner, Term, best, corrections_of, deadline_of, finished, job_for, stamp
+from grader.gradebook.course import Course
+from grader.gradebook.term import settle
+from grader.intake.submissions import Found
+from grader.lateness import LatePolicy
+from grader.results import LearnerResult
+from grader.settings import Settings
+from grader.term import kept, sheets
+from grader.term.times import hand_in_times
+
+Runner = Callable[[list[GradeJob]], list[LearnerResult]]
+
+
+@dataclass
+class Sheets:
+    submitted: dict
+    corrections: list
+    extensions: dict
+
+
+def known_learners(out: pathlib.Path) -> dict[str, str]:
+    """learner -> safe id of every learner the course has recorded before."""
+    path = out / files.COURSE / "learners.csv"
+    if not path.is_file():
+        return {}
+    with path.open(newline="", encoding="utf-8") as file:
+        return {learner: sid for sid, learner in csv.reader(file)}
+
+
+def read_sheets(out: pathlib.Path, found: list[Found], roster: dict | None, late: LatePolicy) -> Sheets:
+    """The instructor's files, checked against every learner known (raises ``SheetError``)."""
+    known = {f.learner for f in found} | set(roster or {}) | set(known_learners(out))
+    return Sheets(sheets.submitted(out, known), sheets.corrections(out, known),
+                  sheets.extensions(out, known, late.deadline))
+
+
+@dataclass
+class Run:
+    jobs: list[GradeJob] = field(default_factory=list)       # to grade or record again, in the pool or queue
+    reused: list[GradeJob] = field(default_factory=list)     # verdicts and gradebook unchanged
+    why: dict[str, str] = field(default_factory=dict)        # learner -> why their score may change
+    warnings: list[str] = field(default_factory=list)
+
+
+def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict[str, GradeJob], template: GradeJob,
+         late: LatePolicy, every: bool, only: set[str] | None, grade: Runner) -> Run:
+    """What this run does for each learner (``every``: every learner ever seen, not only
+    those in ``found``, as an unsharded run; ``manual``: the gradebook's manual scores,
+    read before the course was brought up to date)."""
+    out, run = term.out, Run()
+    times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted)
+    if every and (changed := term.late_changed(late)):
+        run.warnings.append(changed)
+    sids = {**(known_learners(out) if every else {}), **{f.learner: f.sid for f in found}}
+    here = {f.learner: f for f in found}
+    now = {f.learner: kept.keep(out, f.sid, f.path, times[f.learner].at, times[f.learner].source) for f in found}
+    corrections = corrections_of(given.corrections, manual, term, sids)
+    for learner, sid in sorted(sids.items()):
+        entries = kept.entries(out, sid)
+        if learner in now and now[learner] not in entries:   # not kept (unreadable): graded as it is
+            entries.append(now[learner])
+        if not entries:
+            continue
+        policy, about = deadline_of(learner, late, given.extensions)
+        who = Learner(learner, sid, policy, corrections.get(learner, ()), kept.counting(entries, term.counts,
+                      policy.deadline), here[learner].notes if learner in here else (), kept=len(entries))
+        if learner in here:
+            who.current, who.current_content = here[learner].path, now[learner].content
+        own = base.get(learner) or replace(template, learner=learner, sid=sid)
+        candidates = [job_for(own, who, e, term.counts, about, out) for e in who.entries]
+        contents = {c.verdicts: e.content for c, e in zip(candidates, who.entries)}
+        if only is not None and learner not in only and sid in term.last:   # left as it was
+            candidates = [replace(candidates[-1], verdicts=term.last[sid]["verdicts"])]
+            contents[term.last[sid]["verdicts"]] = term.last[sid]["content"]
+        elif only is not None and learner in only:
+            for c in candidates:
+                pathlib.Path(c.verdicts).unlink(missing_ok=True)   # graded again, as asked
+        if term.counts == "best":
+            grade([replace(c, gradebook=False) for c in candidates if not pathlib.Path(c.verdicts).exists()])
+            job = best(candidates)
+        else:
+            job = candidates[-1]
+        content = contents[job.verdicts]
+        run.why[learner] = _why(term.last.get(sid), content, job, only)
+        term.last[sid] = {"content": content, "verdicts": job.verdicts, "deadline": str(job.late.deadline),
+                          "corrections": [list(c) for c in job.corrections]}
+        if pathlib.Path(job.verdicts).exists() and term.recorded.get(sid) == stamp(job, content):
+            run.reused.append(job)
+        else:
+            term.recorded[sid] = stamp(job, content)
+            term.settled.pop(sid, None)
+            run.jobs.append(job)
+    return run
+
+
+def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None) -> str:
+    if only is not None and job.learner in only:
+        return "a regrade asked for (--only)"
+    if last is None:
+        return "a first hand-in"
+    if last["content"] != content:
+        return "a new hand-in"
+    reasons = []
+    if last["verdicts"] != job.verdicts:
+        reasons.append("a grader change (its checks or limits)")
+    if last["corrections"] != [list(c) for c in job.corrections]:
+        reasons.append("; ".join(f"task {t}: {r}" for t, _, r in job.corrections) or "a correction withdrawn")
+    if last["deadline"] != str(job.late.deadline):
+        now = job.about[0].removeprefix("your deadline: ") if job.about else str(job.late.deadline)
+        reasons.append(f"a new deadline: {now}")
+    return "; ".join(reasons) or "a new run of the grader"
+
+
+def settle_all(term: Term, course: Course, jobs: list[GradeJob]) -> None:
+    """Each learner's own deadline and the instructor's scores into the gradebook, where
+    they changed (a manual grade from formgrader is written back too, in case its stage was
+    made again; ``written`` holds only corrections.csv's, to tell the two apart)."""
+    for job in jobs:
+        ours = {t: p for t, p, r in job.corrections if r.startswith("correction:")}
+        scores: dict[str, float | None] = {t: None for t in term.written.get(job.sid, {}) if t not in ours}
+        scores.update({t: p for t, p, _ in job.corrections})
+        key = hashlib.sha256(json.dumps([str(job.late.deadline), sorted(scores.items())]).encode()).hexdigest()[:16]
+        if term.settled.get(job.sid) != key:
+            settle(course, job.sid, job.late.deadline, scores)
+            term.settled[job.sid] = key
+        term.written[job.sid] = ours
+
+
+def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
+    """The results of learners whose verdicts and gradebook record stand, with the
+    corrections and late policy applied again, and their feedback written again."""
+    from grader.outputs import feedback
+    results = []
+    for job in jobs:
+        result = finished(job)
+        if result is not None:
+            feedback.write(result, pathlib.Path(job.out) / files.FEEDBACK / f"{job.sid}.html", job.about)
+            results.append(result)
+    return results
+
+
+__all__ = ["Run", "Settings", "plan", "read_sheets", "reuse", "settle_all"]

@@ -1,0 +1,28 @@
+"""The names of the files in a class's output folder (``autograde --out``), in one place:
+what the grader writes there, and what the instructor keeps there for the term."""
+
+from __future__ import annotations
+
+# Written by every run (never edited by hand: the next run writes them again).
+GRADES = "grades.csv"
+SCORES = "scores.png"
+MISTAKES_CSV = "mistakes.csv"
+MISTAKES_PNG = "mistakes.png"
+REPORT = "report.html"
+CANVAS = "canvas.csv"
+MOODLE = "moodle.csv"
+FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
+COURSE = "course"                # a folder: the nbgrader course
+
+# Kept by the instructor, read by every run, never written by the grader.
+SUBMITTED = "submitted.csv"      # learner, submitted_at
+CORRECTIONS = "corrections.csv"  # learner, task, points, reason
+EXTENSIONS = "extensions.csv"    # learner, deadline or days, reason
+
+# The term's record, kept by the grader and only ever added to.
+KEPT = "hand-ins"                # a folder: every hand-in seen, by learner and content
+GRADED = "graded"                # a folder: each hand-in's verdicts, by what they were graded with
+LOG = "log.jsonl"                # every change to a score: when, which run, what, why
+TERM = "term.json"               # the course's term settings and what the gradebook last holds
+
+EXPORTS = (CANVAS, MOODLE)

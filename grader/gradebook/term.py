@@ -1,0 +1,56 @@
+"""What the term changes in the course's gradebook after grading, without grading again:
+the learner's own deadline (nbgrader's extension), the instructor's scores (a correction
+is nbgrader's ``manual_score``, as a grade given in formgrader is) and the late penalty
+that follows from both. ``manual_scores`` reads the manual grades back, so that a grade
+given in formgrader reaches grades.csv and the exports."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from grader.gradebook.course import Course
+from grader.lateness import days_and_percent
+from grader.tasks import STAGES, TASKS, marker, stage_of
+
+
+def manual_scores(course: Course) -> dict[str, dict[str, float]]:
+    """{safe id: {task: manual score}} for every grade that has one (one query)."""
+    tasks = {marker(t): t for t in TASKS}
+    found: dict[str, dict[str, float]] = {}
+    if not (course.root / "gradebook.db").is_file():
+        return found
+    from nbgrader.api import Grade
+    with course.gradebook() as gradebook:
+        for grade in gradebook.db.query(Grade).filter(Grade.manual_score.isnot(None)).all():
+            if grade.name in tasks:
+                found.setdefault(grade.notebook.assignment.student.id, {})[tasks[grade.name]] = float(grade.manual_score)
+    return found
+
+
+def settle(course: Course, sid: str, deadline: dt.datetime | None, scores: dict[str, float | None]) -> None:
+    """Give ``sid`` their own deadline and the instructor's scores (``None`` clears one the
+    grader set before), then the late penalty of each of their stages from both."""
+    with course.gradebook() as gradebook:
+        for stage, name in STAGES.items():
+            try:
+                submission = gradebook.find_submission(name, sid)
+            except Exception:  # noqa: BLE001 - not recorded (nbgrader could not): nothing to settle
+                continue
+            due = submission.assignment.duedate
+            submission.extension = (deadline.astimezone(dt.UTC).replace(tzinfo=None) - due) \
+                if deadline is not None and due is not None else None
+            for task, points in scores.items():
+                if stage_of(task) == stage:
+                    _grade(gradebook, submission, task).manual_score = points
+            gradebook.db.commit()
+            seconds = submission.total_seconds_late
+            _, percent = days_and_percent(seconds, course.late.percent_per_day)
+            for notebook in submission.notebooks:
+                notebook.late_submission_penalty = notebook.score * percent / 100
+            gradebook.db.commit()
+
+
+def _grade(gradebook: Any, submission: Any, task: str) -> Any:
+    name = STAGES[stage_of(task)]
+    return gradebook.find_grade(marker(task), name, name, submission.student.id)

@@ -1,0 +1,145 @@
+"""Every hand-in the grader has seen, kept under the output folder by its content and never
+overwritten: ``hand-ins/<safe id>/<content hash>.zip`` (or a folder of that name), listed
+with its time in ``hand-ins/<safe id>/index.json``. A hand-in handed in again unchanged is
+the same entry (a time stated later, in ``submitted.csv``, replaces one not known). Links
+are kept as links, never followed; special files and the folders the grader never grades
+(``.venv/``...) are left out.
+
+Which hand-in counts is the course's setting (``COUNTS``): the last before the learner's
+deadline (when none is, the first after it, with its late penalty), the last of all, or the
+best (every kept hand-in is graded; the highest final counts)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import stat
+import time
+from dataclasses import asdict, dataclass, replace
+
+import grader.files as files
+from grader.intake.unpack import SKIPPED
+
+COUNTS = ("last-before-deadline", "last", "best")
+
+
+@dataclass(frozen=True)
+class Kept:
+    content: str           # the hash of what was handed in
+    name: str              # the entry's name in the submissions folder
+    at: str | None         # when it was handed in (ISO 8601), if known
+    source: str            # where that time was read
+    file: str              # the kept copy, relative to the output folder
+
+    @property
+    def when(self) -> dt.datetime | None:
+        return dt.datetime.fromisoformat(self.at) if self.at else None
+
+
+def _files(root: pathlib.Path):
+    """(relative path, kind, path) of a folder, links not followed, skipped folders left out."""
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not os.path.islink(os.path.join(folder, d)))
+        links = [d for d in os.listdir(folder) if os.path.islink(os.path.join(folder, d))]
+        for name in sorted(set(names) | set(links)):
+            full = pathlib.Path(folder, name)
+            mode = os.lstat(full).st_mode
+            kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else None
+            if kind:
+                yield full.relative_to(root).as_posix(), kind, full
+
+
+def _read(path: pathlib.Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as file:
+        return file.read()
+
+
+def content_of(path: pathlib.Path) -> str:
+    """The hash of a hand-in's content (a .zip's bytes, or a folder's names and files)."""
+    digest = hashlib.sha256()
+    if stat.S_ISREG(os.lstat(path).st_mode):
+        digest.update(_read(path))
+    elif stat.S_ISDIR(os.lstat(path).st_mode):
+        for relative, kind, full in _files(path):
+            body = os.readlink(full).encode() if kind == "link" else _read(full)
+            digest.update(f"{kind}:{relative}:{len(body)}\0".encode() + body)
+    else:
+        digest.update(b"link:" + os.readlink(path).encode())
+    return digest.hexdigest()[:20]
+
+
+def keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | None, source: str) -> Kept:
+    """Keep the hand-in at ``path`` (once per content) and list it; returns its entry. A
+    hand-in that cannot be read whole is graded as it is (the intake names what is wrong)
+    and not kept: its entry is not listed."""
+    try:
+        return _keep(out, sid, path, at, source)
+    except OSError as error:
+        unread = f"unread-{error.errno}-{time.time_ns()}"   # never the same twice: graded again each run
+        return Kept(unread, path.name, at.isoformat() if at else None, source, "")
+
+
+def _keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | None, source: str) -> Kept:
+    content = content_of(path)
+    home = out / files.KEPT / sid
+    listed = entries(out, sid)
+    same = next((k for k in listed if k.content == content), None)
+    if same is not None:   # handed in again unchanged: one entry; a time stated now replaces one not known
+        if at is not None and (same.at is None or source == files.SUBMITTED) and same.at != at.isoformat():
+            same = replace(same, at=at.isoformat(), source=source)
+            _write(home / "index.json", [same if k.content == content else k for k in listed])
+        return same
+    is_dir = stat.S_ISDIR(os.lstat(path).st_mode)
+    target = home / (content if is_dir else f"{content}.zip")
+    home.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")   # a copy cut short is never taken for a kept one
+    shutil.rmtree(part, ignore_errors=True)
+    if is_dir:
+        part.mkdir()
+        for relative, kind, full in _files(path):
+            copy = part / relative
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "link":
+                os.symlink(os.readlink(full), copy)
+            else:
+                copy.write_bytes(_read(full))
+    elif stat.S_ISREG(os.lstat(path).st_mode):
+        part.write_bytes(_read(path))
+    if part.exists():
+        if target.is_dir() and not target.is_symlink():   # left by a run cut short, never listed
+            shutil.rmtree(target)
+        os.replace(part, target)
+    entry = Kept(content, path.name, at.isoformat() if at else None, source, target.relative_to(out).as_posix())
+    _write(home / "index.json", [*listed, entry])
+    return entry
+
+
+def _write(index: pathlib.Path, listed: list[Kept]) -> None:
+    part = index.with_suffix(".part")
+    part.write_text(json.dumps([asdict(k) for k in listed], indent=1), encoding="utf-8")
+    os.replace(part, index)
+
+
+def entries(out: pathlib.Path, sid: str) -> list[Kept]:
+    index = out / files.KEPT / sid / "index.json"
+    return [Kept(**k) for k in json.loads(index.read_text(encoding="utf-8"))] if index.is_file() else []
+
+
+def counting(listed: list[Kept], counts: str, deadline: dt.datetime | None) -> list[Kept]:
+    """The kept hand-ins that may count, in the order handed in (for ``best`` all of them,
+    else the one that counts)."""
+    timed = sorted((k for k in listed if k.when is not None), key=lambda k: k.when or 0)
+    order = [k for k in listed if k.when is None] + timed   # no time: in the order seen
+    if not order or counts == "best":
+        return order
+    if counts == "last" or deadline is None:
+        return order[-1:]
+    on_time = [k for k in order if k.when is None or k.when <= deadline]
+    return on_time[-1:] or order[:1]
+
+

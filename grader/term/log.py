@@ -1,0 +1,66 @@
+"""The term's audit log, ``log.jsonl`` in the output folder: one JSON line per change to a
+learner's score, appended and never rewritten. Each line says when, which run, the learner,
+what changed (a task's score, the final, or the learner's row appearing), the values before
+and after, and why (a new hand-in, a correction, a manual grade, an extension, a grader
+change, a regrade). grades.csv's scores can be rebuilt from it (``rebuild``)."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import pathlib
+
+import grader.files as files
+from grader.tasks import TASKS
+
+FIELDS = ["row", "final", *[f"task{t}" for t in TASKS]]
+
+
+def read_grades(path: pathlib.Path) -> dict[str, dict[str, str]]:
+    """The learners' rows of a grades.csv (graded and missing), the fields the log follows."""
+    if not path.is_file():
+        return {}
+    with path.open(newline="", encoding="utf-8") as file:
+        return {r["learner"]: {f: r.get(f, "") for f in FIELDS} for r in csv.DictReader(file)
+                if r["row"] in ("graded", "missing")}
+
+
+def changes(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]], why: dict[str, str],
+            run: str, learners: set[str] | None = None) -> list[dict]:
+    """The log lines from one grades.csv to the next (only ``learners``' rows, if given)."""
+    now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    lines = []
+    for learner in sorted(set(before) | set(after)):
+        if learners is not None and learner not in learners:
+            continue
+        old, new = before.get(learner, {}), after.get(learner, {})
+        for name in FIELDS:
+            if old.get(name) != new.get(name):
+                lines.append({"when": now, "run": run, "learner": learner, "what": name, "before": old.get(name),
+                              "after": new.get(name), "why": why.get(learner, "a new run of the grader")})
+    return lines
+
+
+def append(out: pathlib.Path, lines: list[dict]) -> None:
+    with (out / files.LOG).open("a", encoding="utf-8") as file:
+        file.writelines(json.dumps(line, sort_keys=True) + "\n" for line in lines)
+
+
+def read(out: pathlib.Path) -> list[dict]:
+    path = out / files.LOG
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def rebuild(out: pathlib.Path) -> dict[str, dict[str, str]]:
+    """grades.csv's followed fields, per learner, from the log alone."""
+    rows: dict[str, dict[str, str]] = {}
+    for line in read(out):
+        row = rows.setdefault(line["learner"], {})
+        if line["after"] is None:
+            row.pop(line["what"], None)
+        else:
+            row[line["what"]] = line["after"]
+    return {learner: row for learner, row in rows.items() if row}

@@ -1,0 +1,103 @@
+"""When each hand-in was handed in, from an explicit source, in this order:
+
+1. ``submitted.csv`` in the output folder (``learner, submitted_at``; an LMS's export);
+2. nbgrader's ``timestamp.txt`` in the hand-in's folder (in an nbgrader ``submitted/<id>/``,
+   the latest of its assignments');
+3. the platform's metadata in the hand-in's folder (Gradescope's ``submission_metadata.json``,
+   its ``created_at``).
+
+Without any of these, the file's own time is used, with a printed warning, and never when
+the file times of the hand-ins all fall within seconds of each other, as a copy (``cp``)
+makes them: those hand-ins get no time, so no late penalty, and the warning says what to
+give instead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import pathlib
+import stat
+from dataclasses import dataclass
+
+import grader.files as files
+from grader.term.sheets import when as parse_when
+
+COPIED = 10.0   # seconds: file times closer than this were made by one copy, not by learners
+
+
+@dataclass(frozen=True)
+class Time:
+    at: dt.datetime | None     # None: not known, so never late
+    source: str                # where it was read
+
+
+def _small_file(path: pathlib.Path) -> str | None:
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            return path.read_text(encoding="utf-8", errors="replace")[:4000]
+    except OSError:
+        pass
+    return None
+
+
+def explicit(path: pathlib.Path) -> Time | None:
+    """The time a hand-in's own folder states: nbgrader's ``timestamp.txt`` or a platform's
+    metadata (links are never followed)."""
+    try:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            return None
+    except OSError:
+        return None
+    stamps = []   # nbgrader's: in the hand-in's folder, or in each assignment's of an nbgrader submitted/<id>/
+    for stamp in [path / "timestamp.txt", *sorted(path.glob("*/timestamp.txt"))[:50]]:
+        text = _small_file(stamp)
+        if text is None:
+            continue
+        try:
+            stamps.append(parse_when(text.strip()[:100].removesuffix(" UTC").replace(" ", "T")))
+        except ValueError:
+            pass
+    if stamps:
+        return Time(max(stamps), "timestamp.txt")
+    text = _small_file(path / "submission_metadata.json")
+    if text is not None:
+        try:
+            return Time(parse_when(str(json.loads(text)["created_at"])), "submission_metadata.json")
+        except (ValueError, KeyError, TypeError):
+            pass
+    return None
+
+
+def hand_in_times(hand_ins: dict[str, pathlib.Path], given: dict[str, dt.datetime]) -> tuple[dict[str, Time], list[str]]:
+    """Each learner's hand-in time, and the warnings to print."""
+    times: dict[str, Time] = {}
+    unstated: dict[str, float] = {}
+    for learner, path in hand_ins.items():
+        if learner in given:
+            times[learner] = Time(given[learner], files.SUBMITTED)
+        elif (stated := explicit(path)) is not None:
+            times[learner] = stated
+        else:
+            try:
+                unstated[learner] = os.lstat(path).st_mtime
+            except OSError:
+                times[learner] = Time(None, "nothing")
+    warnings = []
+    if len(unstated) > 1 and max(unstated.values()) - min(unstated.values()) < COPIED:
+        times.update((learner, Time(None, "nothing")) for learner in unstated)
+        warnings.append(f"{len(unstated)} hand-in(s) have no stated time and their file times all fall within "
+                        f"{COPIED:g} s of each other, as a copy makes them: no late penalty for "
+                        f"{_names(unstated)}; give their times in {files.SUBMITTED} (learner, submitted_at)")
+    elif unstated:
+        times.update((learner, Time(dt.datetime.fromtimestamp(mtime, dt.UTC), "file time"))
+                     for learner, mtime in unstated.items())
+        warnings.append(f"late penalty from the file's own time for {_names(unstated)}: no {files.SUBMITTED}, "
+                        "timestamp.txt or platform metadata gives their time; a copy or a download changes file times")
+    return times, warnings
+
+
+def _names(learners: dict) -> str:
+    shown = sorted(learners)
+    return ", ".join(shown[:10]) + (f" and {len(shown) - 10} more" if len(shown) > 10 else "")
