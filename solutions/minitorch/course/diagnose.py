@@ -2,8 +2,8 @@
 
 One diagnosis for every check: the notebooks' visible checks (``minitorch.course.visible``) and
 the grader's hidden ones use the same words. The grader cannot import a learner's
-package, so it keeps a copy of this file (``grader/checks/diagnose.py``) that a test holds
-byte for byte equal to this one. Pure NumPy; nothing of the package.
+package, so ``make release`` writes its copy of this file (``grader/checks/diagnose.py``,
+marked generated), and a test fails while the two differ. Pure NumPy; nothing of the package.
 
     shape_pattern((2, 4, 3), (4, 1))   # -> a Finding: not summed over the broadcast axes
     value_pattern(got, expected)       # -> a Finding: the sign is flipped, at index (0, 1) ...
@@ -44,8 +44,9 @@ def shape_pattern(got: tuple, expected: tuple) -> Finding:
     if int(np.prod(got)) > int(np.prod(expected)) and stretches(expected, got):
         axes = [i for i, n in enumerate(got) if i < len(got) - len(expected)
                 or expected[i - (len(got) - len(expected))] != n]
-        return Finding(f"Not summed: it has the broadcast shape; sum it over axes {tuple(axes)} (the ones the input "
-                       "was stretched along, as unbroadcast does) to get the input's shape.", "missing unbroadcast")
+        return Finding(f"Not summed over the broadcast axes: it has the broadcast shape; sum it over axes "
+                       f"{tuple(axes)} (the ones the input was stretched along, as unbroadcast does) to get the "
+                       "input's shape.", "missing unbroadcast")
     if len(got) >= 2 and got[:-2] == expected[:-2] and got[-2:] == expected[-1:-3:-1]:
         return Finding("It is transposed: check the order of the operands and which of them is transposed.",
                        "transposed")
