@@ -84,7 +84,9 @@ def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5,
                            "python scalar, not an array")
     got = np.asarray(got)
     if got.shape != expected.shape:
-        found = shape_pattern(got.shape, expected.shape)
+        numbers = got.dtype.kind in "fiub" and expected.dtype.kind in "fiub"
+        found = shape_pattern(got.shape, expected.shape, got if numbers else None, expected if numbers else None,
+                              rtol=rtol, atol=scaled_atol(expected, atol) if numbers else atol)
         pitfall = "transposed matmul gradient" if found.pitfall == "transposed" and kind == "matmul" else found.pitfall
         raise CheckFailure(f"{what} has shape {got.shape} but should have shape {expected.shape}."
                            f"{' ' + found.text if found.text else ''}", pitfall)
