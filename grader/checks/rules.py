@@ -16,7 +16,7 @@ import numpy.typing as npt
 from grader.boundary.runner import Raised
 from grader.boundary.wire import oversized
 from grader.checks.common import CheckFailure, describe_params, explain, learner_raised, scaled_atol
-from grader.checks.diagnose import value_pattern
+from grader.checks.diagnose import shape_pattern, value_pattern
 from grader.checks.mistakes import fits, predict, raised_as_predicted
 from grader.checks.mistakes import of as library_of
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
@@ -90,7 +90,7 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
     upstream = np.asarray(rng.standard_normal(expected_out.shape), order=upstream_order)  # type: ignore[call-overload]
     sent = [np.ascontiguousarray(np.swapaxes(a, -1, -2)) if i in views else a for i, a in enumerate(arrays)]
     changed: list = []
-    known = [(m, predict(m, arrays, upstream, params)) for m in library_of(function) if m.input < len(arrays)]
+    known = known_for(function, arrays, upstream, params)
     try:
         out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)
     except CheckFailure as failure:
@@ -110,13 +110,35 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
                 if isinstance(got, np.ndarray) and got.shape == expected.shape and \
                         np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=tolerance):
                     raise CheckFailure(f"{what} is wrong: {words}.", pitfall) from None
-            for mistake, predicted in known:
-                if mistake.input == i and predicted and fits(grads[i], predicted, expected, rtol, tolerance):
-                    raise CheckFailure(f"{what} is wrong: {mistake.words()}{where(grads[i], expected)}",
-                                       mistake.name) from None
+            name_known(known, i, what, grads[i], expected, rtol, tolerance)
             raise
     if changed:  # the right numbers, but the caller's array was changed: half the part's points
         raise in_place_upstream(changed[0], keep=0.5)
+
+
+def known_for(function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict) -> list:
+    """The library's known mistakes of ``function``, each with what it gives on this case."""
+    return [(m, predict(m, arrays, upstream, params)) for m in library_of(function) if m.input < len(arrays)]
+
+
+def name_known(known: list, i: int, what: str, got: Any, expected: np.ndarray, rtol: float, atol: float) -> None:
+    """Raise the known mistake whose prediction for input ``i`` ``got`` equals, if one does."""
+    for mistake, predicted in known:
+        if mistake.input == i and predicted and fits(got, predicted, expected, rtol, atol):
+            raise CheckFailure(f"{what} is wrong: {mistake.words()}{where(got, expected)}", mistake.name)
+
+
+def judge(what: str, function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict, i: int, got: Any,
+          expected: npt.ArrayLike, **options: Any) -> None:
+    """``explain`` for one gradient of a rule run by hand (``run_rule``), naming a known mistake
+    of the library when the answer is its prediction."""
+    try:
+        explain(what, got, expected, **options)
+    except CheckFailure:
+        expected = np.asarray(expected)
+        name_known(known_for(function, arrays, upstream, params), i, what, got, expected, options.get("rtol", 1e-5),
+                   scaled_atol(expected, options.get("atol", 1e-7)))
+        raise
 
 
 def named_raise(failure: CheckFailure, known: list) -> CheckFailure:
@@ -132,8 +154,11 @@ def named_raise(failure: CheckFailure, known: list) -> CheckFailure:
 def where(got: Any, expected: np.ndarray) -> str:
     """Where a wrong gradient of the right shape differs most, to the digits where it differs."""
     got = np.asarray(got) if isinstance(got, np.generic) else got
-    if not isinstance(got, np.ndarray) or got.shape != expected.shape or got.dtype.kind not in "fiub":
+    if not isinstance(got, np.ndarray) or got.dtype.kind not in "fiub":
         return ""
+    if got.shape != expected.shape:
+        shape = shape_pattern(got.shape, expected.shape, got, expected, atol=scaled_atol(expected, 1e-7)).text
+        return f" It has shape {got.shape}, not {expected.shape}.{' ' + shape if shape else ''}"
     found = value_pattern(got, expected)
     return f"{' ' + found.text if found.text else ''} The largest difference: {found.where}."
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import explain
-from grader.checks.rules import check_float32, check_large, check_rule, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, judge, run_rule
 
 UNARY: dict[str, Any] = {  # Function name: (trusted NumPy function, range of the inputs)
     "Exp": (np.exp, (-2, 2)), "Log": (np.log, (0.3, 3)), "Sqrt": (np.sqrt, (0.3, 3)),
@@ -75,8 +75,9 @@ def _ties(w, name):
     sign = 1.0 if name == "Max" else -1.0
     x = sign * np.array([[1.0, 3.0, 3.0, 3.0], [2.0, 0.0, 2.0, 1.0]])
     _, grads = run_rule(w, f"ops_reduce.{name}", [x], np.array([3.0, 1.0]), " with ties", axis=1, keepdims=False)
-    explain(f"{name}.backward with tied extremes (x of shape (2, 4), axis=1, keepdims=False, upstream [3, 1]; each "
-            "of k ties gets 1/k of the gradient)", grads[0], np.array([[0, 1, 1, 1], [0.5, 0, 0.5, 0]]), kind="reduction")
+    judge(f"{name}.backward with tied extremes (x of shape (2, 4), axis=1, keepdims=False, upstream [3, 1]; each "
+          "of k ties gets 1/k of the gradient)", f"ops_reduce.{name}", [x], np.array([3.0, 1.0]),
+          {"axis": 1, "keepdims": False}, 0, grads[0], np.array([[0, 1, 1, 1], [0.5, 0, 0.5, 0]]), kind="reduction")
     _, grads = run_rule(w, f"ops_reduce.{name}", [np.ones((2, 2), np.float32)], np.float32(1.0),
                         " of a constant float32 array", axis=None, keepdims=False)
     explain(f"{name}.backward of a constant float32 (2, 2) array, axis=None (all four tie)", grads[0],

@@ -19,7 +19,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions" / "minitorch"
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "grader"))
 from mistakes import MISTAKES
+from variants_known import NAMED
 
 RNG = np.random.default_rng(3)
 E = RNG.uniform(0.5, 2.0, (3, 4)) * np.where(RNG.random((3, 4)) < 0.5, -1, 1)
@@ -89,6 +91,8 @@ def test_a_deliberate_mistake_gets_a_message_naming_its_pattern(name, patch, tas
     assert row["status"] == "failing", (name, row)
     missing = [w for w in words if w not in row["why"]]
     assert not missing, f"{name}: the message lacks {missing}:\n{row['why']}"
+    named = set(re.findall(r"\(known mistake: ([^)]+)\)", row["why"]))  # named when made, and only then
+    assert named == ({NAMED[name]} if name in NAMED else set()), row["why"]
     assert "Traceback" not in row["why"] and "visible.py" not in row["why"]
 
 

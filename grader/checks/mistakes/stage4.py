@@ -38,38 +38,38 @@ def _for(op, count, build):
 CAT: list[tuple[str, str, str, dict[str, Any]]] = [("split at the sizes",
         "the gradient was split at the pieces' sizes; np.split takes the positions where each piece ends, the "
         "running total of the sizes",
-        "split at np.cumsum(sizes)[:-1] along ctx.axis", dict(at_sizes=True)),
+        "split where each piece ends: the running total of the sizes, without the last", dict(at_sizes=True)),
        ("split along the wrong axis", "the gradient was cut along axis 0, not along the axis the pieces were glued on",
-        "split along ctx.axis", dict(along=0)),
+        "split along the axis the forward glued on", dict(along=0)),
        ("split into equal parts", "the gradient was cut into equal parts (np.array_split); each piece must have its "
-        "input's size along the axis", "split at the running total of the sizes: np.cumsum(ctx.sizes)[:-1]",
+        "input's size along the axis", "split where each piece ends: the running total of the sizes, without the last",
         dict(equal=True))]
 
 MISTAKES = [
     Mistake("4.1", "ops_shape.Transpose", 0, "forward permutation reused",
             "the backward applies the forward's permutation again; it must undo it",
-            "apply the inverse permutation: grad.transpose(np.argsort(ctx.axes))", _reused),
+            "apply the inverse permutation: input axis i is output axis axes.index(i)", _reused),
     Mistake("4.1", "ops_shape.BroadcastTo", 0, "not summed back",
             "the gradient comes back in the broadcast shape, not summed back to the input's",
-            "unbroadcast(grad, ctx.shape)",
+            "sum it back to the input's shape, as your unbroadcast does",
             lambda x, g, shape=None: g if g.shape != x[0].shape else None),
     Mistake("4.1", "ops_shape.Unsqueeze", 0, "every size-1 axis squeezed",
             "np.squeeze(grad) drops every size-1 axis, also those the input had",
-            "reshape the gradient to the input's shape: grad.reshape(ctx.shape)",
+            "reshape the gradient to the input's shape",
             lambda x, g, axis=None: np.squeeze(g) if np.squeeze(g).shape != x[0].shape else None),
     Mistake("4.1", "ops_shape.Squeeze", 0, "squeezed again",
             "the backward squeezes the gradient again instead of putting the squeezed axes back",
-            "grad.reshape(ctx.shape)", lambda x, g, axis=None: np.squeeze(g, axis) if axis is not None and
+            "reshape the gradient to the input's shape", lambda x, g, axis=None: np.squeeze(g, axis) if axis is not None and
             all(np.shape(g)[a] == 1 for a in np.atleast_1d(axis) if -g.ndim <= a < g.ndim) else None),
     *[Mistake("4.3", "ops_index.Cat", i, name, words, fix,
               (lambda i, options: lambda x, g, axis=0: _cat_split(x, g, axis, i, **options))(i, options))
       for i in range(4) for name, words, fix, options in CAT],
     *[Mistake("4.3", "ops_index.Stack", i, "read along axis 0",
                "each input's gradient was read as grad[i], along axis 0, not along the axis they were stacked on",
-               "take piece i along ctx.axis: np.take(grad, i, axis=ctx.axis)",
+               "take piece i along the stacking axis",
                (lambda i: lambda x, g, axis=0: _stack_index(x, g, axis, i))(i)) for i in range(4)],
     *[Mistake("4.3", "ops_index.Stack", i, "stacked axis kept",
                "each input's gradient keeps the stacked axis as size 1 (np.split leaves it); the inputs did not have it",
-               "drop that axis: np.squeeze(piece, axis=ctx.axis), or np.take(grad, i, axis=ctx.axis)",
+               "drop that axis from each piece (or take piece i along it)",
                (lambda i: lambda x, g, axis=0: np.split(g, len(x), axis=axis)[i])(i)) for i in range(4)],
 ]

@@ -37,7 +37,7 @@ def _gelu(kind):
                 return g * (cdf + 0.5 * v * (1 - (2 * cdf - 1)) * du)
             if kind == "the cube's 3 missing":
                 return g * (cdf + 2 * v * cdf * (1 - cdf) * SQRT_2_OVER_PI * (1 + 0.044715 * v * v))
-            return g * (cdf + 2 * v * cdf * (1 - cdf) * SQRT_2_OVER_PI) if kind == "inner derivative missing" else None
+            return g * (cdf + 2 * v * cdf * (1 - cdf)) if kind == "inner derivative missing" else None
         if kind == "product term missing":
             return g * _cdf(v)
         if kind == "sign of the product term":
@@ -47,18 +47,18 @@ def _gelu(kind):
 
 
 GELU = [("product term missing", "GELU's gradient is only cdf(x): the product rule's second term, x * pdf(x), is "
-         "missing (x * cdf(x) depends on x twice)", "grad * (cdf + x * pdf(x)); for 'tanh', cdf + x * (the "
-         "tanh form's derivative)"),
+         "missing (x * cdf(x) depends on x twice)", "add x times the derivative of the cdf (the density, or for 'tanh' the tanh "
+         "form's derivative)"),
         ("sign of the product term", "GELU's gradient subtracts x * pdf(x); the product rule adds it",
-         "grad * (cdf + x * pdf(x))"),
+         "add the product term, do not subtract it"),
         ("density not normalised", "the normal density lacks its 1 / sqrt(2 pi)",
-         "pdf(x) = exp(-x ** 2 / 2) / sqrt(2 * pi)"),
+         "divide the density by the square root of 2 pi"),
         ("square missing", "the tanh form's derivative uses 1 - tanh(u), without the square",
-         "1 - tanh(u) ** 2, which is 4 * cdf * (1 - cdf)"),
+         "square the tanh (the saved cdf gives it without a second tanh)"),
         ("the cube's 3 missing", "the derivative of 0.044715 * x ** 3 is taken without its 3",
-         "du = sqrt(2 / pi) * (1 + 3 * 0.044715 * x ** 2)"),
-        ("inner derivative missing", "the tanh form's derivative leaves out the inner derivative's 3 * 0.044715 * x ** 2 "
-         "term", "du = sqrt(2 / pi) * (1 + 3 * 0.044715 * x ** 2)")]
+         "differentiate the inner polynomial too: the cube gives 3 times x squared"),
+        ("inner derivative missing", "the tanh form's derivative leaves out the inner derivative du/dx (the chain "
+         "rule through u = sqrt(2 / pi) (x + 0.044715 x ** 3))", "differentiate the inner polynomial too: the cube gives 3 times x squared")]
 
 
 def _lse(x, axis, keepdims=False):
@@ -88,40 +88,44 @@ def _batch_not_summed(x, g):
 MISTAKES = [
     Mistake("5.1", "ops_linalg.MatMul", 0, "operand not transposed",
             "a's gradient is grad @ b: b must be transposed (its last two axes swapped)",
-            "grad @ np.swapaxes(b, -1, -2), summed back to a's shape",
+            "multiply the upstream gradient by b with its last two axes swapped",
             lambda x, g: unbroadcast(g @ x[1], x[0].shape) if x[0].ndim >= 2 and x[1].ndim >= 2 else None),
     Mistake("5.1", "ops_linalg.MatMul", 1, "operand not transposed",
             "b's gradient is a @ grad: a must be transposed (its last two axes swapped)",
-            "np.swapaxes(a, -1, -2) @ grad, summed back to b's shape",
+            "multiply a with its last two axes swapped by the upstream gradient",
             lambda x, g: unbroadcast(x[0] @ g, x[1].shape) if x[0].ndim >= 2 and x[1].ndim >= 2 else None),
     Mistake("5.1", "ops_linalg.MatMul", 1, "batch axes not summed",
             "b's gradient keeps the batch axes it was broadcast along; they must be summed",
-            "sum the product back to b's shape: unbroadcast(np.swapaxes(a, -1, -2) @ grad, b.shape)", _batch_not_summed),
+            "sum the product back to b's shape, as unbroadcast does", _batch_not_summed),
     *[Mistake("5.2", "ops_activation.Gelu", 0, name, words, fix, _gelu(name)) for name, words, fix in GELU],
     Mistake("5.3", "ops_softmax.LogSumExp", 0, "expand_dims missing",
             "with keepdims=False the upstream gradient lacks the reduced axes, so it does not line up with x (NumPy "
             "broadcasts it along the wrong axes, or refuses)",
-            "first put the reduced axes back: np.expand_dims(grad, ctx.axes) when not ctx.keepdims", _no_expand),
+            "first put the reduced axes back as size 1 when keepdims was False", _no_expand),
     Mistake("5.3", "ops_softmax.LogSumExp", 0, "exp of the input",
             "the gradient is grad * exp(x): it must be divided by the sum of the exps, exp(x - out)",
-            "grad * np.exp(x - out), out saved with the reduced axes kept",
+            "exponentiate x minus the saved output",
             lambda x, g, axis=None, keepdims=False: np.expand_dims(g, axis) * np.exp(x[0])
             if not keepdims and axis is not None else None),
     Mistake("5.3", "ops_softmax.Softmax", 0, "sum over every axis",
             "the sum in softmax's backward runs over every axis, not along ctx.axis only",
-            "out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True))",
+            "sum grad times the output along the softmax's axis only, keeping it as size 1",
             lambda x, g, axis=-1: _softmax(x[0], axis) * (g - np.sum(g * _softmax(x[0], axis)))),
     Mistake("5.3", "ops_softmax.Softmax", 0, "sum term missing",
             "softmax's backward is out * grad only: every output depends on every input of its row, so the sum "
-            "term is missing", "out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True))",
+            "term is missing", "sum grad times the output along the softmax's axis only, keeping it as size 1",
             lambda x, g, axis=-1: _softmax(x[0], axis) * g),
+    Mistake("5.3", "ops_softmax.Softmax", 0, "sign flipped",
+            "softmax's backward subtracts grad from the sum; the sum is what is subtracted from grad",
+            "grad minus the sum, times the output",
+            lambda x, g, axis=-1: _softmax(x[0], axis) * (np.sum(g * _softmax(x[0], axis), axis=axis, keepdims=True) - g)),
     Mistake("5.3", "ops_softmax.LogSoftmax", 0, "sum missing",
             "log_softmax's backward subtracts exp(out) * grad, not exp(out) times the sum of grad",
-            "grad - np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
+            "multiply the softmax by the sum of grad along the axis",
             lambda x, g, axis=-1: g - _softmax(x[0], axis) * g),
     Mistake("5.3", "ops_softmax.LogSoftmax", 0, "softmax over the wrong axis",
             "the softmax in the backward is taken over another axis than ctx.axis",
-            "np.exp(out), the saved output, is already the softmax along ctx.axis",
+            "the exp of the saved output is already the softmax along the right axis",
             lambda x, g, axis=-1: g - _softmax(x[0], 0 if axis % x[0].ndim else -1) * np.sum(g, axis=axis, keepdims=True)
             if x[0].ndim > 1 else None),
 ]

@@ -117,6 +117,16 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
              "crept in (dtype drift)", hint=hint)
 
 
+def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs: Sequence[np.ndarray]) -> str:
+    """The diagnosis's own words for a wrong gradient, when a pattern fits (after a known mistake's)."""
+    floats = [np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"]
+    if got.shape == want.shape:
+        text = diagnose.value_pattern(got, want, rtol=rtol, atol=atol, inputs=floats).text
+    else:
+        text = diagnose.shape_pattern(got.shape, want.shape, got, want, rtol=rtol, atol=atol).text
+    return f". {text}" if text else ""
+
+
 def _describe(inputs: Sequence[np.ndarray], params: dict) -> str:
     shapes = " and ".join(str(np.shape(a)) for a in inputs)
     dtypes = sorted({str(np.asarray(a).dtype) for a in inputs})
@@ -173,10 +183,8 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         loose = 1e-4 if dtype == np.float32 else 0.0  # float32 keeps about 7 digits
         found = known_mistakes.fitting(known, i, got, max(atol, loose), max(1e-5, loose))
         if found:
-            fits = np.shape(got) == np.shape(want) and diagnose.value_pattern(got, np.asarray(want), rtol=1e-5,
-                                                                               atol=max(atol, loose)).text
             fail(name, f"{what}: the gradient for input {i}", f"{found['message']} (known mistake: {found['name']})"
-                 + (f". {fits}" if fits else ""), got, np.asarray(want),
+                 + _pattern(got, np.asarray(want), max(1e-5, loose), max(atol, loose), inputs), got, np.asarray(want),
                  f"Fix: {found['fix']}")
         others = [w for j, w in enumerate(expected) if j != i and w is not None and np.shape(w) == np.shape(want)]
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
