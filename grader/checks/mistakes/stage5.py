@@ -58,7 +58,8 @@ GELU = [("product term missing", "GELU's gradient is only cdf(x): the product ru
         ("the cube's 3 missing", "the derivative of 0.044715 * x ** 3 is taken without its 3",
          "differentiate the inner polynomial too: the cube gives 3 times x squared"),
         ("inner derivative missing", "the tanh form's derivative leaves out the inner derivative du/dx (the chain "
-         "rule through u = sqrt(2 / pi) (x + 0.044715 x ** 3))", "differentiate the inner polynomial too: the cube gives 3 times x squared")]
+         "rule through u = sqrt(2 / pi) (x + 0.044715 x ** 3))",
+         "multiply by du/dx, the derivative of the inner polynomial u, as the chain rule asks")]
 
 
 def _lse(x, axis, keepdims=False):
