@@ -86,6 +86,16 @@ def _batch_not_summed(x, g):
     return np.swapaxes(a, -1, -2) @ g
 
 
+def _one_d_kept(x, g):
+    """a's gradient when a is 1-D, left in the (1, n) shape of its matrix form."""
+    a, b = x
+    if a.ndim != 1:
+        return None
+    a2, b2 = a[None, :], (b if b.ndim > 1 else b[:, None])
+    g2 = np.reshape(g, np.matmul(a2, b2).shape)
+    return unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2.shape)
+
+
 MISTAKES = [
     Mistake("5.1", "ops_linalg.MatMul", 0, "operand not transposed",
             "a's gradient is grad @ b: b must be transposed (its last two axes swapped)",
@@ -98,6 +108,9 @@ MISTAKES = [
     Mistake("5.1", "ops_linalg.MatMul", 1, "batch axes not summed",
             "b's gradient keeps the batch axes it was broadcast along; they must be summed",
             "sum the product back to b's shape, as unbroadcast does", _batch_not_summed),
+    Mistake("5.1", "ops_linalg.MatMul", 0, "1-D operand not reshaped back",
+            "a 1-D operand's gradient keeps the size-1 axis its matrix form had", "reshape it back to the operand's shape",
+            _one_d_kept),
     *[Mistake("5.2", "ops_activation.Gelu", 0, name, words, fix, _gelu(name)) for name, words, fix in GELU],
     Mistake("5.3", "ops_softmax.LogSumExp", 0, "expand_dims missing",
             "with keepdims=False the upstream gradient lacks the reduced axes, so it does not line up with x (NumPy "
