@@ -16,7 +16,7 @@ from minitorch.course import diagnose, hints, known_mistakes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from test_messages import solution_lines  # noqa: E402
+from test_messages import solution_lines
 
 COVERED = {"2.3", "3.1", "3.2", "3.3", "4.1", "4.3", "5.1", "5.2", "5.3"}  # the tasks the library covers so far
 
