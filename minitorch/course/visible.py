@@ -121,9 +121,9 @@ def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs
     """The diagnosis's own words for a wrong gradient, when a pattern fits (after a known mistake's)."""
     floats = [np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"]
     if got.shape == want.shape:
-        text = diagnose.value_pattern(got, want, rtol=rtol, atol=atol, inputs=floats).text
-    else:
-        text = diagnose.shape_pattern(got.shape, want.shape, got, want, rtol=rtol, atol=atol).text
+        found = diagnose.value_pattern(got, want, rtol=rtol, atol=atol, inputs=floats)
+        return f".{' ' + found.text if found.text else ''} The largest difference: {found.where}"
+    text = diagnose.shape_pattern(got.shape, want.shape, got, want, rtol=rtol, atol=atol).text
     return f". {text}" if text else ""
 
 

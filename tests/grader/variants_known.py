@@ -18,7 +18,7 @@ BUGGY = [
                                        "        # Task 3.1: Exp.backward"), "3.1", "known mistake: derivative from the input"),
     ("sin with a minus sign", ("ops_unary.py", "return grad * np.cos(x)", "return -grad * np.cos(x)"), "3.1",
      "known mistake: sign added"),
-    ("mul gradients swapped", ("ops_binary.py", "return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
+    ("tensor mul gradients swapped", ("ops_binary.py", "return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
                                "return unbroadcast(grad * a, a.shape), unbroadcast(grad * b, b.shape)"), "2.3",
      "known mistake: gradients swapped"),
     ("sub negates a instead of b", ("ops_binary.py", "return unbroadcast(grad, a_shape), unbroadcast(-grad, b_shape)",
@@ -26,7 +26,7 @@ BUGGY = [
      "known mistake: sign on the wrong input"),
     ("div does not square b", ("ops_binary.py", "unbroadcast(-grad * a / (b * b), b.shape)",
                                "unbroadcast(-grad * a / b, b.shape)"), "2.3", "known mistake: b not squared"),
-    ("pow keeps the exponent", ("ops_binary.py", "np.where(b == 0, 0, b * a ** (b - 1))", "np.where(b == 0, 0, b * a ** b)"),
+    ("tensor pow keeps the exponent", ("ops_binary.py", "np.where(b == 0, 0, b * a ** (b - 1))", "np.where(b == 0, 0, b * a ** b)"),
      "2.3", "known mistake: exponent not lowered"),
     ("sum divides by the count", ("ops_reduce.py", "        return np.broadcast_to(_lined_up(grad, ctx, \"Sum\"), ctx.shape)",
                                   "        return np.broadcast_to(_lined_up(grad, ctx, \"Sum\"), ctx.shape) / "
