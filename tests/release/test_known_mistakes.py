@@ -33,7 +33,7 @@ CUES: dict = {
     "ties not shared": "share it equally", "ties counted over everything": "along ctx.axes",
     "expand_dims missing": "expand_dims", "forward permutation reused": "not the forward's permutation",
     "not summed back": "unbroadcast", "every size-1 axis squeezed": "reshape grad to ctx.shape",
-    "squeezed again": "reshape grad to ctx.shape", "split at the sizes": "running totals",
+    "axis not put back": "reshape grad to ctx.shape", "split at the sizes": "running totals",
     "split along the wrong axis": "along ctx.axis", "split into equal parts": "running totals",
     "read along axis 0": "along ctx.axis", "stacked axis kept": "drops the stacked axis",
     "operand not transposed": "transposed", "1-D operand not reshaped back": "reshaped to a's",
@@ -43,7 +43,6 @@ CUES: dict = {
     "the cube's 3 missing": "3 times the cubic coefficient", "exp of the input": "exp(x - out)",
     "sum over every axis": "along the axis", "sum term missing": "the sum of grad times out",
     "sign flipped": "grad minus the sum", "sum missing": "softmax times the sum of grad",
-    "softmax over the wrong axis": "along the axis",
     ("3.3", "expand_dims missing"): "put the reduced axes back", ("5.2", "square missing"): "tanh(u)^2",
 }
 

@@ -57,10 +57,9 @@ MISTAKES = [
             "np.squeeze(grad) drops every size-1 axis, also those the input had",
             "reshape the gradient to the input's shape",
             lambda x, g, axis=None: np.squeeze(g) if np.squeeze(g).shape != x[0].shape else None),
-    Mistake("4.1", "ops_shape.Squeeze", 0, "squeezed again",
-            "the backward squeezes the gradient again instead of putting the squeezed axes back",
-            "reshape the gradient to the input's shape", lambda x, g, axis=None: np.squeeze(g, axis) if axis is not None and
-            all(np.shape(g)[a] == 1 for a in np.atleast_1d(axis) if -g.ndim <= a < g.ndim) else None),
+    Mistake("4.1", "ops_shape.Squeeze", 0, "axis not put back",
+            "the gradient comes back as it came, without the size-1 axes the forward squeezed away",
+            "reshape the gradient to the input's shape", lambda x, g, axis=None: g if g.shape != x[0].shape else None),
     *[Mistake("4.3", "ops_index.Cat", i, name, words, fix,
               (lambda i, options: lambda x, g, axis=0: _cat_split(x, g, axis, i, **options))(i, options))
       for i in range(4) for name, words, fix, options in CAT],
