@@ -34,8 +34,9 @@ def _unary_part(name):
             check_rule(w, f"ops_unary.{name}", reference, [x], rng)
         if name in AT_ZERO:
             _, grads = run_rule(w, f"ops_unary.{name}", [np.array([0.0, 1.0])], np.array([3.0, 3.0]), " at 0")
-            explain(f"{name}.backward at x = 0 (the kink: the gradient there is {AT_ZERO[name]:g}, as in PyTorch)",
-                    grads[0], np.array([3.0 * AT_ZERO[name], 3.0]))
+            judge(f"{name}.backward at x = 0 (the kink: the gradient there is {AT_ZERO[name]:g}, as in PyTorch)",
+                  f"ops_unary.{name}", [np.array([0.0, 1.0])], np.array([3.0, 3.0]), {}, 0, grads[0],
+                  np.array([3.0 * AT_ZERO[name], 3.0]))
         check_float32(w, f"ops_unary.{name}", [rng.uniform(lo, hi, (2, 3))], reference)
         check_large(w, f"ops_unary.{name}", reference, [np.array(LARGE[name])], f"x = {LARGE[name]}",
                     "At large magnitudes an intermediate overflows (exp of a large number is inf in float32 above "
