@@ -183,7 +183,10 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         loose = 1e-4 if dtype == np.float32 else 0.0  # float32 keeps about 7 digits
         found = known_mistakes.fitting(known, i, got, max(atol, loose), max(1e-5, loose))
         if found:
-            fail(name, f"{what}: the gradient for input {i}", f"{found['message']} (known mistake: {found['name']})"
+            wrong = "came back with wrong values" if np.shape(got) == np.shape(want) else \
+                f"came back with shape {np.shape(got)}, not {np.shape(want)}"
+            fail(name, f"{what}: the gradient for input {i}",
+                 f"{wrong}: {found['message']} (known mistake: {found['name']})"
                  + _pattern(got, np.asarray(want), max(1e-5, loose), max(atol, loose), inputs), got, np.asarray(want),
                  f"Fix: {found['fix']}")
         others = [w for j, w in enumerate(expected) if j != i and w is not None and np.shape(w) == np.shape(want)]
