@@ -147,7 +147,8 @@ def named_raise(failure: CheckFailure, known: list) -> CheckFailure:
     if failure.kind is Failure.RAISED and found:
         for mistake, predicted in known:
             if predicted and raised_as_predicted(found.group(1), found.group(2), predicted):
-                return CheckFailure(f"{failure} Likely: {mistake.words()}", mistake.name, kind=Failure.RAISED)
+                return CheckFailure(f"{failure} (known mistake: {mistake.name}): {mistake.message}. Fix: {mistake.fix}",
+                                    mistake.name, kind=Failure.RAISED)
     return failure
 
 

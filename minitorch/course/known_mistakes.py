@@ -69,10 +69,10 @@ def fitting(known: dict[str, list[dict]], i: int, got: Any, atol: float, rtol: f
     return None
 
 
-def raising(known: dict[str, list[dict]], error: BaseException) -> str:
-    """The words of the known mistake that raises this exception here, or ""."""
+def raising(known: dict[str, list[dict]], error: BaseException) -> dict | None:
+    """The known mistake that raises this exception here, if one does."""
     for entries in known.values():
         for entry in entries:
             if "raises" in entry and diagnose.same_exception(type(error).__name__, str(error), *entry["raises"]):
-                return f"Likely: {entry['message']} (known mistake: {entry['name']}). Fix: {entry['fix']}"
-    return ""
+                return entry
+    return None

@@ -113,8 +113,8 @@ def test_a_raised_error_is_named_only_when_the_mistake_predicts_it():
     for by_input, entry in raising:
         kind, message = entry["raises"]
         error = type(kind, (Exception,), {})(message)
-        assert f"(known mistake: {entry['name']})" in known_mistakes.raising(by_input, error)
-        assert known_mistakes.raising(by_input, KeyError("something else")) == ""
+        assert known_mistakes.raising(by_input, error)["name"] == entry["name"]
+        assert known_mistakes.raising(by_input, KeyError("something else")) is None
 
 
 def test_the_library_names_a_mistake_only_on_its_own_prediction():

@@ -159,7 +159,9 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         grads = op.backward(ctx, upstream)
     except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
         named = known_mistakes.raising(known, error)
-        raise raised(error, name, what, named or hint) from None
+        if named:
+            raise raised(error, name, what, f"{named['message']}. Fix: {named['fix']}", named["name"]) from None
+        raise raised(error, name, what, hint) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
              "which the engine takes for one gradient; return tuple(g for ...) or a list")
