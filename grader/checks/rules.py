@@ -125,7 +125,7 @@ def name_known(known: list, i: int, what: str, got: Any, expected: np.ndarray, r
     """Raise the known mistake whose prediction for input ``i`` ``got`` equals, if one does."""
     for mistake, predicted in known:
         if mistake.input == i and predicted and fits(got, predicted, expected, rtol, atol):
-            raise CheckFailure(f"{what} is wrong: {mistake.words()}{where(got, expected)}", mistake.name)
+            raise CheckFailure(f"{what} is wrong: {mistake.words()}.{where(got, expected)}", mistake.name)
 
 
 def judge(what: str, function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict, i: int, got: Any,
