@@ -118,8 +118,10 @@ BREAKS = {
 }
 
 
-@pytest.mark.parametrize("checks", [True, False], ids=["checks", "no-checks"])
-@pytest.mark.parametrize("name", list(BREAKS))
+@pytest.mark.parametrize("name, checks", [
+    pytest.param(name, checks, id=f"{name}-{'checks' if checks else 'no-checks'}",
+                 marks=() if (name, checks) == ("a syntax error", True) else pytest.mark.slow)
+    for name in BREAKS for checks in (True, False)])
 def test_a_package_that_does_not_import_still_gets_its_zip_and_the_error_once(tmp_path, name, checks):
     """A fresh learner's syntax error once crashed `make handin` before it wrote anything: the
     zip is written first, and the import error is said once, with its file and line."""
