@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from grader.boundary.failures import Borrowed, Lost, Raised, Unimportable
 from grader.boundary.wire import oversized
-from grader.checks.diagnose import value_pattern
+from grader.checks.diagnose import shape_pattern, value_pattern
 from grader.results import Failure
 
 
@@ -64,9 +64,9 @@ def call_learner(w, probe: str, doing: str, **args):
 def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5, atol: float = 1e-7,
             kind: str = "") -> None:
     """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
-    values, naming the likely mistake. ``kind`` ("broadcast", "unbroadcast", "reduction",
-    "matmul") says
-    which hints can be true; ``atol`` is scaled by the size of the largest expected value
+    values, naming the likely mistake in the words of the visible checks (``diagnose.py``,
+    the one diagnosis); ``kind`` "matmul" names a transposed result as a matmul gradient;
+    ``atol`` is scaled by the size of the largest expected value
     (down to a thousandth), so that a small but wrong term is not lost under it."""
     expected = np.asarray(expected)
     if got is None:
@@ -84,17 +84,12 @@ def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5,
                            "python scalar, not an array")
     got = np.asarray(got)
     if got.shape != expected.shape:
-        hint, pitfall = "", "wrong shape"
-        if kind in ("broadcast", "unbroadcast") and got.size > expected.size and _stretches(expected.shape, got.shape):
-            hint, pitfall = (" The input was broadcast in the forward pass: sum the gradient over the broadcast "
-                             "axes (unbroadcast) so it gets the input's shape."), "missing unbroadcast"
-        elif kind in ("reduction", "unbroadcast") and got.size == expected.size and _squeezed(got.shape) == _squeezed(expected.shape):
-            hint, pitfall = " The sizes are right but a size-1 axis is missing or extra: did you lose keepdims?", \
-                "lost keepdims"
-        elif kind == "matmul" and got.shape == expected.shape[::-1]:
-            hint, pitfall = " The shape is transposed: check the order of the matmul operands and their transposes.", \
-                "transposed matmul gradient"
-        raise CheckFailure(f"{what} has shape {got.shape} but should have shape {expected.shape}.{hint}", pitfall)
+        numbers = got.dtype.kind in "fiub" and expected.dtype.kind in "fiub"
+        found = shape_pattern(got.shape, expected.shape, got if numbers else None, expected if numbers else None,
+                              rtol=rtol, atol=scaled_atol(expected, atol) if numbers else atol)
+        pitfall = "transposed matmul gradient" if found.pitfall == "transposed" and kind == "matmul" else found.pitfall
+        raise CheckFailure(f"{what} has shape {got.shape} but should have shape {expected.shape}."
+                           f"{' ' + found.text if found.text else ''}", pitfall)
     atol = scaled_atol(expected, atol)
     numbers = got.dtype.kind in "fiub"
     right = numbers and np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
@@ -122,14 +117,6 @@ def scaled_atol(expected: np.ndarray, atol: float) -> float:
     """``atol`` times the largest finite expected value (at least a thousandth)."""
     finite = np.abs(expected[np.isfinite(expected)]) if expected.dtype.kind in "fc" else np.abs(expected).ravel()
     return atol * max(float(finite.max(initial=0.0)), 1e-3)
-
-
-def _squeezed(shape: tuple) -> tuple:
-    return tuple(n for n in shape if n != 1)
-
-
-def _stretches(shape: tuple, target: tuple) -> bool:
-    return len(shape) <= len(target) and all(n in (t, 1) for n, t in zip(shape, target[len(target) - len(shape):]))
 
 
 def _diagnose(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, kind: str) -> tuple[str, str]:

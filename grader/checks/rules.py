@@ -6,6 +6,7 @@ was, float32 kept float32, and values far from 1.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,7 +16,11 @@ import numpy.typing as npt
 from grader.boundary.runner import Raised
 from grader.boundary.wire import oversized
 from grader.checks.common import CheckFailure, describe_params, explain, learner_raised, scaled_atol
+from grader.checks.diagnose import shape_pattern, value_pattern
+from grader.checks.mistakes import fits, predict, raised_as_predicted
+from grader.checks.mistakes import of as library_of
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
+from grader.results import Failure
 
 
 def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.ArrayLike, label: str = "",
@@ -85,7 +90,11 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
     upstream = np.asarray(rng.standard_normal(expected_out.shape), order=upstream_order)  # type: ignore[call-overload]
     sent = [np.ascontiguousarray(np.swapaxes(a, -1, -2)) if i in views else a for i, a in enumerate(arrays)]
     changed: list = []
-    out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)
+    known = known_for(function, arrays, upstream, params)
+    try:
+        out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)
+    except CheckFailure as failure:
+        raise named_raise(failure, known) from None
     name = function.rpartition(".")[2] + label
     shapes = " and ".join(str(a.shape) + (" (a transposed view)" if i in views else "") for i, a in enumerate(arrays))
     explain(f"{name}.forward on input shape(s) {shapes}", out, expected_out, rtol=1e-7, atol=1e-10)
@@ -95,14 +104,64 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
         try:
             explain(what, grads[i], expected, rtol=rtol, atol=atol, kind=kind)
         except CheckFailure:
+            tolerance = scaled_atol(expected, atol)
             for _, words, pitfall, wrong in (m for m in mistakes if m[0] == i):
                 got = grads[i]
                 if isinstance(got, np.ndarray) and got.shape == expected.shape and \
-                        np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=scaled_atol(expected, atol)):
+                        np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=tolerance):
                     raise CheckFailure(f"{what} is wrong: {words}.", pitfall) from None
+            name_known(known, i, what, grads[i], expected, rtol, tolerance)
             raise
     if changed:  # the right numbers, but the caller's array was changed: half the part's points
         raise in_place_upstream(changed[0], keep=0.5)
+
+
+def known_for(function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict) -> list:
+    """The library's known mistakes of ``function``, each with what it gives on this case."""
+    return [(m, predict(m, arrays, upstream, params)) for m in library_of(function) if m.input < len(arrays)]
+
+
+def name_known(known: list, i: int, what: str, got: Any, expected: np.ndarray, rtol: float, atol: float) -> None:
+    """Raise the known mistake whose prediction for input ``i`` ``got`` equals, if one does."""
+    for mistake, predicted in known:
+        if mistake.input == i and predicted and fits(got, predicted, expected, rtol, atol):
+            raise CheckFailure(f"{what} is wrong: {mistake.words()}.{where(got, expected)}", mistake.name)
+
+
+def judge(what: str, function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict, i: int, got: Any,
+          expected: npt.ArrayLike, **options: Any) -> None:
+    """``explain`` for one gradient of a rule run by hand (``run_rule``), naming a known mistake
+    of the library when the answer is its prediction."""
+    try:
+        explain(what, got, expected, **options)
+    except CheckFailure:
+        expected = np.asarray(expected)
+        name_known(known_for(function, arrays, upstream, params), i, what, got, expected, options.get("rtol", 1e-5),
+                   scaled_atol(expected, options.get("atol", 1e-7)))
+        raise
+
+
+def named_raise(failure: CheckFailure, known: list) -> CheckFailure:
+    """A learner's exception, with the known mistake that predicts it named after it."""
+    found = re.search(r" raised (\w+): (.*?)(?: at minitorch/|$)", str(failure), re.DOTALL)
+    if failure.kind is Failure.RAISED and found:
+        for mistake, predicted in known:
+            if predicted and raised_as_predicted(found.group(1), found.group(2), predicted):
+                return CheckFailure(f"{failure} (known mistake: {mistake.name}): {mistake.message}. Fix: {mistake.fix}",
+                                    mistake.name, kind=Failure.RAISED)
+    return failure
+
+
+def where(got: Any, expected: np.ndarray) -> str:
+    """Where a wrong gradient of the right shape differs most, to the digits where it differs."""
+    got = np.asarray(got) if isinstance(got, np.generic) else got
+    if not isinstance(got, np.ndarray) or got.dtype.kind not in "fiub":
+        return ""
+    if got.shape != expected.shape:
+        shape = shape_pattern(got.shape, expected.shape, got, expected, atol=scaled_atol(expected, 1e-7)).text
+        return f" It has shape {got.shape}, not {expected.shape}.{' ' + shape if shape else ''}"
+    found = value_pattern(got, expected)
+    return f"{' ' + found.text if found.text else ''} The largest difference: {found.where}."
 
 
 def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Callable[..., np.ndarray],

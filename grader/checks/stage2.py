@@ -8,7 +8,7 @@ from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
 from grader.checks.numeric import unbroadcast_by_loops
-from grader.checks.rules import check_float32, check_large, check_rule, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, judge, run_rule
 
 
 def _broadcast_shapes(w, *shapes):
@@ -150,9 +150,10 @@ def _ties(w, name):
     a, b = np.array([1.0, 2.0, 3.0]), np.array([1.0, 5.0, -1.0])
     to_a = [1.0, 0.0, 2.0] if name == "Maximum" else [1.0, 2.0, 0.0]
     _, grads = run_rule(w, f"ops_binary.{name}", [a, b], np.full(3, 2.0), " at a tie", SWAP)
-    explain(f"{name}.backward at a tie (a = b = 1, upstream 2): the gradient for a (each side gets half)", grads[0],
-            np.array(to_a))
-    explain(f"{name}.backward at a tie: the gradient for b", grads[1], 2.0 - np.array(to_a))
+    judge(f"{name}.backward at a tie (a = b = 1, upstream 2): the gradient for a (each side gets half)",
+          f"ops_binary.{name}", [a, b], np.full(3, 2.0), {}, 0, grads[0], np.array(to_a))
+    judge(f"{name}.backward at a tie: the gradient for b", f"ops_binary.{name}", [a, b], np.full(3, 2.0), {}, 1, grads[1],
+          2.0 - np.array(to_a))
 
 
 def _pow_edges(w, rng):

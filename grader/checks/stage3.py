@@ -8,7 +8,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import explain
-from grader.checks.rules import check_float32, check_large, check_rule, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, judge, run_rule
 
 UNARY: dict[str, Any] = {  # Function name: (trusted NumPy function, range of the inputs)
     "Exp": (np.exp, (-2, 2)), "Log": (np.log, (0.3, 3)), "Sqrt": (np.sqrt, (0.3, 3)),
@@ -34,8 +34,9 @@ def _unary_part(name):
             check_rule(w, f"ops_unary.{name}", reference, [x], rng)
         if name in AT_ZERO:
             _, grads = run_rule(w, f"ops_unary.{name}", [np.array([0.0, 1.0])], np.array([3.0, 3.0]), " at 0")
-            explain(f"{name}.backward at x = 0 (the kink: the gradient there is {AT_ZERO[name]:g}, as in PyTorch)",
-                    grads[0], np.array([3.0 * AT_ZERO[name], 3.0]))
+            judge(f"{name}.backward at x = 0 (the kink: the gradient there is {AT_ZERO[name]:g}, as in PyTorch)",
+                  f"ops_unary.{name}", [np.array([0.0, 1.0])], np.array([3.0, 3.0]), {}, 0, grads[0],
+                  np.array([3.0 * AT_ZERO[name], 3.0]))
         check_float32(w, f"ops_unary.{name}", [rng.uniform(lo, hi, (2, 3))], reference)
         check_large(w, f"ops_unary.{name}", reference, [np.array(LARGE[name])], f"x = {LARGE[name]}",
                     "At large magnitudes an intermediate overflows (exp of a large number is inf in float32 above "
@@ -75,8 +76,9 @@ def _ties(w, name):
     sign = 1.0 if name == "Max" else -1.0
     x = sign * np.array([[1.0, 3.0, 3.0, 3.0], [2.0, 0.0, 2.0, 1.0]])
     _, grads = run_rule(w, f"ops_reduce.{name}", [x], np.array([3.0, 1.0]), " with ties", axis=1, keepdims=False)
-    explain(f"{name}.backward with tied extremes (x of shape (2, 4), axis=1, keepdims=False, upstream [3, 1]; each "
-            "of k ties gets 1/k of the gradient)", grads[0], np.array([[0, 1, 1, 1], [0.5, 0, 0.5, 0]]), kind="reduction")
+    judge(f"{name}.backward with tied extremes (x of shape (2, 4), axis=1, keepdims=False, upstream [3, 1]; each "
+          "of k ties gets 1/k of the gradient)", f"ops_reduce.{name}", [x], np.array([3.0, 1.0]),
+          {"axis": 1, "keepdims": False}, 0, grads[0], np.array([[0, 1, 1, 1], [0.5, 0, 0.5, 0]]), kind="reduction")
     _, grads = run_rule(w, f"ops_reduce.{name}", [np.ones((2, 2), np.float32)], np.float32(1.0),
                         " of a constant float32 array", axis=None, keepdims=False)
     explain(f"{name}.backward of a constant float32 (2, 2) array, axis=None (all four tie)", grads[0],

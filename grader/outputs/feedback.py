@@ -8,7 +8,7 @@ import html
 import pathlib
 from collections.abc import Sequence
 
-from grader.results import LearnerResult
+from grader.results import Failure, LearnerResult, Verdict
 from grader.tasks import STAGES, TASKS, tasks_of
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
@@ -21,7 +21,9 @@ def page(result: LearnerResult, extra: Sequence[str] = ()) -> str:
     e = html.escape
     score, most = result.total
     body = [f"<h1>minitorch: feedback for {e(result.learner)}</h1>", f"<p><b>Total: {score:g} / {most:g}</b></p>"]
-    notes = [*result.problems, *extra]
+    imports = list(dict.fromkeys(v.message for v in result.all_verdicts() if v.kind is Failure.IMPORT_FAILED))
+    notes = [*result.problems, *extra, *(f"{m[:1].upper()}{m[1:]}. Every part that needs the package lost its points "
+                                         "to this one error: fix it first." for m in imports)]
     if notes:
         body.append("<div class='problems'><ul>" + "".join(f"<li>{e(p)}</li>" for p in notes) + "</ul></div>")
     for stage, name in STAGES.items():
@@ -40,10 +42,17 @@ def page(result: LearnerResult, extra: Sequence[str] = ()) -> str:
             for v in r.verdicts:
                 mark = "ok" if v.passed else "lost"
                 body.append(f"<tr><td class='part {mark}'>{e(v.part)}</td><td class='{mark}'>{v.earned:g} / "
-                            f"{v.points:g}</td><td>{e(v.message)}</td></tr>")
+                            f"{v.points:g}</td><td>{e(_reason(v, imports))}</td></tr>")
         body.append("</table>")
     return ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>minitorch feedback</title>"
             f"<style>{STYLE}</style></head><body>{''.join(body)}</body></html>")
+
+
+def _reason(verdict: Verdict, imports: list[str]) -> str:
+    """A part's reason; an import error, said once at the top of the page, is only pointed at."""
+    if verdict.kind is Failure.IMPORT_FAILED and len(imports) == 1:
+        return "not run: the package could not be imported (the error is at the top of this page)"
+    return verdict.message
 
 
 def write(result: LearnerResult, target: pathlib.Path, extra: Sequence[str] = ()) -> pathlib.Path:

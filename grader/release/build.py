@@ -18,7 +18,7 @@ import sys
 import tempfile
 import tomllib
 
-from grader.release import guard, task_table
+from grader.release import copies, guard, task_table
 from grader.release.regions import stub
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -165,8 +165,9 @@ def build_notebooks(target: pathlib.Path) -> None:
 
 
 def build(root: pathlib.Path = ROOT, force: bool = False) -> None:
-    """Write ``minitorch/``, ``notebooks/`` and the docs' task table (docs/CURRICULUM.md)
-    under ``root``, and record what was written.
+    """Write ``minitorch/``, ``notebooks/``, the docs' task table (docs/CURRICULUM.md) and,
+    in the repository, the grader's copies of shared modules (``copies.py``) under ``root``,
+    and record what was written.
     Unless ``force``, first stop (``guard.WorkWouldBeLost``, naming the files) when a file
     there differs from what the last release wrote: it may be a learner's work."""
     if not force:
@@ -174,6 +175,8 @@ def build(root: pathlib.Path = ROOT, force: bool = False) -> None:
     build_package(root / "minitorch")
     build_notebooks(root / "notebooks")
     task_table.write(root / "docs" / "CURRICULUM.md", manifest())
+    if root == ROOT:
+        copies.write(root)  # the grader's generated copies of shared course modules (copies.py)
     guard.record(root)
 
 

@@ -88,10 +88,12 @@ def _names(frame: types.FrameType | None, number: int) -> str:
     return ", ".join(f"{k} = {v}" for k, v in seen.items())
 
 
-def raised(error: Exception, call: str, case: str, hint: str = "") -> CheckFailed:
-    """Your exception as a check failure: the call and case, your line, and a hint."""
+def raised(error: Exception, call: str, case: str, hint: str = "", named: str = "") -> CheckFailed:
+    """Your exception as a check failure: the call and case (and the known mistake that
+    predicts the exception, ``named``), your line, and a hint."""
     frames = _yours(error)
-    text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}"
+    text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}" \
+        + (f" (known mistake: {named})" if named else "")
     learner = [f for f, labelled in frames if labelled]
     shown_frames = learner[-1:] + [f for f, _ in frames[-1:] if not learner or f is not learner[-1]]
     for frame in shown_frames:

@@ -47,18 +47,20 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "input's shape.",
             "The table in the notebook gives each rule; unbroadcast(g, x.shape) does the summing. For maximum and "
             "minimum, _split_by_winner gets boolean arrays a_wins and tie.",
-            "Sub: grad and minus grad. Div: grad / b and -grad a / b^2. Pow: use np.where so that b == 0 gives 0 for "
-            "a, and skip b's gradient (None) unless ctx.needs_input_grad[1]. Ties: half of grad to each side."),
+            "Mul: a's gradient uses b and b's uses a (not swapped). Sub: grad and minus grad. Div: grad / b and "
+            "-grad a / b^2. Pow: a's is b a^(b-1), with np.where so that b == 0 gives 0; b's is out times log(a), "
+            "skipped (None) unless ctx.needs_input_grad[1]. Ties: half of grad to each side."),
     "3.1": ("One input, one output of the same shape: the gradient is grad times the derivative, elementwise.",
             "Each backward has x (the input) or out (the output) saved; pick whichever makes the derivative short.",
-            "exp: times out. log: divided by x. sqrt: divided by twice out. abs: times the sign of x. relu: times "
-            "(x > 0). cos has a minus sign; tanh and sigmoid as in stage 1, with out."),
+            "exp: times out. log: divided by x. sqrt: divided by twice out (mind the parentheses: a / 2 * b is "
+            "(a / 2) * b). abs: times the sign of x. relu: times (x > 0). sin: times cos x, no minus; cos has a minus "
+            "sign. tanh: 1 - out^2, the output squared, not the input. sigmoid: out (1 - out)."),
     "3.2": ("Summing over some axes copies each upstream gradient value to every element that was summed, so the "
             "backward broadcasts grad back; mean also divides by the count.",
             "_with_reduced_axes only has to give grad the reduced axes back as size 1; Sum and Mean then broadcast "
             "it. ctx.axes and ctx.keepdims say what the forward did.",
             "If keepdims was True, grad already has its size-1 axes; otherwise insert them with np.expand_dims at "
-            "ctx.axes."),
+            "ctx.axes. Sum does not divide; Mean divides by the count, the product of the reduced axes' sizes only."),
     "3.3": ("Only the elements equal to the maximum get gradient; when several tie, they share it equally.",
             "First put the reduced axes back as in 3.2. Then compare x with out (which broadcasts) to find the "
             "winners.",
@@ -69,7 +71,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "ctx.shape holds the input's shape, ctx.axes the transpose's permutation; BroadcastTo is a broadcast, so "
             "its reverse is your unbroadcast.",
             "Reshape, squeeze and unsqueeze: reshape grad to ctx.shape. Transpose: apply the inverse permutation "
-            "(input axis i went to position axes.index(i))."),
+            "(input axis i went to position axes.index(i)), not the forward's permutation again."),
     "4.2": ("Indexing picks elements; each picked element sends its gradient back to the place it came from, and "
             "one picked twice gets both.",
             "Start from zeros of ctx.shape and ctx.dtype. Plain full[index] += grad loses repeats; NumPy has an "
@@ -80,8 +82,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "pieces.",
             "For cat, ctx.sizes are the pieces' lengths along ctx.axis; the cut points are their running totals. For "
             "stack, ctx.count pieces lie along ctx.axis.",
-            "cat: np.split at the running totals without the last one. stack: take index i along ctx.axis for each "
-            "piece (np.take). Return a tuple, one gradient per input."),
+            "cat: np.split along ctx.axis at the running totals without the last one. stack: take index i along "
+            "ctx.axis for each piece (np.take drops the stacked axis; a split keeps it as size 1). Return a tuple, "
+            "one gradient per input."),
     "5.1": ("For a @ b with upstream grad: the gradient for a is grad times b transposed, for b it is a transposed "
             "times grad.",
             "as_matrices gives a2, b2 and grad2 in the batched matrix case; transpose only the last two axes "
@@ -98,7 +101,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "stable_logsumexp: the maximum along axes with keepdims, replaced by 0 where it is not finite. The "
             "backward of logsumexp is grad times softmax, which is exp(x - out).",
             "log_softmax: grad minus softmax times the sum of grad along the axis. softmax: out times (grad minus "
-            "the sum of grad times out along the axis). Keep the summed axis (keepdims)."),
+            "the sum of grad times out along the axis). Keep the summed axis (keepdims). In logsumexp's backward, "
+            "with keepdims=False, put the reduced axes back into grad first (np.expand_dims)."),
     "5.4": ("Cross-entropy is minus the log-probability of the right class; its gradient for the logits is the "
             "probabilities minus the one-hot target.",
             "log_p holds log_softmax of the logits. With class indices, pick one entry per row with "

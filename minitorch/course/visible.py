@@ -20,15 +20,15 @@ import numpy as np
 
 from ..function import Context
 from ..gradcheck import numerical_grads
-from . import diagnose
+from . import diagnose, known_mistakes
 from .failures import CheckFailed, checking, raised, stuck
 
 __all__ = ["CheckFailed", "check_backward", "checking", "fail", "same"]
 
 
-def _show(value: Any) -> str:
+def _show(value: Any, places: int = 4) -> str:
     if isinstance(value, np.ndarray):
-        text = np.array2string(value, precision=4, threshold=24, edgeitems=3, max_line_width=88, separator=", ")
+        text = np.array2string(value, precision=places, threshold=24, edgeitems=3, max_line_width=88, separator=", ")
         return text.replace("\n", "\n" + " " * 13)
     return repr(value)
 
@@ -48,7 +48,9 @@ def fail(call: str, case: str, problem: str, got: Any = None, expected: Any = No
     for line in (hint, stuck()):
         text += f"\n  {line}" if line else ""
     if got is not None or expected is not None:
-        text += f"\n  got:       {_show(got)}\n  expected:  {_show(expected)}"
+        places = diagnose.precision(got, expected) if isinstance(got, np.ndarray) and isinstance(expected, np.ndarray) \
+            and got.dtype.kind in "fiub" and expected.dtype.kind in "fiub" else 4  # to the digits where they differ
+        text += f"\n  got:       {_show(got, places)}\n  expected:  {_show(expected, places)}"
     raise CheckFailed(text)
 
 
@@ -91,7 +93,8 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         fail(call, case, f"came back as {_kind(got)}; expected an array of shape {expected.shape} ({want}): "
              "np.asarray(...) makes one (a Python number forgets the dtype)", got, expected, hint)
     if got.shape != expected.shape:
-        extra = diagnose.shape_pattern(got.shape, expected.shape).text
+        extra = diagnose.shape_pattern(got.shape, expected.shape, got if got.dtype.kind in "fiub" else None, expected,
+                                       rtol=rtol, atol=atol).text
         fail(call, case, f"came back with shape {got.shape}; expected shape {expected.shape}"
              + (f". {extra}" if extra else ""), got, expected, hint)
     if got.dtype.kind not in "fiub":
@@ -112,6 +115,16 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     if got.dtype != want and want.kind == "f":
         fail(call, case, f"came back as {got.dtype}; expected {want} (the input's dtype): a float64 constant or array "
              "crept in (dtype drift)", hint=hint)
+
+
+def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs: Sequence[np.ndarray]) -> str:
+    """The diagnosis's own words for a wrong gradient, when a pattern fits (after a known mistake's)."""
+    floats = [np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"]
+    if got.shape == want.shape:
+        found = diagnose.value_pattern(got, want, rtol=rtol, atol=atol, inputs=floats)
+        return f".{' ' + found.text if found.text else ''} The largest difference: {found.where}"
+    text = diagnose.shape_pattern(got.shape, want.shape, got, want, rtol=rtol, atol=atol).text
+    return f". {text}" if text else ""
 
 
 def _describe(inputs: Sequence[np.ndarray], params: dict) -> str:
@@ -141,9 +154,13 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     if upstream is None:
         upstream = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.asarray(out).dtype)
     given = np.array(upstream, copy=True)
+    known = known_mistakes.of(op, inputs, upstream, params)
     try:
         grads = op.backward(ctx, upstream)
     except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
+        named = known_mistakes.raising(known, error)
+        if named:
+            raise raised(error, name, what, f"{named['message']}. Fix: {named['fix']}", named["name"]) from None
         raise raised(error, name, what, hint) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
@@ -166,6 +183,14 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
             continue
         dtype = np.asarray(inputs[i]).dtype
         loose = 1e-4 if dtype == np.float32 else 0.0  # float32 keeps about 7 digits
+        found = known_mistakes.fitting(known, i, got, max(atol, loose), max(1e-5, loose))
+        if found:
+            wrong = "came back with wrong values" if np.shape(got) == np.shape(want) else \
+                f"came back with shape {np.shape(got)}, not {np.shape(want)}"
+            fail(name, f"{what}: the gradient for input {i}",
+                 f"{wrong}: {found['message']} (known mistake: {found['name']})"
+                 + _pattern(got, np.asarray(want), max(1e-5, loose), max(atol, loose), inputs), got, np.asarray(want),
+                 f"Fix: {found['fix']}")
         others = [w for j, w in enumerate(expected) if j != i and w is not None and np.shape(w) == np.shape(want)]
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
              dtype=dtype if dtype.kind == "f" else None, hint=hint, swapped=others[0] if len(others) == 1 else None,

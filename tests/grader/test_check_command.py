@@ -12,7 +12,7 @@ import zipfile
 
 import pytest
 
-from grader.tasks import TOTAL
+from grader.tasks import PARTS, TOTAL
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
 
@@ -54,7 +54,7 @@ def test_whole_folder_grades_as_the_clean_hand_in(tmp_path):
     assert [line for line in table(first).splitlines() if "Task" in line or "Total" in line] == \
         [line for line in table(second).splitlines() if "Task" in line or "Total" in line]
     assert "stage 6 (06_training) ..." in first
-    assert re.search(r"Task 2\.3 +5 / 6 ", first) and "sum the gradient over the broadcast axes" in first
+    assert re.search(r"Task 2\.3 +5 / 6 ", first) and "Not summed over the broadcast axes" in first
     assert (tmp_path / "out1" / "feedback.html").is_file()
 
 
@@ -105,3 +105,16 @@ def test_the_references_hand_in_zip_grades_at_full_marks(tmp_path):
     done = subprocess.run([sys.executable, "-m", "grader", "handin"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 2 and "holds no minitorch/ folder to zip" in done.stderr and "--reference" in done.stderr
+
+
+def test_a_package_that_does_not_import_is_told_once_on_the_feedback_page(tmp_path):
+    """A syntax error fails every part the same way: the page says the error once, at the top,
+    and each part only points at it (a fresh learner once read the same error about 60 times)."""
+    work = tmp_path / "course"
+    shutil.copytree(ROOT / "solutions" / "minitorch", work / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    ops = work / "minitorch" / "ops_unary.py"
+    ops.write_text(ops.read_text() + "\ndef broken(x:\n    return x\n")
+    check(zip_folder(work, tmp_path / "handin.zip"), tmp_path / "out")
+    page = (tmp_path / "out" / "feedback.html").read_text()
+    assert page.count("SyntaxError") == 1 and "ops_unary.py" in page, page[:3000]
+    assert page.count("the error is at the top of this page") == sum(len(parts) for parts in PARTS.values())

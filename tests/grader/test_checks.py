@@ -3,11 +3,13 @@ each buggy variant loses points in its own task only, with the right explanation
 solutions written differently keep full marks."""
 
 import pathlib
+import re
 import sys
 
 import pytest
 import variants
 import variants_edges
+import variants_known
 import variants_stage7
 from batch import Batch
 from conftest import ROOT, write_package
@@ -18,7 +20,7 @@ from grader.settings import Settings
 from grader.tasks import PARTS, POINTS, TASKS
 
 # a variant of a task the course no longer has (its stage dropped, docs/INSTRUCTOR.md) is left out
-BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY if b[2] in TASKS]
+BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY if b[2] in TASKS]
 ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES
 
 pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
@@ -88,6 +90,9 @@ def test_buggy_variant_loses_points_in_its_task_only(graded, name, patch, task, 
     result = graded[name]
     assert set(lost(result)) == {task}, lost(result)
     assert phrase.lower() in lost(result)[task].lower(), lost(result)[task]
+    # never misleading: a known mistake is named only by the variant that makes it (variants_known.NAMED), and always
+    named = set(re.findall(r"\(known mistake: ([^)]+)\)", lost(result)[task]))
+    assert named == ({variants_known.NAMED[name]} if name in variants_known.NAMED else set()), lost(result)[task]
 
 
 @pytest.mark.parametrize("name, patches", ALTERNATIVES, ids=[a[0] for a in ALTERNATIVES])

@@ -31,7 +31,7 @@ LAYERS = [
 ROOM = [
     {"course", "course.plotting_training", "course.progress", "course.inplace", "course.diagnose",
      "course.heatmaps", "course.hints"},
-    {"course.plotting", "course.reloader", "course.handin", "course.failures"},
+    {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},
     {"course.notebook", "course.visible"},
 ]
 REEXPORTED = {"course", "course.hints", "course.plotting"}  # mt.hint and mt.plotting

@@ -44,7 +44,8 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
     for tool in ("nbgrader", "playwright", "pytest", "hypothesis", "jupytext"):  # instructor tooling stays out
         assert f"\n{tool}==" not in lock and f"{tool}==" not in (folder / "pyproject.toml").read_text()
     makefile = (folder / "Makefile").read_text()
-    assert "--ServerApp.root_dir=." in makefile and "minitorch.course.handin" in makefile and "minitorch.course.progress" in makefile
+    assert "--ServerApp.root_dir=." in makefile and "minitorch/course/handin.py" in makefile
+    assert "minitorch.course.progress" in makefile
     readme = (folder / "README.md").read_text()
     assert "## Troubleshooting" in readme and "make handin" in readme and "passes all the tests" not in readme
     secret = solution_lines()
@@ -99,7 +100,7 @@ def test_bundle_installs_into_a_fresh_environment_and_opens(unpacked, venv, tmp_
     progress = subprocess.run([str(python), "-m", "minitorch.course.progress"], cwd=folder, capture_output=True, text=True,
                               env=env, timeout=300)
     assert progress.returncode == 0 and "not started" in progress.stdout, progress.stderr[-2000:]
-    handin = subprocess.run([str(python), "-m", "minitorch.course.handin"], cwd=folder, capture_output=True, text=True,
+    handin = subprocess.run([str(python), "minitorch/course/handin.py"], cwd=folder, capture_output=True, text=True,
                             env=env, timeout=120)
     assert handin.returncode == 0 and (folder / "handin.zip").is_file(), handin.stderr[-2000:]
     with zipfile.ZipFile(folder / "handin.zip") as z:

@@ -1,24 +1,41 @@
-"""``make handin`` (python -m minitorch.course.handin): the zip holds exactly what is graded, and
-a learner's slip at the command line gets a message, never a stray file."""
+"""``make handin`` (python minitorch/course/handin.py): the zip holds exactly what is graded, it
+is written whatever the package does, and a learner's slip at the command line gets a
+message, never a stray file."""
 
+import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def handin(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "minitorch.course.handin", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+def handin(*args, cwd, course=ROOT, timeout=60):
+    """The hand-in as `make handin` runs it: the file by its path, never through the package."""
+    env = {**os.environ, "PYTHONPATH": str(course)}
+    return subprocess.run([sys.executable, str(course / "minitorch" / "course" / "handin.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def reference_course(tmp_path, notebooks=("01_chain_rule.ipynb", "02_broadcasting.ipynb")):
+    """A course folder holding the reference package and a few released notebooks."""
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "solutions" / "minitorch", course / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    (course / "notebooks").mkdir()
+    for name in notebooks:
+        shutil.copy(ROOT / "notebooks" / name, course / "notebooks" / name)
+    return course
 
 
 def test_help_prints_usage_and_writes_nothing(tmp_path):
     before = set(ROOT.iterdir())
     result = handin("--help", cwd=tmp_path)
-    assert result.returncode == 0 and "usage: python -m minitorch.course.handin" in result.stdout
+    assert result.returncode == 0 and "usage: python minitorch/course/handin.py" in result.stdout
     assert list(tmp_path.iterdir()) == [] and set(ROOT.iterdir()) == before
 
 
@@ -91,3 +108,53 @@ def test_a_visible_check_that_still_fails_is_listed_and_the_zip_is_written_anywa
     result = subprocess.run([sys.executable, "-m", "minitorch.course.handin", "--no-checks"], cwd=course, capture_output=True,
                             text=True, timeout=120, env=env)
     assert result.returncode == 0 and "visible check" not in result.stdout, result.stdout
+
+
+BREAKS = {
+    "a syntax error": ("def broken(x:\n    return x\n", "SyntaxError", "minitorch/ops_unary.py, line"),
+    "an import that fails": ("import no_such_module_here\n", "ModuleNotFoundError", "minitorch/ops_unary.py, line"),
+    "a crash at import": ("raise RuntimeError('half-written module')\n", "RuntimeError: half-written module",
+                          "minitorch/ops_unary.py, line"),
+}
+
+
+@pytest.mark.parametrize("name, checks", [
+    pytest.param(name, checks, id=f"{name}-{'checks' if checks else 'no-checks'}",
+                 marks=() if (name, checks) == ("a syntax error", True) else pytest.mark.slow)
+    for name in BREAKS for checks in (True, False)])
+def test_a_package_that_does_not_import_still_gets_its_zip_and_the_error_once(tmp_path, name, checks):
+    """A fresh learner's syntax error once crashed `make handin` before it wrote anything: the
+    zip is written first, and the import error is said once, with its file and line."""
+    course = reference_course(tmp_path)
+    broken_line, error, where = BREAKS[name]
+    module = course / "minitorch" / "ops_unary.py"
+    module.write_text(module.read_text() + "\n" + broken_line)
+    result = handin(*([] if checks else ["--no-checks"]), cwd=course, course=course)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    with zipfile.ZipFile(course / "handin.zip") as z:
+        assert z.read("minitorch/ops_unary.py").decode() == module.read_text()
+    assert result.stdout.count("does not import") == 1 and error in result.stdout and where in result.stdout, result.stdout
+    said = next(line for line in result.stdout.splitlines() if "does not import" in line)
+    assert str(course) not in said  # the path inside the course folder, as the learner sees it
+    assert not re.search(r"^\d+\.\d+ ", result.stdout, re.MULTILINE)  # no row per task, each saying the same
+
+
+@pytest.mark.slow
+def test_a_check_that_kills_its_process_or_a_broken_notebook_never_stops_the_hand_in(tmp_path):
+    """A learner's rule that ends the Python process in a check (os._exit): that task is
+    listed as failing; a notebook file that is not JSON: the checks stop with a message. The
+    zip is written in both."""
+    course = reference_course(tmp_path)
+    shapes = course / "minitorch" / "shapes.py"
+    text = shapes.read_text()
+    body = "def unbroadcast(grad: np.ndarray, shape: Sequence[int]) -> np.ndarray:\n"
+    assert text.count(body) == 1
+    shapes.write_text(text.replace(body, body + "    import os; os._exit(7)\n"))
+    result = handin(cwd=course, course=course, timeout=180)
+    assert result.returncode == 0 and (course / "handin.zip").is_file(), result.stderr
+    assert re.search(r"^2\.2 .*did not finish", result.stdout, re.MULTILINE), result.stdout
+    (course / "notebooks" / "02_broadcasting.ipynb").write_text("{ not json")
+    (course / "handin.zip").unlink()
+    result = handin(cwd=course, course=course, timeout=180)
+    assert result.returncode == 0 and (course / "handin.zip").is_file(), result.stderr
+    assert "The visible checks stopped: JSONDecodeError" in result.stdout and "zip is written" in result.stdout

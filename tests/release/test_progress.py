@@ -100,9 +100,11 @@ def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
 sys.path.insert(0, str(ROOT / "tests" / "grader"))
 import variants
 import variants_edges
+import variants_known
 import variants_stage7
 
-BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY if b[2] in TASKS]  # a dropped stage's: out
+BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY
+         if b[2] in TASKS]  # a dropped stage's: out
 ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES
 
 
@@ -137,6 +139,8 @@ def stages_of(patches) -> set[str]:
 def test_the_visible_check_of_a_task_catches_each_planted_bug(name, patch, task, phrase, tmp_path, monkeypatch):
     row = rows_with([patch], {task.split(".")[0]}, tmp_path, monkeypatch)[task]
     assert row["status"] == "failing", f"{name}: the visible check of Task {task} passes"
+    named = set(re.findall(r"\(known mistake: ([^)]+)\)", row["why"]))  # the same as the hidden checks name, never another
+    assert named == variants_known.named_in_notebook(name), row["why"]
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from grader.release import build as release
-from grader.release import guard
+from grader.release import copies, guard
 from grader.release.regions import find_regions
 
 ROOT = release.ROOT
@@ -122,3 +122,14 @@ def test_stub_package_marks_every_task():
     text = "\n".join(p.read_text() for p in (ROOT / "minitorch").rglob("*.py"))
     for task in __import__("grader.tasks", fromlist=["TASKS"]).TASKS:
         assert f'raise NotImplementedError("Task {task}:' in text
+
+
+@pytest.mark.parametrize("source", list(copies.COPIES))
+def test_the_graders_copies_are_generated_from_their_one_source(source):
+    """The grader may not import the learner's package, so the release writes its copy of a
+    shared module (the diagnosis): the source under a "do not edit" header, nothing else."""
+    copy = ROOT / copies.COPIES[source]
+    assert copy.read_text(encoding="utf-8") == copies.text(source), \
+        f"{copies.COPIES[source]} is not what the release makes from {source}: edit the source, run `make release`"
+    assert copy.read_text(encoding="utf-8").startswith("# GENERATED") and "do not edit" in copy.read_text().splitlines()[0]
+    assert "BEGIN SOLUTION" not in (ROOT / source).read_text()

@@ -111,6 +111,18 @@ def test_an_edit_reaches_every_name_a_function_was_imported_under(kernel, course
     assert shown.split() == ["42.0"] * 4, shown
 
 
+def test_a_new_function_and_a_new_file_arrive_without_a_restart(kernel, course):
+    """The learner's README says so: a helper added to a file, and a new file imported by an
+    edited one, both reach the running kernel at the next cell."""
+    package = course / "minitorch"
+    (package / "helpers_of_mine.py").write_text("def twice(x):\n    return 2 * x\n")
+    edit(package / "numerical.py", "    return (f(*up) - f(*down)) / (2.0 * eps)",
+         "    return (f(*up) - f(*down)) / (2.0 * eps)\n\n\ndef brand_new():\n    from .helpers_of_mine import twice\n"
+         "    return twice(21)")
+    shown = kernel.run("print(mt.numerical.brand_new())")
+    assert shown.strip() == "42", shown
+
+
 def test_a_method_and_a_constant_change_for_objects_made_before_the_edit(kernel, course):
     """A Linear made before an edit of ``Linear.forward`` runs the new forward and is
     still a ``nn.Linear``; a dict re-exported by ``nn/__init__`` is the new one."""

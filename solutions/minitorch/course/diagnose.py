@@ -2,8 +2,8 @@
 
 One diagnosis for every check: the notebooks' visible checks (``minitorch.course.visible``) and
 the grader's hidden ones use the same words. The grader cannot import a learner's
-package, so it keeps a copy of this file (``grader/checks/diagnose.py``) that a test holds
-byte for byte equal to this one. Pure NumPy; nothing of the package.
+package, so ``make release`` writes its copy of this file (``grader/checks/diagnose.py``,
+marked generated), and a test fails while the two differ. Pure NumPy; nothing of the package.
 
     shape_pattern((2, 4, 3), (4, 1))   # -> a Finding: not summed over the broadcast axes
     value_pattern(got, expected)       # -> a Finding: the sign is flipped, at index (0, 1) ...
@@ -14,8 +14,10 @@ short name, for a class report) and ``where`` (the largest difference and its in
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -35,17 +37,46 @@ def stretches(shape: tuple, target: tuple) -> bool:
     return len(shape) <= len(target) and all(n in (t, 1) for n, t in zip(shape, target[len(target) - len(shape):]))
 
 
-def shape_pattern(got: tuple, expected: tuple) -> Finding:
-    """The likely mistake when an array came back with shape ``got`` instead of ``expected``."""
+def shape_pattern(got: tuple, expected: tuple, got_values: Any = None, expected_values: Any = None, *,
+                  rtol: float = 1e-5, atol: float = 1e-8) -> Finding:
+    """The likely mistake when an array came back with shape ``got`` instead of ``expected``.
+    Given both arrays, a pattern is named only when the values bear it out (summed over the
+    broadcast axes, reshaped or transposed, the answer is the expected one); otherwise
+    nothing is guessed: a Cat split in the wrong places is not a missing sum."""
     got, expected = tuple(got), tuple(expected)
+    found = _by_shape(got, expected)
+    if got_values is None or expected_values is None or not found.text:
+        return found
+    g, e = np.asarray(got_values, np.float64), np.asarray(expected_values, np.float64)
+
+    def close(candidate: np.ndarray) -> bool:
+        return candidate.shape == e.shape and bool(np.allclose(candidate, e, rtol=rtol, atol=atol, equal_nan=True))
+    if found.pitfall == "lost keepdims":
+        right = close(g.reshape(e.shape))
+    elif found.pitfall == "missing unbroadcast":
+        lead = len(got) - len(expected)
+        right = close(g.sum(axis=tuple(range(lead))).sum(
+            axis=tuple(i for i, n in enumerate(expected) if n == 1), keepdims=True).reshape(e.shape))
+    elif found.pitfall == "transposed":
+        right = close(np.swapaxes(g, -1, -2))
+    elif found.pitfall == "axes in the wrong order" and g.ndim <= 5:
+        right = any(close(np.transpose(g, order)) for order in itertools.permutations(range(g.ndim)))
+    else:
+        right = False
+    return found if right else Finding("", "wrong shape")
+
+
+def _by_shape(got: tuple, expected: tuple) -> Finding:
+    """The pattern the two shapes alone suggest."""
     if int(np.prod(got)) == int(np.prod(expected)) and _squeezed(got) == _squeezed(expected):
         return Finding("The numbers may be right but a size-1 axis is missing or extra: keep it (keepdims=True, "
                        "or np.expand_dims).", "lost keepdims")
     if int(np.prod(got)) > int(np.prod(expected)) and stretches(expected, got):
         axes = [i for i, n in enumerate(got) if i < len(got) - len(expected)
                 or expected[i - (len(got) - len(expected))] != n]
-        return Finding(f"Not summed: it has the broadcast shape; sum it over axes {tuple(axes)} (the ones the input "
-                       "was stretched along, as unbroadcast does) to get the input's shape.", "missing unbroadcast")
+        return Finding(f"Not summed over the broadcast axes: it has the broadcast shape; sum it over axes "
+                       f"{tuple(axes)} (the ones the input was stretched along, as unbroadcast does) to get the "
+                       "input's shape.", "missing unbroadcast")
     if len(got) >= 2 and got[:-2] == expected[:-2] and got[-2:] == expected[-1:-3:-1]:
         return Finding("It is transposed: check the order of the operands and which of them is transposed.",
                        "transposed")
@@ -54,10 +85,39 @@ def shape_pattern(got: tuple, expected: tuple) -> Finding:
     if int(np.prod(got)) < int(np.prod(expected)) and stretches(got, expected):
         return Finding("Summed over axes that should stay: sum only over the axes that were stretched.",
                        "summed over the wrong axes")
-    if int(np.prod(got)) < int(np.prod(expected)):
-        return Finding("Summed over the wrong axes: sum over exactly the axes that were stretched (or reduced).",
-                       "summed over the wrong axes")
     return Finding("", "wrong shape")
+
+
+def digits(got: float, expected: float) -> tuple[str, str]:
+    """Both numbers to as many significant digits as it takes to tell them apart (6 at least)."""
+    for places in range(6, 18):
+        a, b = f"{got:.{places}g}", f"{expected:.{places}g}"
+        if a != b:
+            break
+    return a, b
+
+
+def precision(got: np.ndarray, expected: np.ndarray, least: int = 4) -> int:
+    """The digits after the point at which two arrays of one shape print apart (``least`` at
+    least, 17 at most): [0.99, -1.99] and [0.99000001, -1.99] are not shown alike."""
+    g, e = np.asarray(got, np.float64), np.asarray(expected, np.float64)
+    if g.shape != e.shape or np.array_equal(g, e, equal_nan=True):
+        return least
+    for places in range(least, 18):
+        if not np.array_equal(np.round(g, places), np.round(e, places), equal_nan=True):
+            return places
+    return 17
+
+
+def same_exception(kind: str, message: str, predicted_kind: str, predicted_message: str) -> bool:
+    """Whether an exception is the one a known mistake predicts: the same type, and the same
+    message, or one naming the same shapes (NumPy words a broadcast error by the order of
+    its operands: grad * e and e * grad name the same two shapes)."""
+    if kind != predicted_kind:
+        return False
+    shapes = sorted(re.findall(r"\([\d, ]*\)", message))
+    return message.strip() == predicted_message.strip() or \
+        bool(shapes) and shapes == sorted(re.findall(r"\([\d, ]*\)", predicted_message))
 
 
 def _simple(ratio: float) -> bool:
@@ -79,7 +139,8 @@ def value_pattern(got: np.ndarray, expected: np.ndarray, *, rtol: float = 1e-5, 
     worst = int(np.argmax(np.where(close, -1.0, gaps))) if g.size else 0
     index = tuple(int(i) for i in np.unravel_index(worst, e.shape)) if e.shape else ()
     wrong = int((~close).sum())
-    where = (f"at index {index} it is {g.flat[worst]:.6g}, expected {e.flat[worst]:.6g}"
+    shown = digits(float(g.flat[worst]), float(e.flat[worst])) if g.size else ("", "")
+    where = (f"at index {index} it is {shown[0]}, expected {shown[1]}"
              f"{f' ({wrong} of {g.size} values differ)' if g.size > 1 else ''}")
 
     def fits(candidate: np.ndarray) -> bool:

@@ -1,0 +1,74 @@
+"""Known mistakes of stage 2: the binary ops' backward (Task 2.3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from grader.checks.mistakes import Mistake, unbroadcast
+
+
+def _both(a, b):
+    return np.broadcast_arrays(a, b)
+
+
+MISTAKES = [
+    Mistake("2.3", "ops_binary.Mul", 0, "gradients swapped",
+            "a's gradient is grad times a, the input itself: the two inputs' gradients are swapped",
+            "the derivative of a * b with respect to a is b: a's gradient uses b, and b's uses a",
+            lambda x, g: unbroadcast(g * x[0], x[0].shape)),
+    Mistake("2.3", "ops_binary.Mul", 1, "gradients swapped",
+            "b's gradient is grad times b, the input itself: the two inputs' gradients are swapped",
+            "the derivative of a * b with respect to b is a: b's gradient uses a, and a's uses b",
+            lambda x, g: unbroadcast(g * x[1], x[1].shape)),
+    Mistake("2.3", "ops_binary.Mul", 0, "missing unbroadcast",
+            "a's gradient is grad * b in the output's shape, not summed back to a's shape",
+            "sum it back to a's shape with unbroadcast",
+            lambda x, g: g * x[1] if np.shape(g * x[1]) != x[0].shape else None),
+    Mistake("2.3", "ops_binary.Mul", 1, "missing unbroadcast",
+            "b's gradient is grad * a in the output's shape, not summed back to b's shape",
+            "sum it back to b's shape with unbroadcast",
+            lambda x, g: g * x[0] if np.shape(g * x[0]) != x[1].shape else None),
+    Mistake("2.3", "ops_binary.Sub", 1, "sign lost on b",
+            "b's gradient has lost its minus sign (a - b falls as b grows), while a's is right",
+            "negate b's gradient (only b's), then sum it back to b's shape",
+            lambda x, g: unbroadcast(np.broadcast_to(g, np.broadcast_shapes(x[0].shape, x[1].shape)), x[1].shape)),
+    Mistake("2.3", "ops_binary.Sub", 0, "sign on the wrong input",
+            "a's gradient carries the minus sign that belongs to b's",
+            "a's gradient is the upstream gradient as it is; only b's is negated",
+            lambda x, g: unbroadcast(-np.broadcast_to(g, np.broadcast_shapes(x[0].shape, x[1].shape)), x[0].shape)),
+    Mistake("2.3", "ops_binary.Div", 1, "b not squared",
+            "b's gradient is -grad * a / b: the quotient rule divides by b squared",
+            "the quotient rule: minus the upstream gradient times a, over b squared",
+            lambda x, g: unbroadcast(-g * x[0] / x[1], x[1].shape)),
+    Mistake("2.3", "ops_binary.Div", 1, "sign lost on b",
+            "b's gradient has lost its minus sign (a / b falls as b grows), while a's is right",
+            "the quotient rule: minus the upstream gradient times a, over b squared",
+            lambda x, g: unbroadcast(g * x[0] / (x[1] * x[1]), x[1].shape)),
+    Mistake("2.3", "ops_binary.Div", 0, "a's gradient times b",
+            "a's gradient is grad * b: the derivative of a / b with respect to a is 1 / b",
+            "divide by b, do not multiply",
+            lambda x, g: unbroadcast(g * x[1], x[0].shape)),
+    Mistake("2.3", "ops_binary.Pow", 0, "exponent not lowered",
+            "a's gradient is b * a ** b: the power rule lowers the exponent by one",
+            "lower the exponent by one in a's gradient (and give 0 where b is 0)",
+            lambda x, g: unbroadcast(g * x[1] * np.power(x[0], x[1]), x[0].shape)),
+    Mistake("2.3", "ops_binary.Pow", 1, "log missing",
+            "b's gradient is grad * a ** b without the log(a) factor: d(a ** b)/db is a ** b * log(a)",
+            "multiply by the log of a (and give 0 where a is 0)",
+            lambda x, g: unbroadcast(g * np.power(x[0], x[1]), x[1].shape)),
+    Mistake("2.3", "ops_binary.Maximum", 0, "ties not split",
+            "at a tie (a == b) a gets the whole gradient; each side should get half",
+            "where a == b give each input grad / 2 (_split_by_winner's tie)",
+            lambda x, g: unbroadcast(g * (_both(*x)[0] >= _both(*x)[1]), x[0].shape)
+            if (_both(*x)[0] == _both(*x)[1]).any() else None),
+    Mistake("2.3", "ops_binary.Minimum", 0, "ties not split",
+            "at a tie (a == b) a gets the whole gradient; each side should get half",
+            "where a == b give each input grad / 2 (_split_by_winner's tie)",
+            lambda x, g: unbroadcast(g * (_both(*x)[0] <= _both(*x)[1]), x[0].shape)
+            if (_both(*x)[0] == _both(*x)[1]).any() else None),
+    Mistake("2.3", "ops_binary.Maximum", 1, "ties counted twice",
+            "at a tie (a == b) both inputs get the whole gradient; each side should get half",
+            "where a == b give each input grad / 2 (_split_by_winner's tie)",
+            lambda x, g: unbroadcast(g * (_both(*x)[1] >= _both(*x)[0]), x[1].shape)
+            if (_both(*x)[0] == _both(*x)[1]).any() else None),
+]
