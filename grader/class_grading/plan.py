@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 
 import grader.files as files
 from grader.class_grading.jobs import GradeJob, finish
+from grader.intake.unpack import printable
 from grader.lateness import LatePolicy
 from grader.results import LearnerResult
 from grader.settings import Settings
@@ -103,7 +104,7 @@ def deadline_of(learner: str, late: LatePolicy, extensions: dict[str, Extension]
 def counted_line(entry: kept.Kept, counts: str, seen: int) -> str:
     when = f"handed in {entry.at[:16].replace('T', ' ')} UTC ({entry.source})" if entry.at else "its time not known"
     rule = {"last": "the last of all", "best": "the best", "last-before-deadline": "the last before your deadline"}
-    return (f"graded: your hand-in {entry.name} {when}, content {entry.content[:8]}; {rule[counts]} of "
+    return (f"graded: your hand-in {printable(entry.name)} {when}, content {entry.content[:8]}; {rule[counts]} of "
             f"{seen} kept counts")
 
 

@@ -57,5 +57,6 @@ def _reason(verdict: Verdict, imports: list[str]) -> str:
 
 def write(result: LearnerResult, target: pathlib.Path, extra: Sequence[str] = ()) -> pathlib.Path:
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page(result, extra), encoding="utf-8")
+    # a name that was not UTF-8 on disk (surrogates) never stops the page: it is shown escaped
+    target.write_text(page(result, extra), encoding="utf-8", errors="backslashreplace")
     return target
