@@ -58,6 +58,10 @@ def find_learners(folder: pathlib.Path) -> tuple[list[Found], list[Refused]]:
                                          "copies): not taken for a hand-in; rename it to the learner's id to grade it"))
             continue
         is_zip = entry.name.lower().endswith(".zip") and not entry.is_dir(follow_symlinks=False)
+        if entry.is_symlink():
+            refused.append(Refused(name, "a symbolic link, never followed (it could point anywhere): put the hand-in "
+                                         "itself, a .zip or a folder named by the learner's id, in its place"))
+            continue
         if not is_zip and not entry.is_dir(follow_symlinks=False):
             refused.append(Refused(name, "not a hand-in: a hand-in is a .zip or a folder named by the learner's id; "
                                          "move it out of the submissions folder"))
