@@ -59,8 +59,21 @@ def _read(path: pathlib.Path) -> bytes:
         return file.read()
 
 
+def _left_out(root: pathlib.Path):
+    """What ``_files`` leaves out of a folder (folders the intake skips, pipes and other
+    special files), by relative path: the intake names them to the learner, so two hand-ins
+    that differ only there must not share their kept verdicts."""
+    for folder, dirs, names in os.walk(root, followlinks=False):
+        skipped = sorted(d for d in dirs if d in SKIPPED)
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not os.path.islink(os.path.join(folder, d)))
+        for name in skipped + sorted(n for n in names if not stat.S_ISREG(os.lstat(os.path.join(folder, n)).st_mode)
+                                     and not stat.S_ISLNK(os.lstat(os.path.join(folder, n)).st_mode)):
+            yield pathlib.Path(folder, name).relative_to(root).as_posix()
+
+
 def content_of(path: pathlib.Path) -> str:
-    """The hash of a hand-in's content (a .zip's bytes, or a folder's names and files)."""
+    """The hash of a hand-in's content (a .zip's bytes, or a folder's names and files, and
+    the names of what the intake leaves out of it)."""
     digest = hashlib.sha256()
     if stat.S_ISREG(os.lstat(path).st_mode):
         digest.update(_read(path))
@@ -68,6 +81,8 @@ def content_of(path: pathlib.Path) -> str:
         for relative, kind, full in _files(path):
             body = os.readlink(full).encode() if kind == "link" else _read(full)
             digest.update(f"{kind}:{relative}:{len(body)}\0".encode() + body)
+        for relative in _left_out(path):
+            digest.update(f"left-out:{relative}\0".encode())
     else:
         digest.update(b"link:" + os.readlink(path).encode())
     return digest.hexdigest()[:20]
