@@ -23,7 +23,9 @@ from grader.tasks import PARTS, POINTS, TASKS
 BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY if b[2] in TASKS]
 ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES
 
-pytestmark = pytest.mark.slow  # run by `make test`, not `make test-fast`
+# run by `make test`, not `make test-fast`; the first test to ask pays for the whole batch
+# (about 5 minutes on an idle 2-core machine), so the module's tests get more than the default 10
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 SETTINGS = Settings()
 BY_NAME = {b[0]: [b[1]] for b in BUGGY} | {f"alternative: {a[0]}": a[1] for a in ALTERNATIVES}
