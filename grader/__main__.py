@@ -3,6 +3,7 @@ the dispatch read (``python -m grader --help`` lists it).
 
     python -m grader release [--force]            rebuild minitorch/ and notebooks/ from solutions/
     python -m grader check [PATH]                 grade a folder holding minitorch/ (default: this one) or a .zip
+    python -m grader handin --reference [--out F] the reference's hand-in zip, to try a platform with
     python -m grader autograde SUBMISSIONS        grade a class: one .zip or folder per learner
     python -m grader similarity SUBMISSIONS --out DIR   the copying check: similarity.csv and .html
     python -m grader task add | stage add | stage drop   reshape the course (docs/INSTRUCTOR.md)
