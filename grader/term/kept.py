@@ -41,34 +41,26 @@ class Kept:
 
 
 def _files(root: pathlib.Path):
-    """(relative path, kind, path) of a folder, links not followed, skipped folders left out."""
+    """(relative path, kind, path) of a folder, links not followed: kind "file", "link", or
+    "left-out" for what the intake skips (its SKIPPED folders, pipes and other special
+    files), which is named but neither read nor kept."""
     for folder, dirs, names in os.walk(root, followlinks=False):
+        skipped = sorted(d for d in dirs if d in SKIPPED)
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not os.path.islink(os.path.join(folder, d)))
         links = [d for d in os.listdir(folder) if os.path.islink(os.path.join(folder, d))]
+        for name in skipped:
+            yield pathlib.Path(folder, name).relative_to(root).as_posix(), "left-out", pathlib.Path(folder, name)
         for name in sorted(set(names) | set(links)):
             full = pathlib.Path(folder, name)
             mode = os.lstat(full).st_mode
-            kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else None
-            if kind:
-                yield full.relative_to(root).as_posix(), kind, full
+            kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else "left-out"
+            yield full.relative_to(root).as_posix(), kind, full
 
 
 def _read(path: pathlib.Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with os.fdopen(fd, "rb") as file:
         return file.read()
-
-
-def _left_out(root: pathlib.Path):
-    """What ``_files`` leaves out of a folder (folders the intake skips, pipes and other
-    special files), by relative path: the intake names them to the learner, so two hand-ins
-    that differ only there must not share their kept verdicts."""
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        skipped = sorted(d for d in dirs if d in SKIPPED)
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not os.path.islink(os.path.join(folder, d)))
-        for name in skipped + sorted(n for n in names if not stat.S_ISREG(os.lstat(os.path.join(folder, n)).st_mode)
-                                     and not stat.S_ISLNK(os.lstat(os.path.join(folder, n)).st_mode)):
-            yield pathlib.Path(folder, name).relative_to(root).as_posix()
 
 
 def content_of(path: pathlib.Path) -> str:
@@ -78,11 +70,9 @@ def content_of(path: pathlib.Path) -> str:
     if stat.S_ISREG(os.lstat(path).st_mode):
         digest.update(_read(path))
     elif stat.S_ISDIR(os.lstat(path).st_mode):
-        for relative, kind, full in _files(path):
-            body = os.readlink(full).encode() if kind == "link" else _read(full)
+        for relative, kind, full in _files(path):   # what the intake leaves out counts by its name: it names it
+            body = b"" if kind == "left-out" else os.readlink(full).encode() if kind == "link" else _read(full)
             digest.update(f"{kind}:{relative}:{len(body)}\0".encode() + body)
-        for relative in _left_out(path):
-            digest.update(f"left-out:{relative}\0".encode())
     else:
         digest.update(b"link:" + os.readlink(path).encode())
     return digest.hexdigest()[:20]
@@ -117,6 +107,8 @@ def _keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | Non
     if is_dir:
         part.mkdir()
         for relative, kind, full in _files(path):
+            if kind == "left-out":
+                continue
             copy = part / relative
             copy.parent.mkdir(parents=True, exist_ok=True)
             if kind == "link":
