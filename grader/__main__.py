@@ -160,10 +160,6 @@ def _stage(p: argparse.ArgumentParser) -> None:
     p.add_argument("--title", help="add: what it builds")
 
 
-def _late(deadline: str | None, penalty: float, flag: str) -> LatePolicy:
-    return LatePolicy.parse(deadline, penalty, flag)
-
-
 COMMANDS: tuple[Command, ...] = (
     Command("release", "rebuild minitorch/ and notebooks/ from solutions/", _release,
             lambda a: _main("release")(force=a.force)),
@@ -175,7 +171,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("autograde", "grade a class of submissions", _autograde,
             lambda a: _main("autograde")(submissions=pathlib.Path(a.submissions), out=pathlib.Path(a.out),
                                          settings=Settings.from_args(a), jobs=a.jobs, roster=_path(a.roster),
-                                         late=_late(a.deadline, a.late_penalty, "--deadline"),
+                                         late=LatePolicy.parse(a.deadline, a.late_penalty, "--deadline"),
                                          shard=a.shard, broker=a.broker, lease=a.lease, counts=a.counts,
                                          only=a.only)),
     Command("merge", "collect the parts of a class graded in shards", _merge,
@@ -190,7 +186,7 @@ COMMANDS: tuple[Command, ...] = (
             _hub_course,
             lambda a: _main("hub-course")(out=pathlib.Path(a.out), course_id=a.course_id, assignment=a.assignment,
                                           exchange=pathlib.Path(a.exchange), settings=Settings.from_args(a),
-                                          late=_late(a.duedate, a.late_penalty, "--duedate"))),
+                                          late=LatePolicy.parse(a.duedate, a.late_penalty, "--duedate"))),
     Command("tasks", "print the task manifest as the docs' table (docs/CURRICULUM.md)", _nothing,
             lambda a: _main("tasks")()),
     Command("bundle", "build the zip to hand to learners", _bundle, lambda a: _main("bundle")(out=pathlib.Path(a.out))),
