@@ -17,7 +17,7 @@ from grader.boundary.runner import Raised
 from grader.boundary.wire import oversized
 from grader.checks.common import CheckFailure, describe_params, explain, learner_raised, scaled_atol
 from grader.checks.diagnose import shape_pattern, value_pattern
-from grader.checks.mistakes import fits, predict, raised_as_predicted
+from grader.checks.mistakes import fits, fits_value, predict, predict_value, raised_as_predicted, slips
 from grader.checks.mistakes import of as library_of
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
 from grader.results import Failure
@@ -139,6 +139,33 @@ def judge(what: str, function: str, arrays: Sequence[np.ndarray], upstream: Any,
         name_known(known_for(function, arrays, upstream, params), i, what, got, expected, options.get("rtol", 1e-5),
                    scaled_atol(expected, options.get("atol", 1e-7)))
         raise
+
+
+def judge_value(what: str, site: str, case: dict, got: Any, expected: npt.ArrayLike, **options: Any) -> None:
+    """``explain`` for a computed value (not a Function's gradient), naming the known slip
+    of ``site`` (the library's) that computes ``got`` from ``case``, if one does."""
+    try:
+        explain(what, got, expected, **options)
+    except CheckFailure:
+        name_slip(site, case, what, got, expected, options.get("rtol", 1e-5),
+                  scaled_atol(np.asarray(expected, np.float64), options.get("atol", 1e-7)))
+        raise
+
+
+def name_slip(site: str, case: dict, what: str, got: Any, expected: Any, rtol: float = 1e-5,
+              atol: float = 1e-7) -> None:
+    """Raise the known slip of ``site`` whose value on ``case`` ``got`` equals, if one does."""
+    for slip in slips(site):
+        predicted = predict_value(slip, case)
+        if predicted and fits_value(got, predicted, expected, rtol, atol):
+            shown = where(got, np.asarray(expected)) if "values" in predicted else f" It gave {got!r}, not {expected!r}."
+            raise CheckFailure(f"{what} is wrong: {slip.words()}.{shown}", slip.name)
+
+
+def slip_raised(failure: CheckFailure, site: str, case: dict) -> CheckFailure:
+    """A learner's exception at ``site``, with the known slip that predicts it named after it."""
+    known = [(slip, predict_value(slip, case)) for slip in slips(site)]
+    return named_raise(failure, known)
 
 
 def named_raise(failure: CheckFailure, known: list) -> CheckFailure:

@@ -8,7 +8,7 @@ from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
 from grader.checks.numeric import unbroadcast_by_loops
-from grader.checks.rules import check_float32, check_large, check_rule, judge, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, judge, judge_value, run_rule
 
 
 def _broadcast_shapes(w, *shapes):
@@ -58,7 +58,8 @@ def _unbroadcast_case(w, shape, out_shape, rng):
         got = w.call("call", doing=f"running {doing}", function="unbroadcast", args=[grad, shape])
     except Raised as error:
         raise learner_raised(error, doing) from None
-    explain(doing, got, unbroadcast_by_loops(grad, shape), rtol=1e-12, kind="unbroadcast")
+    judge_value(doing, "unbroadcast", {"grad": grad, "shape": shape}, got, unbroadcast_by_loops(grad, shape),
+                rtol=1e-12, kind="unbroadcast")
 
 
 @part("2.2", "missing leading axes")

@@ -39,8 +39,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "In each position collect the set of sizes other than 1; more than one size left means a clash (raise "
             "ValueError naming the shapes); otherwise take that size, or 1 if the set is empty."),
     "2.2": ("Broadcasting copied the input along some axes; the reverse sums the gradient along those same axes.",
-            "Two kinds of axes were stretched: the leading axes grad has and shape lacks, and the axes where shape "
-            "has a 1 but grad does not.",
+            "Two kinds of axes were stretched: the leading axes grad has and shape lacks (shapes line up from the "
+            "right), and the axes where shape has a 1 but grad does not.",
             "Sum grad over both kinds at once with keepdims=True, then reshape the result to shape (that drops the "
             "leading size-1 axes). Return this new array."),
     "2.3": ("Each input's gradient is grad times the local derivative with respect to it, then summed back to that "

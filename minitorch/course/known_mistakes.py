@@ -4,9 +4,10 @@
 hidden checks, never in this package) on the fixed cases of the notebooks' checks and
 writes ``known_mistakes.json`` here: for each case (a fingerprint of the Function, its
 inputs, the upstream gradient and the parameters) and each input, the wrong gradient a
-mistake gives, or the exception it raises, with its words and its fix. Only values the
-checks already show; no code that computes a task. A check names a mistake only when your
-answer equals its prediction.
+mistake gives, or the exception it raises, with its words and its fix; for a check of a
+value (``same(..., known=(site, case))``: a shape, a sum, an optimizer's step) the value
+each known mistake computes from that case. Only values the checks already show; no code
+that computes a task. A check names a mistake only when your answer equals its prediction.
 """
 
 from __future__ import annotations
@@ -35,6 +36,30 @@ def key(op: Any, inputs: Sequence[Any], upstream: Any, params: dict) -> str:
     for a in [*inputs, upstream]:
         a = np.asarray(a)
         h.update(f"|{a.dtype}{a.shape}|".encode() + np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:20]
+
+
+def _fold(h: Any, value: Any) -> None:
+    """Feed a case's value into the hash: arrays by dtype, shape and bytes; containers item by item."""
+    if isinstance(value, dict):
+        for k in sorted(value):
+            h.update(f"|{k}=".encode())
+            _fold(h, value[k])
+    elif isinstance(value, (list, tuple)):
+        h.update(f"|{type(value).__name__}{len(value)}[".encode())
+        for item in value:
+            _fold(h, item)
+        h.update(b"]")
+    elif isinstance(value, np.ndarray):
+        h.update(f"|{value.dtype}{value.shape}|".encode() + np.ascontiguousarray(value).tobytes())
+    else:
+        h.update(f"|{value!r}".encode())
+
+
+def value_key(site: str, case: dict) -> str:
+    """The fingerprint of a value's check: its site and every input of its case."""
+    h = hashlib.sha256(f"value|{site}".encode())
+    _fold(h, case)
     return h.hexdigest()[:20]
 
 
@@ -76,3 +101,33 @@ def raising(known: dict[str, list[dict]], error: BaseException) -> dict | None:
             if "raises" in entry and diagnose.same_exception(type(error).__name__, str(error), *entry["raises"]):
                 return entry
     return None
+
+
+def of_value(site: str, case: dict) -> list[dict]:
+    """The known mistakes of a value's check, each with what it computes on this case."""
+    try:
+        return _table().get(value_key(site, case), {}).get("value", [])
+    except (TypeError, ValueError):
+        return []
+
+
+def fitting_value(known: list[dict], got: Any, atol: float, rtol: float) -> dict | None:
+    """The known mistake that computes ``got`` on this case, if one does."""
+    for entry in known:
+        if "equals" in entry:
+            if isinstance(got, (tuple, list, str)) and _plain(got) == entry["equals"]:
+                return entry
+            continue
+        if isinstance(got, (int, float)) and not isinstance(got, bool):
+            got = np.asarray(got, np.float64)
+        found = fitting({"0": [entry]}, 0, got, atol, rtol)
+        if found:
+            return found
+    return None
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists, all the way down, as the table (JSON) holds them."""
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value.item() if isinstance(value, np.generic) else value

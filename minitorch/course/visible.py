@@ -68,11 +68,29 @@ def _scalar_wrong(got: Any, expected: float, rtol: float, atol: float) -> str:
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
          dtype: Any = None, hint: str = "", swapped: Any = None, inputs: Sequence[np.ndarray] = (),
-         moved_from: Any = None) -> None:
+         moved_from: Any = None, known: tuple[str, dict] | None = None) -> None:
     """``got`` must equal ``expected``: the same type (a tuple, a float, an array), for an
     array the same shape, dtype (``dtype``, or ``expected``'s) and values (to atol, rtol).
     ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``); with
-    ``moved_from`` (a parameter before a step), the pattern is sought in the step taken."""
+    ``moved_from`` (a parameter before a step), the pattern is sought in the step taken;
+    ``known``, the check's site and case (its inputs, by the names the library's site
+    uses), names a known mistake when ``got`` is what it computes there."""
+    __tracebackhide__ = True
+    try:
+        _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
+              moved_from=moved_from)
+    except CheckFailed:
+        found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
+        if not found:
+            raise
+        shown = (got, np.asarray(expected)) if isinstance(got, np.ndarray) else (None, None)
+        what = f"came back as {got!r}" if not isinstance(got, np.ndarray) else "came back with wrong values" \
+            if got.shape == np.shape(expected) else f"came back with shape {got.shape}, not {np.shape(expected)}"
+        fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
+
+
+def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: float, dtype: Any, hint: str,
+          swapped: Any, inputs: Sequence[np.ndarray], moved_from: Any) -> None:
     __tracebackhide__ = True
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
         if type(got) is not type(expected) or got != expected:

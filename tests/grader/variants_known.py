@@ -86,7 +86,9 @@ NAMED = {
     "relu derivative 1 at zero": "1 at the kink", "mul forgets to unbroadcast": "missing unbroadcast",
     "mul unbroadcasts only the first operand": "missing unbroadcast",
     "maximum ties to a only": "ties not split", "minimum ties to a only": "ties not split",
+    "unbroadcast loses keepdims": "size-1 axes dropped", "unbroadcast forgets leading axes": "leading axes kept",
     # tests/release/mistakes.py
+    "unbroadcast drops the size-1 axes": "size-1 axes dropped", "unbroadcast averages": "mean instead of sum",
     "sub loses the minus sign": "sign lost on b", "cos loses its minus sign": "sign lost",
     "abs forgets the sign of x": "sign of x missing", "max gives every tie the whole gradient": "ties not shared",
     "transpose backward repeats the permutation": "forward permutation reused",

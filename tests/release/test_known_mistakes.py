@@ -11,14 +11,14 @@ import sys
 import numpy as np
 import pytest
 
-from grader.checks.mistakes import Mistake, fits, library, predict, table
+from grader.checks.mistakes import Mistake, Slip, fits, fits_value, library, predict, predict_value, slips, table
 from minitorch.course import diagnose, hints, known_mistakes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from test_messages import solution_lines
 
-COVERED = {"2.3", "3.1", "3.2", "3.3", "4.1", "4.3", "5.1", "5.2", "5.3"}  # the tasks the library covers so far
+COVERED = {"2.2", "2.3", "3.1", "3.2", "3.3", "4.1", "4.3", "5.1", "5.2", "5.3"}  # the tasks the library covers so far
 
 # A word or phrase of the task's hints that steers away from each known mistake (item 5 of issue 40).
 CUES: dict = {
@@ -44,6 +44,9 @@ CUES: dict = {
     "sum over every axis": "along the axis", "sum term missing": "the sum of grad times out",
     "sign flipped": "grad minus the sum", "sum missing": "softmax times the sum of grad",
     ("3.3", "expand_dims missing"): "put the reduced axes back", ("5.2", "square missing"): "tanh(u)^2",
+    "size-1 axes dropped": "keepdims=True", "leading axes kept": "leading axes grad has and shape lacks",
+    "mean instead of sum": "sums the gradient",
+    "aligned from the left": "line up from the right",
 }
 
 
@@ -66,7 +69,8 @@ def test_the_table_holds_values_and_words_only():
     for by_input in data["cases"].values():
         for entries in by_input.values():
             for entry in entries:
-                assert set(entry) in ({"name", "message", "fix", "shape", "values"}, {"name", "message", "fix", "raises"})
+                assert set(entry) in ({"name", "message", "fix", "shape", "values"}, {"name", "message", "fix", "raises"},
+                                      {"name", "message", "fix", "equals"})
                 words.add(f"{entry['message']} {entry['fix']}")
     assert len(data["cases"]) > 50
     quoted = [line for line in lines for text in words if line in " ".join(text.split())]
@@ -75,14 +79,14 @@ def test_the_table_holds_values_and_words_only():
 
 def test_each_covered_task_has_three_or_more_known_mistakes_each_cued_by_its_hints():
     per_task: dict[str, set] = {}
-    for mistake in library():
+    for mistake in [*library(), *slips()]:
         per_task.setdefault(mistake.task, set()).add(mistake.name)
         cue = CUES.get((mistake.task, mistake.name), CUES.get(mistake.name))
         assert cue, f"{mistake.name}: give it a cue its task's hints hold (CUES)"
         steps = " ".join(" ".join(hints.HINTS[mistake.task]).split())
         assert cue in steps, f"the hints of Task {mistake.task} do not cover {mistake.name!r}"
     assert set(per_task) == COVERED and min(len(names) for names in per_task.values()) >= 3, per_task
-    assert len({(m.task, m.name) for m in library()}) >= 50
+    assert len({(m.task, m.name) for m in [*library(), *slips()]}) >= 50
 
 
 def _entries():
@@ -96,6 +100,8 @@ def test_a_visible_check_names_a_known_mistake_exactly_on_its_prediction():
     that predicts the same values), an answer off by more than the tolerance never is."""
     checked = 0
     for by_input, i, entry in _entries():
+        if i == "value":  # a value's check (same(..., known=...)): its own test below
+            continue
         if "values" not in entry:
             continue
         wrong = np.asarray(entry["values"], np.float64).reshape(entry["shape"])
@@ -105,6 +111,27 @@ def test_a_visible_check_names_a_known_mistake_exactly_on_its_prediction():
         assert known_mistakes.fitting(by_input, int(i), off, 1e-6, 1e-5) is None, entry["name"]
         checked += 1
     assert checked > 100
+
+
+def test_a_value_check_names_a_known_mistake_exactly_on_its_prediction():
+    """The same both ways for the checks of values (a sum, a shape, a step): the predicted
+    value is named, a value moved past the tolerance, or another list, never is."""
+    checked = 0
+    for by_input, i, entry in _entries():
+        if i != "value":
+            continue
+        if "equals" in entry:
+            wrong = tuple(entry["equals"])
+            assert known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)["name"] == entry["name"]
+            assert known_mistakes.fitting_value([entry], (*wrong, 0), 1e-6, 1e-5) is None
+        else:
+            wrong = np.asarray(entry["values"], np.float64).reshape(entry["shape"])
+            found = known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)
+            assert found is not None and np.allclose(np.reshape(found["values"], found["shape"]), wrong)
+            off = wrong + 1e-2 * (1 + np.abs(wrong))
+            assert known_mistakes.fitting_value(by_input["value"], off, 1e-6, 1e-5) is None, entry["name"]
+        checked += 1
+    assert checked >= 10
 
 
 def test_a_raised_error_is_named_only_when_the_mistake_predicts_it():
@@ -161,6 +188,32 @@ def test_got_and_expected_are_shown_to_the_digits_where_they_differ():
 def test_the_grader_and_the_notebooks_share_each_mistakes_words():
     """One source: every entry of the notebooks' table carries a library mistake's own name,
     message and fix."""
-    words = {(m.name, m.message, m.fix) for m in library()}
+    words = {(m.name, m.message, m.fix) for m in [*library(), *slips()]}
     assert all((e["name"], e["message"], e["fix"]) in words for _, _, e in _entries())
     assert all(isinstance(m, Mistake) and m.message and m.fix for m in library())
+    assert all(isinstance(s, Slip) and s.message and s.fix for s in slips())
+
+
+def test_a_slip_is_named_only_on_its_own_prediction():
+    """The hidden side's test for values: on random cases of each site, a slip's prediction
+    fits itself, never the right answer, and not the prediction moved past the tolerance."""
+    rng = np.random.default_rng(5)
+    cases = {"unbroadcast": [{"grad": rng.standard_normal(g), "shape": s} for g, s in
+                             [((2, 3), (3,)), ((4, 2, 3), (2, 1)), ((2, 3), (1, 3)), ((3, 4), ())]]}
+    right = {"unbroadcast": lambda grad, shape: grad.sum(axis=tuple(range(grad.ndim - len(shape))) + tuple(
+        grad.ndim - len(shape) + i for i, n in enumerate(shape) if n == 1), keepdims=True).reshape(shape)}
+    seen = set()
+    for site, site_cases in cases.items():
+        for slip in slips(site):
+            for case in site_cases:
+                predicted = predict_value(slip, case)
+                if predicted is None or "values" not in predicted:
+                    continue
+                expected = right[site](**case)
+                if fits_value(expected, predicted, None, 1e-5, 1e-7):
+                    continue
+                assert fits_value(predicted["values"], predicted, expected, 1e-5, 1e-7), slip
+                assert not fits_value(expected, predicted, expected, 1e-5, 1e-7), slip
+                assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, expected, 1e-5, 1e-7), slip
+                seen.add(slip.name)
+    assert seen == {s.name for s in slips() if s.site in cases}

@@ -10,7 +10,12 @@ small NumPy functions, each with its words and its fix. One source for both kind
 
 A ``Mistake``'s ``wrong(arrays, upstream, **params)`` is the wrong gradient for input
 ``input`` (it may raise, as the learner's code with that mistake would, or give None where
-the mistake cannot happen). Nothing here imports the learner's package.
+the mistake cannot happen). A ``Slip`` is the same for a task whose answer is a value,
+not a Function's gradient (a shape, ``unbroadcast``'s sum, an optimizer's step, attention
+weights): its ``site`` names what is computed, and ``wrong(**case)`` gives what the
+mistake computes from the case's inputs (the same names in the hidden and the visible
+checks: each site's docstring in its stage module lists them). Nothing here imports the
+learner's package.
 """
 
 from __future__ import annotations
@@ -38,9 +43,31 @@ class Mistake:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
 
 
-def library() -> list[Mistake]:
+@dataclass(frozen=True)
+class Slip:
+    task: str
+    site: str              # what is computed, with the case's names: "unbroadcast" (grad, shape)
+    name: str
+    message: str
+    fix: str
+    wrong: Callable[..., Any]
+
+    def words(self) -> str:
+        return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
+
+
+def _stages() -> list:
     from grader.checks.mistakes import stage2, stage3, stage4, stage5
-    return [*stage2.MISTAKES, *stage3.MISTAKES, *stage4.MISTAKES, *stage5.MISTAKES]
+    return [stage2, stage3, stage4, stage5]
+
+
+def library() -> list[Mistake]:
+    return [m for stage in _stages() for m in getattr(stage, "MISTAKES", [])]
+
+
+def slips(site: str | None = None) -> list[Slip]:
+    """The known mistakes of the values computed at ``site`` (every site's, without one)."""
+    return [s for stage in _stages() for s in getattr(stage, "SLIPS", []) if site is None or s.site == site]
 
 
 def of(op: str, input: int | None = None) -> list[Mistake]:
@@ -75,6 +102,46 @@ def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, at
             np.allclose(wrong, expected, rtol=rtol, atol=atol, equal_nan=True):
         return False
     return bool(np.allclose(got.astype(np.float64), wrong.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True))
+
+
+def predict_value(slip: Slip, case: dict) -> dict | None:
+    """What the slip computes on this case: {"values": array}, {"equals": a tuple, list or
+    string}, {"raises": (type, message)}, or None where it cannot happen."""
+    try:
+        with np.errstate(all="ignore"):
+            value = slip.wrong(**case)
+    except (ArithmeticError, ValueError, IndexError, TypeError, KeyError) as error:
+        return {"raises": (type(error).__name__, str(error))}
+    if value is None:
+        return None
+    if isinstance(value, (tuple, list, str)):  # a shape, an order of names: compared item by item
+        return {"equals": list(value) if not isinstance(value, str) else value}
+    return {"values": np.asarray(value, np.float64)}
+
+
+def _numbers(value: Any) -> bool:
+    try:
+        return np.asarray(value).dtype.kind in "fiu"
+    except (ValueError, TypeError):
+        return False
+
+
+def fits_value(got: Any, predicted: dict, expected: Any, rtol: float, atol: float) -> bool:
+    """Whether a computed value equals a slip's prediction (and the prediction is not the
+    right answer itself): equal for a tuple, list or string, close for numbers."""
+    if "equals" in predicted:
+        wrong = predicted["equals"]
+        return _same_items(got, wrong) and not _same_items(expected, wrong)
+    if isinstance(got, (int, float)) and not isinstance(got, bool):
+        got = np.asarray(got, np.float64)
+    exp = None if expected is None else np.asarray(expected, np.float64) if _numbers(expected) else None
+    return fits(got, predicted, exp, rtol, atol)
+
+
+def _same_items(a: Any, b: Any) -> bool:
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and list(a) == list(b)
 
 
 def raised_as_predicted(kind: str, message: str, predicted: dict) -> bool:

@@ -1,10 +1,11 @@
-"""Known mistakes of stage 2: the binary ops' backward (Task 2.3)."""
+"""Known mistakes of stage 2: unbroadcast (Task 2.2, a value: site "unbroadcast" with the
+case's ``grad`` and ``shape``) and the binary ops' backward (Task 2.3)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.mistakes import Mistake, unbroadcast
+from grader.checks.mistakes import Mistake, Slip, unbroadcast
 
 
 def _both(a, b):
@@ -71,4 +72,56 @@ MISTAKES = [
             "where a == b give each input grad / 2 (_split_by_winner's tie)",
             lambda x, g: unbroadcast(g * (_both(*x)[1] >= _both(*x)[0]), x[1].shape)
             if (_both(*x)[0] == _both(*x)[1]).any() else None),
+]
+
+
+def _stretched(grad, shape):
+    """The leading axes ``grad`` has and ``shape`` lacks, and the size-1 axes of ``shape`` grad stretched."""
+    lead = grad.ndim - len(shape)
+    return tuple(range(lead)), tuple(lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+
+
+def _no_keepdims(grad, shape):
+    lead, ones = _stretched(np.asarray(grad), tuple(shape))
+    return np.asarray(grad).sum(axis=lead + ones) if ones else None
+
+
+def _leading_only(grad, shape):
+    lead, ones = _stretched(np.asarray(grad), tuple(shape))
+    return np.asarray(grad).sum(axis=lead) if ones else None
+
+
+def _ones_only(grad, shape):
+    lead, ones = _stretched(np.asarray(grad), tuple(shape))
+    return np.asarray(grad).sum(axis=ones, keepdims=True) if lead else None
+
+
+def _mean(grad, shape):
+    lead, ones = _stretched(np.asarray(grad), tuple(shape))
+    return np.asarray(grad).mean(axis=lead + ones, keepdims=True).reshape(shape) if lead + ones else None
+
+
+def _from_the_left(grad, shape):
+    grad = np.asarray(grad)
+    if grad.ndim == len(shape):
+        return None
+    return grad.sum(axis=tuple(range(len(shape), grad.ndim)))
+
+
+SLIPS = [
+    Slip("2.2", "unbroadcast", "size-1 axes dropped",
+         "the size-1 axes of shape were summed without keepdims, so they are gone from the result",
+         "sum those axes with keepdims=True (or reshape the sum to shape)", _no_keepdims),
+    Slip("2.2", "unbroadcast", "leading axes only",
+         "only the leading axes were summed away; the axes where shape has a 1 are still stretched",
+         "also sum the axes where shape has a 1 and grad does not, keeping them as size 1", _leading_only),
+    Slip("2.2", "unbroadcast", "leading axes kept",
+         "the leading axes that grad has and shape lacks are still there: they were not summed away",
+         "also sum the leading axes away (grad has grad.ndim - len(shape) more axes than shape)", _ones_only),
+    Slip("2.2", "unbroadcast", "mean instead of sum",
+         "the stretched axes were averaged: each copy of an input sends its whole gradient back, so they add up",
+         "sum over the stretched axes, do not take the mean", _mean),
+    Slip("2.2", "unbroadcast", "aligned from the left",
+         "the trailing axes were summed away: shapes line up from the right, so the leading axes are the extra ones",
+         "sum the leading grad.ndim - len(shape) axes, aligned from the right", _from_the_left),
 ]

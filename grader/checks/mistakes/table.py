@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.mistakes import fits, of, predict
+from grader.checks.mistakes import fits, fits_value, of, predict, predict_value, slips
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 SOLUTIONS = ROOT / "solutions"
@@ -52,12 +52,21 @@ def recording(op, inputs, upstream, params):
                     [np.array(a, copy=True) for a in inputs], np.array(upstream, copy=True), dict(params), right))
     return original(op, inputs, upstream, params)
 known_mistakes.of = recording
+from minitorch.course import visible
+values, plain_same = [], visible.same
+def recording_same(got, expected, call, case="", **options):
+    if options.get("known"):
+        site, inputs = options["known"]
+        values.append((task[0], site, known_mistakes.value_key(site, inputs), pickle.loads(pickle.dumps(inputs)),
+                       pickle.loads(pickle.dumps(expected))))
+    return plain_same(got, expected, call, case, **options)
+visible.same = recording_same
 base = {"__name__": "__main__"}
 exec(compile(cells["setup"], "setup", "exec"), base)
 for task[0], source in cells["checks"]:
     exec(compile(source, f"check {task[0]}", "exec"), dict(base))
 with open(out, "wb") as f:
-    pickle.dump(records, f)
+    pickle.dump((records, values), f)
 """
 
 
@@ -74,26 +83,42 @@ def _cells(path: pathlib.Path) -> dict:
     return {"setup": setup, "checks": checks}
 
 
-def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> list[tuple]:
-    """Every case the visible checks give check_backward, with the reference package."""
-    found = []
+def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> tuple[list[tuple], list[tuple]]:
+    """Every case the visible checks give check_backward, and every value they check with a
+    known site (``same(..., known=...)``), with the reference package."""
+    found: list[tuple] = []
+    values: list[tuple] = []
     for path in sorted(notebooks.glob("[0-9][0-9]_*.py")):
         cells = _cells(path)
-        if not any("check_backward(" in source for _, source in cells["checks"]):
+        if not any("check_backward(" in source or "known=" in source for _, source in cells["checks"]):
             continue
         with tempfile.TemporaryDirectory() as scratch:
             out = pathlib.Path(scratch) / "records.pickle"
             env = dict(os.environ, PYTHONPATH=str(SOLUTIONS), MPLBACKEND="agg")
             subprocess.run([sys.executable, "-c", RECORDER, str(out)], input=pickle.dumps(cells), check=True,
                            cwd=scratch, env=env, capture_output=True, timeout=600)
-            found += pickle.loads(out.read_bytes())
-    return found
+            functions, computed = pickle.loads(out.read_bytes())
+            found += functions
+            values += computed
+    return found, values
 
 
 def build() -> dict:
     """The table: for each case, by input, what each known mistake gives there."""
     cases: dict[str, dict[str, list]] = {}
-    for task, op, key, inputs, upstream, params, right in record():
+    functions, values = record()
+    for task, site, key, case, expected in values:
+        for slip in slips(site):
+            predicted = predict_value(slip, case) if slip.task == task else None
+            if predicted is None or "raises" in predicted or fits_value(expected, predicted, None, 1e-7, 1e-9):
+                continue  # no such mistake here, or it computes the right value on this case
+            entry: dict[str, Any] = {"name": slip.name, "message": slip.message, "fix": slip.fix}
+            if "equals" in predicted:
+                entry["equals"] = predicted["equals"]
+            else:
+                entry.update(shape=list(predicted["values"].shape), values=[float(v) for v in predicted["values"].ravel()])
+            cases.setdefault(key, {}).setdefault("value", []).append(entry)
+    for task, op, key, inputs, upstream, params, right in functions:
         exact = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in inputs]
         for mistake in of(op):
             if mistake.task != task or mistake.input >= len(inputs):
@@ -103,7 +128,7 @@ def build() -> dict:
             if predicted is None or "values" in predicted and (predicted["values"].size == 0 or expected is not None
                                                                and fits(expected, predicted, None, 1e-7, 1e-9)):
                 continue  # no such mistake here, or it gives the right answer on this case
-            entry: dict[str, Any] = {"name": mistake.name, "message": mistake.message, "fix": mistake.fix}
+            entry = {"name": mistake.name, "message": mistake.message, "fix": mistake.fix}
             if "raises" in predicted:
                 entry["raises"] = list(predicted["raises"])
             else:
