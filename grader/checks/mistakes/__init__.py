@@ -57,8 +57,11 @@ class Slip:
 
 
 def _stages() -> list:
-    from grader.checks.mistakes import stage2, stage3, stage4, stage5
-    return [stage2, stage3, stage4, stage5]
+    """Every ``stageN*.py`` module here, in order: each holds ``MISTAKES`` and/or ``SLIPS``."""
+    import importlib
+    import pkgutil
+    names = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("stage"))
+    return [importlib.import_module(f"{__name__}.{name}") for name in names]
 
 
 def library() -> list[Mistake]:
