@@ -120,7 +120,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
     if shard:
-        part = write_part(results, out, str(shard), refusals, folder)
+        part = write_part(results, out, str(shard), refusals, folder, run.why)
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0

@@ -1,11 +1,13 @@
 """``python -m grader merge OUT PART...``: collect a class graded in shards (``autograde
---shard I/N``) into one grades.csv, report and feedback folder, and run the copying check
-once on the whole class (the submissions folder the parts name)."""
+--shard I/N``) into one grades.csv, report and feedback folder, log every change of a score
+in OUT's log.jsonl (with the reason each shard gave), and run the copying check once on the
+whole class (the submissions folder the parts name)."""
 
 from __future__ import annotations
 
 import pathlib
 import sys
+import time
 
 import grader.files as files
 
@@ -13,13 +15,17 @@ import grader.files as files
 def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path | None = None) -> int:
     from grader.outputs.lms import read_roster
     from grader.outputs.publish import merge as merge_parts
-    from grader.outputs.publish import submissions_of
+    from grader.outputs.publish import reasons_of, submissions_of
+    from grader.term import log
+    before = log.read_grades(out / files.GRADES)
     try:
         report, missing = merge_parts(out.resolve(), parts, read_roster(roster) if roster else None)
-        folder = submissions_of(parts)
+        folder, why = submissions_of(parts), reasons_of(parts)
     except (ValueError, OSError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    run = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    log.append(out, log.changes(before, log.read_grades(out / files.GRADES), why, f"{run} (merged shards)"))
     for learner in missing:
         print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}",
               file=sys.stderr)

@@ -43,14 +43,21 @@ def absentees(results: list[LearnerResult], roster: dict | None) -> list[str]:
 
 
 def write_part(results: list[LearnerResult], out: pathlib.Path, shard: str,
-               refused: list[tuple[str, str]] | None = None, submissions: pathlib.Path | None = None) -> pathlib.Path:
+               refused: list[tuple[str, str]] | None = None, submissions: pathlib.Path | None = None,
+               why: dict[str, str] | None = None) -> pathlib.Path:
     """One shard's results (each with its safe id), for ``merge``; every shard names the
-    same refusals, and the submissions folder (``merge`` runs the copying check on it)."""
+    same refusals, and the submissions folder (``merge`` runs the copying check on it), and
+    why each of its learners was graded (``merge`` logs the changes with it)."""
     target = out / f"part-{shard.replace('/', '-of-')}.json"
     target.write_text(json.dumps({"shard": shard, "results": [r.to_json() for r in results],
-                                  "refused": [list(r) for r in refused or []],
+                                  "refused": [list(r) for r in refused or []], "why": dict(why or {}),
                                   "submissions": str(submissions) if submissions else None}))
     return target
+
+
+def reasons_of(parts: list[pathlib.Path]) -> dict[str, str]:
+    """Why each learner of the parts was graded, as their shards said."""
+    return {k: str(v) for part in parts for k, v in json.loads(part.read_text()).get("why", {}).items()}
 
 
 def submissions_of(parts: list[pathlib.Path]) -> pathlib.Path | None:

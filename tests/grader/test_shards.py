@@ -38,6 +38,11 @@ def test_shards_merged_give_the_grades_of_one_run(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "merged" / "grades.csv").read_text() == (tmp_path / "one" / "grades.csv").read_text()
+    from grader.term import log   # the merge logs every score with the shards' reasons, as one run logs them
+    merged = log.read_grades(tmp_path / "merged" / "grades.csv")
+    assert log.rebuild(tmp_path / "merged") == merged == log.rebuild(tmp_path / "one")
+    lines = log.read(tmp_path / "merged")
+    assert {line["why"] for line in lines} == {"a first hand-in"} and all("merged shards" in line["run"] for line in lines)
     assert sorted(p.name for p in (tmp_path / "merged" / "feedback").iterdir()) == ["ana.html", "bo.html", "cy.html"]
     for out in ("one", "merged"):   # the copying check ran once for the whole class, at merge for the shards
         rows = (tmp_path / out / "similarity.csv").read_text().splitlines()
