@@ -38,7 +38,7 @@ def test_shards_merged_give_the_grades_of_one_run(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "merged" / "grades.csv").read_text() == (tmp_path / "one" / "grades.csv").read_text()
-    from grader.term import log   # the merge logs every score with the shards' reasons, as one run logs them
+    from grader.term import log  # the merge logs every score with the shards' reasons, as one run logs them
     merged = log.read_grades(tmp_path / "merged" / "grades.csv")
     assert log.rebuild(tmp_path / "merged") == merged == log.rebuild(tmp_path / "one")
     lines = log.read(tmp_path / "merged")
