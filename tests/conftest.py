@@ -64,3 +64,4 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group(group))
     rank = {name: i for i, name in enumerate(FIRST)}
     items.sort(key=lambda item: rank.get(group_of(item.nodeid) or "", len(FIRST)))  # stable: order kept within
+

@@ -18,6 +18,7 @@ from grader.grading.stages import run_stage
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.tasks import PARTS, POINTS, TASKS
+from tests.messages_log import note_message
 
 # a variant of a task the course no longer has (its stage dropped, docs/INSTRUCTOR.md) is left out
 BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY if b[2] in TASKS]
@@ -90,6 +91,7 @@ def test_blank_release_earns_nothing_and_says_not_implemented(graded):
 @pytest.mark.parametrize("name, patch, task, phrase", BUGGY, ids=[b[0] for b in BUGGY])
 def test_buggy_variant_loses_points_in_its_task_only(graded, name, patch, task, phrase):
     result = graded[name]
+    note_message("autograder", name, task, lost(result).get(task, ""))
     assert set(lost(result)) == {task}, lost(result)
     assert phrase.lower() in lost(result)[task].lower(), lost(result)[task]
     # never misleading: a known mistake is named only by the variant that makes it (variants_known.NAMED), and always

@@ -24,6 +24,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "grader"))
 from mistakes import MISTAKES
 from variants_known import named_in_notebook
 
+from tests.messages_log import note_message
+
 RNG = np.random.default_rng(3)
 E = RNG.uniform(0.5, 2.0, (3, 4)) * np.where(RNG.random((3, 4)) < 0.5, -1, 1)
 X = np.array([[1.0, -2.0, 3.0, -0.5], [2.0, 0.7, -1.0, 4.0], [-3.0, 1.5, 2.5, -0.2]])
@@ -89,6 +91,7 @@ FAST = {"pow at 0.0 ** -1", "unbroadcast forgets the leading axes", "abs forgets
     pytest.param(*m, marks=() if m[0] in FAST else pytest.mark.slow) for m in MISTAKES], ids=[m[0] for m in MISTAKES])
 def test_a_deliberate_mistake_gets_a_message_naming_its_pattern(name, patch, task, words, tmp_path, monkeypatch):
     row = run_stage(patch, task, tmp_path, monkeypatch)
+    note_message("notebook", name, task, row["why"])
     assert row["status"] == "failing", (name, row)
     missing = [w for w in words if w not in row["why"]]
     assert not missing, f"{name}: the message lacks {missing}:\n{row['why']}"

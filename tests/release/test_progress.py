@@ -14,6 +14,7 @@ import time
 import pytest
 
 from grader.tasks import STAGES, TASKS
+from tests.messages_log import note_message
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -138,6 +139,7 @@ def stages_of(patches) -> set[str]:
 @pytest.mark.parametrize("name, patch, task, phrase", BUGGY, ids=[b[0] for b in BUGGY])
 def test_the_visible_check_of_a_task_catches_each_planted_bug(name, patch, task, phrase, tmp_path, monkeypatch):
     row = rows_with([patch], {task.split(".")[0]}, tmp_path, monkeypatch)[task]
+    note_message("notebook", name, task, row["why"])
     assert row["status"] == "failing", f"{name}: the visible check of Task {task} passes"
     named = set(re.findall(r"\(known mistake: ([^)]+)\)", row["why"]))  # the same as the hidden checks name, never another
     assert named == variants_known.named_in_notebook(name), row["why"]
