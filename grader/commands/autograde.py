@@ -10,6 +10,7 @@ from __future__ import annotations
 import pathlib
 import sys
 import time
+from collections import Counter
 
 import grader.files as files
 from grader.intake.submissions import Shard
@@ -92,6 +93,9 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     where = f"the queue at {_no_password(broker)}" if broker else f"{jobs} job(s)"
     print(f"Grading {len(run.jobs)} hand-in(s) from {folder} with {where}; {len(run.reused)} unchanged, reused ...",
           flush=True)
+    reasons = Counter(run.why.get(job.learner, "a new run of the grader") for job in run.jobs)
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        print(f"  {count} for {reason}")
     start, progress = time.perf_counter(), Progress(len(run.jobs))
 
     def done(result: LearnerResult, seconds: float) -> None:

@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import git, make_copy
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "INSTRUCTOR.md").read_text()
@@ -41,23 +42,6 @@ def run(copy: pathlib.Path, *args: str) -> subprocess.CompletedProcess:
     done = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, f"{args}:\n" + done.stdout[-3000:] + done.stderr[-3000:]
     return done
-
-
-def git(copy: pathlib.Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=copy, capture_output=True, text=True, check=True).stdout
-
-
-def make_copy(tmp_path: pathlib.Path) -> pathlib.Path:
-    copy = tmp_path / "course-repo"
-    listed = git(ROOT, "ls-files", "-co", "--exclude-standard").splitlines()
-    for name in listed:
-        if (ROOT / name).is_file():
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, copy / name)
-    git(copy, "init", "-q")
-    git(copy, "add", "-A")
-    git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before")
-    return copy
 
 
 def command(line: str) -> list[str]:

@@ -1,19 +1,22 @@
 """A scripted term, week by week, into one output folder: first hand-ins (one learner of the
 roster missing, a stray file), a resubmission, a late learner given an extension, a manual
 grade in nbgrader's gradebook (as formgrader writes it), a correction, a grader change that
-forces a regrade, a regrade of one learner, and a course whose stage changed since it was
-made. At the end grades.csv, the gradebook and canvas.csv agree row by row, every
-correction and extension is in force, every hand-in is kept, and the log explains every
-change and rebuilds grades.csv's scores."""
+forces a regrade, a regrade of one learner, a course whose stage changed since it was
+made, and a kit update merged into the course (the term runs the grader of a copy of the
+repository, the instructor's course, as it would be adapted). At the end grades.csv, the
+gradebook and canvas.csv agree row by row, every correction and extension is in force,
+every hand-in is kept, and the log explains every change and rebuilds grades.csv's scores."""
 
 import csv
 import json
+import os
 import pathlib
 import shutil
 import subprocess
 import sys
 
 import pytest
+from conftest import git, make_copy
 
 from grader.tasks import STAGES, marker
 from grader.term import log
@@ -37,9 +40,11 @@ def hand_in(folder: pathlib.Path, learner: str, version: int = 1, slip: bool = F
 
 
 def autograde(folder, out, *extra, ok=True):
+    course = out.parent / "course-repo"   # the instructor's course: a copy of the repository, with its own grader
     done = subprocess.run([sys.executable, "-m", "grader", "autograde", str(folder), "--out", str(out), "--jobs", "2",
                            "--roster", str(out.parent / "roster.csv"), "--deadline", DEADLINE, "--late-penalty", "10",
-                           *extra], cwd=ROOT, capture_output=True, text=True, timeout=900)
+                           *extra], cwd=course, env=dict(os.environ, PYTHONPATH=str(course)), capture_output=True,
+                          text=True, timeout=900)
     assert (done.returncode == 0) == ok, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout + done.stderr
 
@@ -74,6 +79,7 @@ def set_manual_grade(out, sid, task, points):
 
 def test_a_term(tmp_path):
     folder, out = tmp_path / "submissions", tmp_path / "out"
+    repo = make_copy(tmp_path)
     (tmp_path / "roster.csv").write_text("learner,name,email\nana,Ana,ana@x\nbo,Bo,bo@x\ncy,Cy,cy@x\ndi,Di,di@x\n")
     for learner in ("ana", "bo", "cy"):
         hand_in(folder, learner, slip=learner == "bo")
@@ -94,7 +100,8 @@ def test_a_term(tmp_path):
 
     # Week 2: bo hands in again, the slip mended, before the deadline; only bo is graded.
     hand_in(folder, "bo", 2)
-    assert graded_count(autograde(folder, out)) == 1 and float(grades(out)["bo"]["final"]) == full
+    said = autograde(folder, out)
+    assert graded_count(said) == 1 and "1 for a new hand-in" in said and float(grades(out)["bo"]["final"]) == full
     assert len(json.loads((out / "hand-ins" / "bo" / "index.json").read_text())) == 2
     assert "2 kept counts" in (out / "feedback" / "bo.html").read_text()
     book = gradebook_finals(out)   # bo's changed stages recorded again, the others kept: the gradebook agrees
@@ -141,6 +148,21 @@ def test_a_term(tmp_path):
     source.write_text(json.dumps(notebook))
     said = autograde(folder, out, "--call-seconds", "19")
     assert "The course changed" in said and graded_count(said) == 3
+
+    # Week 9: a kit update merged into the course (the kit reworded a check; the course had its own
+    # commit since): the grader changed, so everyone is graded again, and no score moves.
+    rows = grades(out)
+    git(repo, "checkout", "-q", "-b", "kit")
+    check = repo / "grader" / "checks" / "stage3.py"
+    check.write_text(check.read_text() + "\n# the kit's later commit: a check reworded\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "the kit's later commit")
+    git(repo, "checkout", "-q", "-")
+    note = repo / "docs" / "INSTRUCTOR.md"
+    note.write_text(note.read_text() + "\nOur course's own note.\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "the course's own commit")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-edit", "kit")
+    said = autograde(folder, out)
+    assert graded_count(said) == 3 and "3 for a grader change (its checks or limits)" in said and grades(out) == rows
 
     # The end: grades.csv, the gradebook and canvas.csv agree; the log rebuilds grades.csv.
     final = grades(out)

@@ -51,6 +51,23 @@ def test_each_pattern_is_named(got, expected, known, pitfall, words):
     assert f"at index {tuple(int(i) for i in worst)}" in found.where
 
 
+@pytest.mark.parametrize("got, expected, known, pitfall, spoil", [
+    (-E, E, {}, "wrong sign", (1, 2)), (2 * E, E, {}, "constant factor", (0, 0)),
+    (np.ascontiguousarray(E[:3, :3].T), E[:3, :3], {}, "transposed", (2, 1)),
+    (np.zeros_like(E), E, {}, "all zeros", (2, 3)), (np.where(X > 1, 0.0, E), E, {}, "zero where it should not be", (0, 1)),
+    (E + 1, E, {"swapped": E + 1}, "gradients swapped", (1, 1)),
+    (E, np.tril(E), {}, "nonzero where it should be zero", (1, 0)),
+    (np.where(X > 0, E, 1.0), E, {"inputs": [X]}, "right only where inputs are positive", (0, 0)),
+])
+def test_no_pattern_is_named_when_one_element_belies_it(got, expected, known, pitfall, spoil):
+    """The other direction: the same answer with one element off where the pattern says it
+    is right (or off in the pattern's own way) is "wrong values", never the pattern."""
+    spoilt = got.copy()
+    spoilt[spoil] += 0.37
+    assert diagnose.value_pattern(got, expected, **known).pitfall == pitfall
+    assert diagnose.value_pattern(spoilt, expected, **known).pitfall == "wrong values"
+
+
 @pytest.mark.parametrize("got, expected, pitfall", [
     ((2, 4, 3), (4, 1), "missing unbroadcast"), ((4,), (4, 1), "lost keepdims"), ((3, 2), (2, 3), "transposed"),
     ((5, 3, 2), (5, 2, 3), "transposed"), ((2, 4, 3), (3, 2, 4), "axes in the wrong order"),
