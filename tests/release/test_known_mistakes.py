@@ -18,7 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from test_messages import solution_lines
 
-COVERED = {"2.3", "3.1", "3.2", "3.3", "4.1", "4.3", "5.1", "5.2", "5.3"}  # the tasks the library covers so far
+COVERED = {"2.3", "3.1", "3.2", "3.3", "4.1", "4.2", "4.3", "5.1", "5.2", "5.3", "5.4", "7.1"}  # the tasks the library covers so far
 
 # A word or phrase of the task's hints that steers away from each known mistake (item 5 of issue 40).
 CUES: dict = {
@@ -44,6 +44,18 @@ CUES: dict = {
     "sum over every axis": "along the axis", "sum term missing": "the sum of grad times out",
     "sign flipped": "grad minus the sum", "sum missing": "softmax times the sum of grad",
     ("3.3", "expand_dims missing"): "put the reduced axes back", ("5.2", "square missing"): "tanh(u)^2",
+    "repeats kept once": "loses repeats", "gradient in the output's shape": "zeros of ctx.shape",
+    "zeros of the output's shape": "not grad's", "counted, not the gradient": "sends its gradient back",
+    "1/N missing": "divided by N for 'mean'", "upstream not per row": "an (N, 1) column for 'none'",
+    "upstream gradient ignored": "scale by rows", "target minus softmax": "probabilities minus the one-hot target",
+    "one-hot by columns": "in its own row", "probabilities used as indices": "which are not indices",
+    "sign of the target's gradient": "minus log_p times rows",
+    "forgot the mean's path": "g minus its mean", "forgot the variance's path": "minus xhat times the mean of g",
+    "mean and variance as constants": "depend on x too", "variance path's sign": "minus xhat times the mean of g",
+    "g without the weight": "g is grad times weight", "weight gradient not summed": "every axis but the last",
+    "weight gradient from g": "for weight: grad times xhat", "bias gradient from g": "grad itself (not g)",
+    "bias gradient not summed": "summed over the batch axes",
+    "bias summed over axis 0 only": "not only axis 0",
 }
 
 

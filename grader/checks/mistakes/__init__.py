@@ -39,8 +39,8 @@ class Mistake:
 
 
 def library() -> list[Mistake]:
-    from grader.checks.mistakes import stage2, stage3, stage4, stage5
-    return [*stage2.MISTAKES, *stage3.MISTAKES, *stage4.MISTAKES, *stage5.MISTAKES]
+    from grader.checks.mistakes import stage2, stage3, stage4, stage5, stage7
+    return [*stage2.MISTAKES, *stage3.MISTAKES, *stage4.MISTAKES, *stage5.MISTAKES, *stage7.MISTAKES]
 
 
 def of(op: str, input: int | None = None) -> list[Mistake]:
