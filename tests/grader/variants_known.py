@@ -134,6 +134,8 @@ NAMED = {
     "getitem loses repeated rows": "repeats kept once", "one-hot built wrongly": "one-hot by columns",
     "layer norm weight gradient not summed over the batch": "weight gradient not summed",
     "layer norm drops a minus sign": "variance path's sign",
+    # p * np.sign(rows): the visible check's first upstream gradient is positive, so the answer is p - one_hot
+    "cross-entropy keeps only the sign of the upstream": "upstream gradient ignored",
     **{name: phrase.removeprefix("known mistake: ") for name, _, _, phrase in BUGGY},
 }
 

@@ -85,7 +85,7 @@ MISTAKES = [
      ["Not summed", "axes (0, 1)"]),
     ("layer norm drops a minus sign", ("ops_norm.py", "grad_x = rstd * (g - mean_last(g) - xhat * mean_last(g * xhat))",
                                        "grad_x = rstd * (g - mean_last(g) + xhat * mean_last(g * xhat))"), "7.1",
-     ["backward gives", "central differences give", "Hint 1/3 for Task 7.1"]),
+     ["LayerNorm.backward", "the gradient for input 0", "largest difference", 'mt.hint("7.1")']),
     ("attention without the mask", ("nn/transformer.py", "softmax(where(causal, scores, -1e9), axis=-1)",
                                     "softmax(scores, axis=-1)"), "7.2", ["nonzero where it should be 0"]),
     ("attention forgets the scale", ("nn/transformer.py", "scores = (q @ k) * (1.0 / math.sqrt(d))", "scores = q @ k"),
