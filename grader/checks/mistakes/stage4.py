@@ -52,8 +52,8 @@ def _getitem(kind):
         elif kind == "zeros of the output's shape":
             full = np.zeros(g.shape)
             np.add.at(full, index, g)  # raises where the index does not fit the output's shape
-        else:  # "gradient in the output's shape"
-            return g if g.shape != x[0].shape else None
+        else:  # "gradient in the output's shape": grad as it came (wrong even where the shapes agree)
+            return g
         return full
     return wrong
 
@@ -61,8 +61,9 @@ def _getitem(kind):
 GETITEM = [("repeats kept once", "an element picked more than once got one of its gradients, not their sum: "
             "full[index] += grad (or = grad) writes each repeated place once, the last write winning",
             "add with NumPy's unbuffered add (np.add.at), which adds every repeat"),
-           ("gradient in the output's shape", "the gradient comes back in the output's shape, as it came; the "
-            "input's gradient has the input's shape, zero where nothing was picked",
+           ("gradient in the output's shape", "the gradient comes back as it came, in the output's shape and "
+            "order; the input's gradient has the input's shape, each value where its element was picked from, zero "
+            "where nothing was",
             "start from zeros of ctx.shape and add grad at ctx.index"),
            ("zeros of the output's shape", "the zeros the gradient is added into have the output's shape "
             "(zeros_like(grad)); the index points into the input, so they need the input's shape",
