@@ -11,7 +11,10 @@ import sys
 import numpy as np
 import pytest
 
+from grader.checks.common import index_spec
 from grader.checks.mistakes import Mistake, fits, library, predict, table
+from grader.checks.numeric import numeric_vjp
+from grader.checks.reference import cross_entropy, layer_norm
 from minitorch.course import diagnose, hints, known_mistakes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -147,6 +150,50 @@ def test_the_library_names_a_mistake_only_on_its_own_prediction():
         wrong = predicted["values"]
         assert fits(wrong, predicted, None, 1e-5, 1e-7), mistake
         assert not fits(wrong * 1.01 + 0.01, predicted, None, 1e-5, 1e-7), mistake
+
+
+def _function_cases(rng):
+    """Hidden-style cases of GetItem, CrossEntropy and LayerNorm (the index as the checks send
+    it), each with its right gradients from central differences of a NumPy function."""
+    x = rng.standard_normal((3, 4, 2))
+    for index in [(0,), (np.array([0, 1, 0, 0]),), (None, slice(1, 3)), x > 0, (Ellipsis, 1)]:
+        yield "ops_index.GetItem", [x], dict(index=index_spec(index)), lambda a, index=index: a[index], [0]
+    logits, labels, probs = rng.standard_normal((4, 3)) * 2, np.array([0, 2, 1, 2]), rng.dirichlet(np.ones(3), 4)
+    for reduction in ("mean", "sum", "none"):
+        yield ("losses.CrossEntropy", [logits, labels], dict(reduction=reduction),
+               lambda a, r=reduction: cross_entropy(a, labels, r), [0])
+        yield ("losses.CrossEntropy", [logits, probs], dict(reduction=reduction),
+               lambda a, t, r=reduction: cross_entropy(a, t, r), [0, 1])
+    for shape in [(3, 5), (2, 3, 4)]:
+        yield "ops_norm.LayerNorm", [rng.standard_normal(shape) * 2 + 0.5, *rng.standard_normal((2, shape[-1]))], {}, \
+            layer_norm, [0, 1, 2]
+
+
+def test_the_new_tasks_mistakes_are_named_only_on_their_own_prediction():
+    """Tasks 4.2, 5.4 and 7.1 (Functions with parameters): on hidden-style cases, each mistake
+    predicts a wrong answer (one that is not the right answer, from central differences of
+    NumPy's own function) or an exception somewhere, and a wrong answer fits its prediction,
+    not one moved past the tolerance."""
+    seen = set()
+    for op, arrays, params, reference, inputs in _function_cases(np.random.default_rng(5)):
+        upstream = np.random.default_rng(6).standard_normal(np.shape(reference(*[a for a in arrays[:len(inputs)]])))
+        for mistake in library():
+            if mistake.op != op or mistake.input >= len(inputs):
+                continue
+            right = numeric_vjp(reference, arrays[:len(inputs)], upstream, mistake.input)
+            predicted = predict(mistake, arrays, upstream, params)
+            if predicted is None:
+                continue
+            if "raises" in predicted:
+                seen.add(mistake.name)
+                continue
+            wrong = predicted["values"]
+            if wrong.shape == right.shape and np.allclose(wrong, right, rtol=1e-5, atol=1e-7):
+                continue  # this mistake gives the right answer here: never named
+            seen.add(mistake.name)
+            assert fits(wrong, predicted, right, 1e-5, 1e-7), (mistake.name, op, params)
+            assert not fits(wrong * 1.01 + 0.01, predicted, right, 1e-5, 1e-7), (mistake.name, op, params)
+    assert seen == {m.name for m in library() if m.task in ("4.2", "5.4", "7.1")}
 
 
 def test_a_shape_pattern_is_named_only_when_the_values_bear_it_out():
