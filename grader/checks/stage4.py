@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from grader.checks import part
-from grader.checks.common import explain, index_spec
-from grader.checks.rules import check_float32, check_rule, run_rule
+from grader.checks.common import CheckFailure, index_spec
+from grader.checks.rules import check_float32, check_rule, judge, known_for, named_raise, run_rule
 
 
 @part("4.1", "Reshape")
@@ -77,10 +77,14 @@ def getitem_basic(w, rng):
 
 @part("4.2", "repeated integer indices")
 def getitem_repeats(w, rng):
-    _, grads = run_rule(w, "ops_index.GetItem", [np.zeros(3)], np.ones(4), "[[0, 2, 0, 0]]",
-                        index=index_spec(np.array([0, 2, 0, 0])))
-    explain("GetItem.backward for x[[0, 2, 0, 0]]: element 0 was picked three times, so it must collect three "
-            "gradients (np.add.at, not grad[index] = ... or +=)", grads[0], np.array([3.0, 0.0, 1.0]))
+    params = dict(index=index_spec(np.array([0, 2, 0, 0])))
+    try:
+        _, grads = run_rule(w, "ops_index.GetItem", [np.zeros(3)], np.ones(4), "[[0, 2, 0, 0]]", **params)
+    except CheckFailure as failure:
+        raise named_raise(failure, known_for("ops_index.GetItem", [np.zeros(3)], np.ones(4), params)) from None
+    judge("GetItem.backward for x[[0, 2, 0, 0]]: element 0 was picked three times, so it must collect three "
+          "gradients (np.add.at, not grad[index] = ... or +=)", "ops_index.GetItem", [np.zeros(3)], np.ones(4), params,
+          0, grads[0], np.array([3.0, 0.0, 1.0]))
     x = rng.standard_normal((3, 4, 2))
     for label, index in {"[0, 1, 0, 0]": (np.array([0, 1, 0, 0]),), "[[2, 2], [0, 1]], 1:3": (np.array([[2, 2], [0, 1]]),
                          slice(1, 3)), "[0, 1, 1], [2, 2, 2]": (np.array([0, 1, 1]), np.array([2, 2, 2]))}.items():

@@ -9,7 +9,7 @@ from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, gelu_exact, gelu_tanh, log_softmax, stable_lse
-from grader.checks.rules import check_float32, check_large, check_rule, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, judge, known_for, named_raise, run_rule
 
 SWAP = {"ops_linalg.unbroadcast": "unbroadcast"}
 
@@ -134,14 +134,19 @@ def cross_entropy_indices(w, rng):
         for n, c in [(4, 3), (1, 5), (6, 2)]:
             logits, index = rng.standard_normal((n, c)) * 2, rng.integers(0, c, n)
             upstream = rng.standard_normal(np.shape(cross_entropy(logits, index, reduction)))
-            out, grads = run_rule(w, "losses.CrossEntropy", [logits, index], upstream,
-                                  f"(class indices, reduction={reduction!r})", LSE_SWAP, reduction=reduction)
+            try:
+                out, grads = run_rule(w, "losses.CrossEntropy", [logits, index], upstream,
+                                      f"(class indices, reduction={reduction!r})", LSE_SWAP, reduction=reduction)
+            except CheckFailure as failure:
+                known = known_for("losses.CrossEntropy", [logits, index], upstream, dict(reduction=reduction))
+                raise named_raise(failure, known) from None
             case = f"logits of shape {(n, c)}, class indices {index.tolist()}, reduction={reduction!r}"
             explain(f"CrossEntropy.forward ({case})", out, cross_entropy(logits, index, reduction), rtol=1e-7,
                     atol=1e-10)
             expected = numeric_vjp(lambda a: cross_entropy(a, index, reduction), [logits], upstream, 0)
-            explain(f"CrossEntropy.backward: the gradient for the logits ({case}); it should be (softmax - one_hot) "
-                    "times the upstream gradient, divided by N for 'mean'", grads[0], expected)
+            judge(f"CrossEntropy.backward: the gradient for the logits ({case}); it should be (softmax - one_hot) "
+                  "times the upstream gradient, divided by N for 'mean'", "losses.CrossEntropy", [logits, index],
+                  upstream, dict(reduction=reduction), 0, grads[0], expected)
             if grads[1] is not None:
                 raise CheckFailure("CrossEntropy.backward must return None for integer class indices: they get no "
                                    "gradient", "gradient for indices")

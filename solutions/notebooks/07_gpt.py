@@ -112,12 +112,23 @@ print("embedding output", out.shape, "; rows 1 and 4 get gradient", emb.weight.g
 # Stuck? `mt.hint("7.1")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 7.1: a layer norm of your own against central differences
+# Check Task 7.1: a layer norm of your own against central differences, first its backward
+# alone (each gradient against NumPy's layer norm), then through the engine with mt.gradcheck
 with checking("7.1"):
+    from minitorch.ops_norm import LayerNorm  # noqa: E402
+
     rng = np.random.default_rng(0)
     check_x = mt.Tensor(rng.standard_normal((2, 3, 5)), requires_grad=True)  # a batch of sequences
     check_w = mt.Tensor(rng.standard_normal(5), requires_grad=True)
     check_b = mt.Tensor(rng.standard_normal(5), requires_grad=True)
+
+    def layer_norm_numpy(x, w, b):
+        centred = x - x.mean(axis=-1, keepdims=True)
+        return centred / np.sqrt((centred ** 2).mean(axis=-1, keepdims=True) + 1e-5) * w + b
+
+    check_backward(LayerNorm, [check_x.data, check_w.data, check_b.data], reference=layer_norm_numpy,
+                   hint="The weight and bias gradients sum over every axis but the last; x's goes through the mean "
+                        "and the variance too.")
     mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])  # raises, naming input and element
     print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)")
 

@@ -11,14 +11,17 @@ import sys
 import numpy as np
 import pytest
 
+from grader.checks.common import index_spec
 from grader.checks.mistakes import Mistake, Slip, fits, fits_value, library, predict, predict_value, slips, table
+from grader.checks.numeric import numeric_vjp
+from grader.checks.reference import cross_entropy, layer_norm
 from minitorch.course import diagnose, hints, known_mistakes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from test_messages import solution_lines
 
-COVERED = {"2.2", "2.3", "3.1", "3.2", "3.3", "4.1", "4.3", "5.1", "5.2", "5.3"}  # the tasks the library covers so far
+COVERED = {"2.2", "2.3", "3.1", "3.2", "3.3", "4.1", "4.2", "4.3", "5.1", "5.2", "5.3", "5.4", "7.1"}  # covered so far
 
 # A word or phrase of the task's hints that steers away from each known mistake (item 5 of issue 40).
 CUES: dict = {
@@ -45,8 +48,20 @@ CUES: dict = {
     "sign flipped": "grad minus the sum", "sum missing": "softmax times the sum of grad",
     ("3.3", "expand_dims missing"): "put the reduced axes back", ("5.2", "square missing"): "tanh(u)^2",
     "size-1 axes dropped": "keepdims=True", "leading axes kept": "leading axes grad has and shape lacks",
-    "mean instead of sum": "sums the gradient",
+    "leading axes only": "the axes where shape has a 1", "mean instead of sum": "sums the gradient",
     "aligned from the left": "line up from the right",
+    "repeats kept once": "loses repeats", "gradient in the output's shape": "zeros of ctx.shape",
+    "zeros of the output's shape": "not grad's", "counted, not the gradient": "sends its gradient back",
+    "1/N missing": "divided by N for 'mean'", "upstream not per row": "an (N, 1) column for 'none'",
+    "upstream gradient ignored": "scale by rows", "target minus softmax": "probabilities minus the one-hot target",
+    "one-hot by columns": "in its own row", "probabilities used as indices": "which are not indices",
+    "sign of the target's gradient": "minus log_p times rows",
+    "forgot the mean's path": "g minus its mean", "forgot the variance's path": "minus xhat times the mean of g",
+    "mean and variance as constants": "depend on x too", "variance path's sign": "minus xhat times the mean of g",
+    "g without the weight": "g is grad times weight", "weight gradient not summed": "every axis but the last",
+    "weight gradient from g": "for weight: grad times xhat", "bias gradient from g": "grad itself (not g)",
+    "bias gradient not summed": "summed over the batch axes",
+    "bias summed over axis 0 only": "not only axis 0",
 }
 
 
@@ -162,6 +177,50 @@ def test_the_library_names_a_mistake_only_on_its_own_prediction():
         wrong = predicted["values"]
         assert fits(wrong, predicted, None, 1e-5, 1e-7), mistake
         assert not fits(wrong * 1.01 + 0.01, predicted, None, 1e-5, 1e-7), mistake
+
+
+def _function_cases(rng):
+    """Hidden-style cases of GetItem, CrossEntropy and LayerNorm (the index as the checks send
+    it), each with its right gradients from central differences of a NumPy function."""
+    x = rng.standard_normal((3, 4, 2))
+    for index in [(0,), (np.array([0, 1, 0, 0]),), (None, slice(1, 3)), x > 0, (Ellipsis, 1)]:
+        yield "ops_index.GetItem", [x], dict(index=index_spec(index)), lambda a, index=index: a[index], [0]
+    logits, labels, probs = rng.standard_normal((4, 3)) * 2, np.array([0, 2, 1, 2]), rng.dirichlet(np.ones(3), 4)
+    for reduction in ("mean", "sum", "none"):
+        yield ("losses.CrossEntropy", [logits, labels], dict(reduction=reduction),
+               lambda a, r=reduction: cross_entropy(a, labels, r), [0])
+        yield ("losses.CrossEntropy", [logits, probs], dict(reduction=reduction),
+               lambda a, t, r=reduction: cross_entropy(a, t, r), [0, 1])
+    for shape in [(3, 5), (2, 3, 4)]:
+        yield "ops_norm.LayerNorm", [rng.standard_normal(shape) * 2 + 0.5, *rng.standard_normal((2, shape[-1]))], {}, \
+            layer_norm, [0, 1, 2]
+
+
+def test_the_new_tasks_mistakes_are_named_only_on_their_own_prediction():
+    """Tasks 4.2, 5.4 and 7.1 (Functions with parameters): on hidden-style cases, each mistake
+    predicts a wrong answer (one that is not the right answer, from central differences of
+    NumPy's own function) or an exception somewhere, and a wrong answer fits its prediction,
+    not one moved past the tolerance."""
+    seen = set()
+    for op, arrays, params, reference, inputs in _function_cases(np.random.default_rng(5)):
+        upstream = np.random.default_rng(6).standard_normal(np.shape(reference(*[a for a in arrays[:len(inputs)]])))
+        for mistake in library():
+            if mistake.op != op or mistake.input >= len(inputs):
+                continue
+            right = numeric_vjp(reference, arrays[:len(inputs)], upstream, mistake.input)
+            predicted = predict(mistake, arrays, upstream, params)
+            if predicted is None:
+                continue
+            if "raises" in predicted:
+                seen.add(mistake.name)
+                continue
+            wrong = predicted["values"]
+            if wrong.shape == right.shape and np.allclose(wrong, right, rtol=1e-5, atol=1e-7):
+                continue  # this mistake gives the right answer here: never named
+            seen.add(mistake.name)
+            assert fits(wrong, predicted, right, 1e-5, 1e-7), (mistake.name, op, params)
+            assert not fits(wrong * 1.01 + 0.01, predicted, right, 1e-5, 1e-7), (mistake.name, op, params)
+    assert seen == {m.name for m in library() if m.task in ("4.2", "5.4", "7.1")}
 
 
 def test_a_shape_pattern_is_named_only_when_the_values_bear_it_out():

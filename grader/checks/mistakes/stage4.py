@@ -1,4 +1,4 @@
-"""Known mistakes of stage 4: the shape ops' backward (Task 4.1), cat and stack (4.3)."""
+"""Known mistakes of stage 4: the shape ops' backward (Task 4.1), indexing (4.2), cat and stack (4.3)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,47 @@ def _stack_index(x, g, axis, i):
     return None if axis % g.ndim == 0 else g[i]
 
 
+def _index(spec):
+    """An index as the hidden checks send it (``common.index_spec``: slices, None and
+    Ellipsis as lists), or as the notebooks give it."""
+    def one(item):
+        if isinstance(item, list) and item[:1] == ["slice"]:
+            return slice(*item[1:])
+        return {"...": Ellipsis, "none": None}[item[0]] if isinstance(item, list) and item in (["..."], ["none"]) else item
+    return tuple(one(i) for i in spec) if isinstance(spec, tuple) else one(spec)
+
+
+def _getitem(kind):
+    """GetItem's backward with one mistake: ``kind`` names it."""
+    def wrong(x, g, index=()):
+        index, full = _index(index), np.zeros(x[0].shape)
+        if kind == "repeats kept once":  # full[index] += grad and full[index] = grad alike: the last repeat wins
+            full[index] = g
+        elif kind == "counted, not the gradient":
+            np.add.at(full, index, 1.0)
+        elif kind == "zeros of the output's shape":
+            full = np.zeros(g.shape)
+            np.add.at(full, index, g)  # raises where the index does not fit the output's shape
+        else:  # "gradient in the output's shape": grad as it came (wrong even where the shapes agree)
+            return g
+        return full
+    return wrong
+
+
+GETITEM = [("repeats kept once", "an element picked more than once got one of its gradients, not their sum: "
+            "full[index] += grad (or = grad) writes each repeated place once, the last write winning",
+            "add with NumPy's unbuffered add (np.add.at), which adds every repeat"),
+           ("gradient in the output's shape", "the gradient comes back as it came, in the output's shape and "
+            "order; the input's gradient has the input's shape, each value where its element was picked from, zero "
+            "where nothing was",
+            "start from zeros of ctx.shape and add grad at ctx.index"),
+           ("zeros of the output's shape", "the zeros the gradient is added into have the output's shape "
+            "(zeros_like(grad)); the index points into the input, so they need the input's shape",
+            "start from zeros of ctx.shape and ctx.dtype"),
+           ("counted, not the gradient", "each picked place got 1 for each time it was picked (how often it was "
+            "used), not the upstream gradient", "add grad itself at ctx.index, not ones")]
+
+
 def _for(op, count, build):
     return [Mistake("4.3", op, i, *build(i)) for i in range(count)]
 
@@ -60,6 +101,7 @@ MISTAKES = [
     Mistake("4.1", "ops_shape.Squeeze", 0, "axis not put back",
             "the gradient comes back as it came, without the size-1 axes the forward squeezed away",
             "reshape the gradient to the input's shape", lambda x, g, axis=None: g if g.shape != x[0].shape else None),
+    *[Mistake("4.2", "ops_index.GetItem", 0, name, words, fix, _getitem(name)) for name, words, fix in GETITEM],
     *[Mistake("4.3", "ops_index.Cat", i, name, words, fix,
               (lambda i, options: lambda x, g, axis=0: _cat_split(x, g, axis, i, **options))(i, options))
       for i in range(4) for name, words, fix, options in CAT],

@@ -74,8 +74,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "(input axis i went to position axes.index(i)), not the forward's permutation again."),
     "4.2": ("Indexing picks elements; each picked element sends its gradient back to the place it came from, and "
             "one picked twice gets both.",
-            "Start from zeros of ctx.shape and ctx.dtype. Plain full[index] += grad loses repeats; NumPy has an "
-            "unbuffered add for exactly this.",
+            "Start from zeros of ctx.shape and ctx.dtype (the input's shape, not grad's). Plain full[index] += grad "
+            "loses repeats; NumPy has an unbuffered add for exactly this.",
             "NumPy's add.at, given the zeros, ctx.index and grad, adds every piece, repeats included; return the "
             "filled array."),
     "4.3": ("cat glued pieces along an axis and stack put them along a new one: the backward cuts grad back into the "
@@ -107,8 +107,10 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "probabilities minus the one-hot target.",
             "log_p holds log_softmax of the logits. With class indices, pick one entry per row with "
             "np.arange(n) and the targets; with probability targets, sum target times log_p along axis 1.",
-            "backward: p = exp(log_p), subtract 1 at each row's target (or subtract the target rows), and scale "
-            "by rows (the upstream gradient per row, already shaped to broadcast)."),
+            "backward: p = exp(log_p), subtract 1 at each row's target, in its own row (or, for probability "
+            "targets, which are not indices, subtract the target rows); scale by rows, not by grad: the upstream "
+            "gradient per row, already divided by N for 'mean' and an (N, 1) column for 'none'. A probability "
+            "target's own gradient is minus log_p times rows."),
     "6.1": ("A Module finds its Parameters by looking through its own attributes, and into sub-modules and lists of "
             "them; Linear computes x times the weight transposed plus the bias.",
             "_walk goes through the values of vars(self); keep each Parameter once (by id). Linear's weight has "
@@ -133,11 +135,11 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "Clear the gradients with the optimizer's zero_grad method before backward, let it step after, and add "
             "the loss as a float (its item method) times the batch's length to the total."),
     "7.1": ("Layer norm's gradient for x is rstd times (g minus its mean minus xhat times the mean of g times xhat), "
-            "all means over the last axis, where g is grad times weight.",
+            "all means over the last axis, where g is grad times weight (the mean and the variance depend on x too).",
             "The forward saved xhat, rstd and weight; mean_last takes the mean over the last axis with keepdims. "
-            "The weight and bias gradients sum over every axis but the last.",
-            "grad for bias: grad summed over the batch axes; for weight: grad times xhat, summed the same way; "
-            "for x: the formula above. Return the three in the order x, weight, bias."),
+            "The weight and bias gradients sum over every axis but the last (all the leading axes, not only axis 0).",
+            "grad for bias: grad itself (not g) summed over the batch axes; for weight: grad times xhat, summed the "
+            "same way; for x: the formula above. Return the three in the order x, weight, bias."),
     "7.2": ("Each head compares queries with keys, turns the scores into weights with softmax (future positions "
             "masked out) and averages the values with them.",
             "Split the last axis into H heads of size d: reshape to (B, T, H, d), then move the head axis forward. "
