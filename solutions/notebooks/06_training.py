@@ -141,11 +141,13 @@ with checking("6.2"):
                 p.grad = steps[step]
             before = [p.data.copy() for p in params]
             sgd.step()
+            case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
+                    "lrs": lrs[:step + 1], "momentum": momentum, "weight_decay": weight_decay}  # known mistakes' case
             for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
                 same(p.data, sgd_by_hand(start, steps[:step + 1], lrs, momentum, weight_decay),
                      f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
                      f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", atol=1e-12,
-                     moved_from=before[i],
+                     moved_from=before[i], known=("sgd", {**case, "param": i}),
                      hint="b = momentum * b + (g + weight_decay * p) in state['momentum_buffer'], then p -= lr * b, "
                           "with lr read at every step (keep it out of the buffer).")
     print("Task 6.2 passes the visible checks")
@@ -190,15 +192,18 @@ with checking("6.3"):
                 p.grad = steps[step]
             before = [p.data.copy() for p in params]
             adam.step()
+            case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
+                    "lrs": lrs[:step + 1], "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": weight_decay}
             if step == 0 and weight_decay == 0.0:
                 same(params[0].data, np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
                      "parameter 0 after the first step", atol=1e-6, moved_from=np.array([1.0, -2.0]),
+                     known=("adam", {**case, "param": 0}),
                      hint="After one step Adam moves each weight by about lr (m_hat / sqrt(v_hat) is ±1 when t = 1).")
             for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
                 same(p.data, adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
                      f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
                      f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", rtol=1e-9, atol=1e-12,
-                     moved_from=before[i],
+                     moved_from=before[i], known=("adam", {**case, "param": i}),
                      hint="Per parameter: t counts from 1; m, v the raw running averages in the state; "
                           "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
     print("Task 6.3 passes the visible checks")
