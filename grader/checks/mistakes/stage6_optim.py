@@ -77,6 +77,8 @@ def adam_run(starts, grads, lrs, betas, eps, weight_decay, **mistake) -> list:
             bc2 = 1.0 if mistake.get("no_correction") or mistake.get("no_v_correction") else bc2
             if mistake.get("eps_inside_sqrt"):
                 denom = np.sqrt(v / bc2 + eps)
+            elif mistake.get("eps_inside_raw_sqrt"):
+                denom = np.sqrt(v + eps) / math.sqrt(bc2)
             elif mistake.get("eps_before_correction"):
                 denom = (np.sqrt(v) + eps) / math.sqrt(bc2)
             else:
@@ -140,6 +142,9 @@ SLIPS = [
          "the first step uses t = 1: count each step once, before using it", _adam(t_ahead=True)),
     Slip("6.3", "adam", "eps inside the root", "eps is added under the square root, sqrt(v_hat + eps)",
          "add eps after the root: sqrt(v_hat) + eps", _adam(eps_inside_sqrt=True)),
+    Slip("6.3", "adam", "eps under the root before the correction",
+         "eps is added under the square root, and before the bias correction: sqrt(v + eps) / sqrt(1 - beta2 ** t)",
+         "add eps last, outside the root: sqrt(v) / sqrt(1 - beta2 ** t) + eps", _adam(eps_inside_raw_sqrt=True)),
     Slip("6.3", "adam", "eps before the correction",
          "eps is added before the bias correction of v, (sqrt(v) + eps) / sqrt(1 - beta2 ** t)",
          "add eps last: sqrt(v) / sqrt(1 - beta2 ** t) + eps", _adam(eps_before_correction=True)),
