@@ -55,8 +55,6 @@ from minitorch.course.visible import check_backward, checking, fail, same  # the
 with checking("6.1"):
     mt.manual_seed(0)  # the same start on every run: a known mistake is named by what it computes from it
     model = nn.MLP([2, 8, 3])
-    same(tuple(p.shape for p in model.parameters()), ((8, 2), (8,), (3, 8), (3,)), "the shapes of nn.MLP([2, 8, 3]).parameters()",
-         hint="Each Linear(in, out) has a weight (out, in) and a bias (out,), found in the order they were set.")
     x = np.random.default_rng(0).standard_normal((50, 2))
     layer = model.layers[0]
     wide = nn.Linear(64, 1024)  # 65,536 weights and 1,024 biases: their spread is close to a uniform's, (1/√64) / √3
@@ -118,6 +116,8 @@ with checking("6.1"):
     same(no_bias.bias is None, True, "nn.Linear(2, 3, bias=False).bias is None")
     same(len(no_bias.parameters()), 1, "len(nn.Linear(2, 3, bias=False).parameters())")
     same(no_bias(mt.Tensor(x)).data, x @ no_bias.weight.data.T, "nn.Linear(2, 3, bias=False)(x)", "x of shape (50, 2)")
+    same(tuple(p.shape for p in model.parameters()), ((8, 2), (8,), (3, 8), (3,)), "the shapes of nn.MLP([2, 8, 3]).parameters()",
+         hint="Each Linear(in, out) has a weight (out, in) and a bias (out,), found in the order they were set.")
     print("Task 6.1 passes the visible checks")
 
 # %% [markdown]

@@ -123,7 +123,7 @@ SLIPS = [
          "backward first, then step",
          lambda examples, batch_size: _calls(examples, batch_size, ["zero_grad", "forward", "loss", "step", "backward"])),
     Slip("6.4", "train_epoch calls", "one step per epoch",
-         "step runs once, after the loop: one epoch makes one step on gradients summed over every batch",
+         "step runs once, after the loop: one epoch makes one step, with the gradients of its last batch only",
          "step inside the loop, once per batch",
          lambda examples, batch_size: _calls(examples, batch_size, ["zero_grad", "forward", "loss", "backward"],
                                              ["step"])),
