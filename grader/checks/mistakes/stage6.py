@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 import numpy as np
 
 from grader.checks.mistakes import Slip
 
-ACTIVATIONS = {"relu": lambda a: np.maximum(a, 0), "tanh": np.tanh}
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"relu": lambda a: np.maximum(a, 0), "tanh": np.tanh}
 
 
 def _labels(walk, keep=lambda path, kind: kind == "Parameter", once=True, order=None) -> list:
