@@ -112,7 +112,7 @@ SLIPS = [
          lambda x, layers, activation: _mlp(x, layers, activation, before=True)),
     Slip("6.4", "train_epoch calls", "zero_grad missing",
          "the gradients are never cleared, so each batch's backward adds to the gradients of the batches before",
-         "call optimizer.zero_grad() before each batch's backward",
+         "clear the gradients with the optimizer's zero_grad method before each batch's backward",
          lambda examples, batch_size: _calls(examples, batch_size, ["forward", "loss", "backward", "step"])),
     Slip("6.4", "train_epoch calls", "zero_grad between backward and step",
          "zero_grad runs between backward and step: it throws the gradients away before step uses them",
