@@ -132,8 +132,8 @@ SLIPS = [
     Slip("6.3", "adam", "v not corrected", "the bias correction of v is missing (m's is there)",
          "divide v by 1 - beta2 ** t too, under the square root: the bias correction of v", _adam(no_v_correction=True)),
     Slip("6.3", "adam", "correction as a product",
-         "the bias correction multiplies where it should raise to a power: 1 - beta * t goes negative from t = 2, "
-         "and the square root of a negative number fails",
+         "the bias correction multiplies where it should raise to a power: 1 - beta * t (a product, not a power) goes "
+         "negative from t = 2, and the square root of a negative number fails",
          "1 - beta ** t, a power, not a product: it lies between 0 and 1 for every t >= 1", _adam(product=True)),
     Slip("6.3", "adam", "t from 0",
          "the step count t starts at 0, so the first bias correction divides by 1 - beta ** 0 = 0",
