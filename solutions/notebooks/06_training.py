@@ -266,21 +266,20 @@ with checking("6.4"):
             super().step()
 
 
-    class RecordedLoss:
-        def __init__(self, loss):
-            self.loss, self.data = loss, loss.data
+    class NotedBackward(mt.Function):  # the identity on the loss: notes when backward reaches it
+        @staticmethod
+        def forward(ctx, loss):
+            return loss.copy()
 
-        def backward(self):
+        @staticmethod
+        def backward(ctx, grad):
             calls.append("backward")
-            self.loss.backward()
-
-        def item(self):
-            return self.loss.item()
+            return grad
 
 
     def recorded_mse(out, target):
         calls.append("loss")
-        return RecordedLoss(mt.mse_loss(out, target))
+        return NotedBackward.apply(mt.mse_loss(out, target))
 
 
     mt.manual_seed(0)
