@@ -8,13 +8,22 @@ from __future__ import annotations
 import numpy as np
 
 from grader.checks import part
-from grader.checks.common import CheckFailure, call_learner, explain, order_problem
+from grader.checks.common import CheckFailure, call_learner, order_problem
+from grader.checks.rules import judge_value, name_slip
+
+# What a walk of the probe's nest of modules meets (the library's site "parameters"): path, label, kind
+WALK = [("a", "a", "Parameter"), ("inner.w", "inner.w", "Parameter"), ("blocks[0].w", "blocks[0].w", "Parameter"),
+        ("blocks[1]['deep'].w", "blocks[1]['deep'].w", "Parameter"), ("shared.w", "inner.w", "Parameter"),
+        ("plain", "plain (a Tensor)", "Tensor")]
 
 
 @part("6.1", "parameters")
 def parameters_are_found_everywhere(w, rng):
     found = call_learner(w, "parameters", "Module.parameters() on nested modules")
     expected = ["a", "inner.w", "blocks[0].w", "blocks[1]['deep'].w"]
+    if found != expected:
+        name_slip("parameters", {"walk": WALK}, "Module.parameters() on nested modules (a shared one among them)", found,
+                  expected)
     if sorted(found) != sorted(expected):
         raise CheckFailure(f"Module.parameters() found {found}, expected {expected} in any order: look inside "
                            "sub-modules and lists, tuples and dicts of them; count a shared one once; a plain Tensor "
@@ -27,6 +36,13 @@ def parameters_are_found_everywhere(w, rng):
 
 @part("6.1", "Linear")
 def linear(w, rng):
+    x = rng.standard_normal((4, 3))  # a square layer first: x @ weight, without the transpose, does not raise
+    seen = call_learner(w, "linear", "Linear(3, 3) on an input of shape (4, 3)", in_features=3, out_features=3,
+                        bias=True, x=x)
+    weight, bias = seen["weight"], seen["bias"]
+    if isinstance(weight, np.ndarray) and weight.shape == (3, 3) and isinstance(bias, np.ndarray) and bias.shape == (3,):
+        judge_value("Linear(3, 3).forward(x) for x of shape (4, 3)", "linear", {"x": x, "weight": weight, "bias": bias},
+                    seen["out"], x @ weight.T + bias)
     for bias in (True, False):
         for x_shape in [(4, 5), (2, 3, 5)]:  # a batch, and a batch of sequences
             x = rng.standard_normal(x_shape)
@@ -46,7 +62,8 @@ def linear(w, rng):
                          out_features=3, bias=bias, x=x)
             weight = seen["weight"]
             expected = x @ weight.T + (seen["bias"] if bias else 0)
-            explain(f"Linear(5, 3, bias={bias}).forward(x) for x of shape {x_shape}", seen["out"], expected)
+            judge_value(f"Linear(5, 3, bias={bias}).forward(x) for x of shape {x_shape}", "linear",
+                        {"x": x, "weight": weight, "bias": seen["bias"] if bias else None}, seen["out"], expected)
     _linear_initialisation(w)
     x = rng.standard_normal((4, 5)).astype(np.float32)
     seen = call_learner(w, "linear", "Linear(5, 3, dtype=np.float32) on a float32 input", in_features=5,
@@ -117,8 +134,8 @@ def mlp(w, rng):
             h = h @ weight.T + bias
             if k < 2:
                 h = fn(h)
-        explain(f"MLP([2, 6, 4, 3], activation={activation!r}).forward(x) (the activation between layers, none after "
-                "the last)", seen["out"], h)
+        judge_value(f"MLP([2, 6, 4, 3], activation={activation!r}).forward(x) (the activation between layers, none "
+                    "after the last)", "mlp", {"x": x, "layers": layers, "activation": activation}, seen["out"], h)
 
 
 def _train_epoch(w, rng):
@@ -131,6 +148,10 @@ def _train_epoch(w, rng):
 @part("6.4", "order of calls")
 def training_loop_order(w, rng):
     calls = _train_epoch(w, rng)["calls"]
+    right = ["zero_grad", "forward", "loss", "backward", "step"] * 3
+    if calls != right:
+        name_slip("train_epoch calls", {"examples": 10, "batch_size": 4}, "the order of train_epoch's calls for 10 "
+                  "examples with batch_size 4 (stand-in model, loss and optimizer)", calls, right)
     steps = calls.count("step")
     if steps != 3:
         raise CheckFailure(f"train_epoch made {steps} optimizer steps for 10 examples with batch_size 4, expected 3 "
@@ -153,5 +174,8 @@ def training_loop_batches(w, rng):
                            "losses), not a float: add loss.item() * len(batch) to the total. A Tensor total also keeps "
                            "every batch's graph alive until the epoch ends", "a Tensor, not a float")
     if seen["mean"] is None or abs(seen["mean"] - 28.5) > 1e-9:
+        name_slip("train_epoch mean", {"losses": seen["losses"], "sizes": seen["batches"], "batch_size": 4},
+                  "train_epoch's mean loss for 10 examples with batch_size 4 (the mean of the batch losses weighted "
+                  "by batch size)", seen["mean"], 28.5, 1e-9, 1e-9)
         raise CheckFailure(f"train_epoch returned {seen['mean']}, expected 28.5: the mean of the batch losses weighted "
                            "by batch size (the last batch is smaller)", "wrong mean")

@@ -128,6 +128,7 @@ class _Recorder:
     def __init__(self) -> None:
         self.calls: list[str] = []
         self.batches: list[int] = []
+        self.losses: list[float] = []
         recorder = self
 
         class Model:
@@ -176,7 +177,8 @@ class _Recorder:
 
     def loss(self, out, y):
         self.calls.append("loss")
-        return self.loss_class(np.mean(np.asarray(getattr(y, "data", y), dtype=np.float64)))
+        self.losses.append(float(np.mean(np.asarray(getattr(y, "data", y), dtype=np.float64))))
+        return self.loss_class(self.losses[-1])
 
     def zero_grad(self):
         self.calls.append("zero_grad")
@@ -194,4 +196,4 @@ def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) ->
         mean = float(np.asarray(getattr(mean, "data", mean)))
     except (TypeError, ValueError):
         mean = None
-    return {"calls": rec.calls, "batches": rec.batches, "mean": mean, "returned": returned}
+    return {"calls": rec.calls, "batches": rec.batches, "losses": rec.losses, "mean": mean, "returned": returned}

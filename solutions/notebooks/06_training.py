@@ -25,6 +25,7 @@
 # load is named in one short line instead).
 # %load_ext minitorch.course.notebook
 import functools
+import re
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -52,9 +53,8 @@ from minitorch.course.visible import check_backward, checking, fail, same  # the
 # %% nbgrader={"grade": false, "grade_id": "task6_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 6.1: parameters found everywhere and once, Linear's start and output, MLP's layers
 with checking("6.1"):
+    mt.manual_seed(0)  # the same start on every run: a known mistake is named by what it computes from it
     model = nn.MLP([2, 8, 3])
-    same(tuple(p.shape for p in model.parameters()), ((8, 2), (8,), (3, 8), (3,)), "the shapes of nn.MLP([2, 8, 3]).parameters()",
-         hint="Each Linear(in, out) has a weight (out, in) and a bias (out,), found in the order they were set.")
     x = np.random.default_rng(0).standard_normal((50, 2))
     layer = model.layers[0]
     wide = nn.Linear(64, 1024)  # 65,536 weights and 1,024 biases: their spread is close to a uniform's, (1/√64) / √3
@@ -66,9 +66,15 @@ with checking("6.1"):
     small = nn.Linear(2, 3, dtype=np.float32)
     same(str(small.weight.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).weight.dtype")
     same(str(small.bias.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).bias.dtype")
+    square, x3 = nn.Linear(3, 3), x[:4, :1] * np.array([1.0, -2.0, 0.5])  # square: x @ weight runs too
+    same(square(mt.Tensor(x3)).data, x3 @ square.weight.data.T + square.bias.data, "nn.Linear(3, 3)(x)", "x of shape (4, 3)",
+         known=("linear", {"x": x3, "weight": square.weight.data, "bias": square.bias.data}))
     same(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data, "Linear(2, 8)(x)", "x of shape (50, 2)")
     scores = model(mt.Tensor(x)).data
     same(scores.shape, (50, 3), "nn.MLP([2, 8, 3])(x).shape", "x of shape (50, 2)")
+    layers = [(linear.weight.data, linear.bias.data) for linear in model.layers]
+    same(scores, np.maximum(x @ layers[0][0].T + layers[0][1], 0) @ layers[1][0].T + layers[1][1], "nn.MLP([2, 8, 3])(x)",
+         "x of shape (50, 2), relu between the layers", known=("mlp", {"x": x, "layers": layers, "activation": "relu"}))
     if not (scores < 0).any():
         fail("nn.MLP([2, 8, 3])(x)", "x of shape (50, 2)", "gave no negative score; expected some",
              hint="No activation after the last layer: scores can be negative.")
@@ -87,16 +93,31 @@ with checking("6.1"):
         def __init__(self):
             shared = nn.Parameter(np.zeros(2))
             self.scale, self.same_scale = shared, shared  # one parameter under two names
-            self.parts = [nn.Linear(2, 2), {"head": nn.Linear(2, 1)}]
+            self.body = nn.Linear(2, 2)  # a sub-module
+            self.parts = [nn.Linear(2, 2), {"head": nn.Linear(2, 1)}]  # and more, in a list and a dict
             self.mask = mt.Tensor(np.ones(2))  # a Tensor, not a Parameter: nothing to learn
 
 
-    same(len(Nested().parameters()), 1 + 2 + 2, "len(Nested().parameters())", "one shared Parameter, two Linears in a list "
-         "and a dict, a plain Tensor", hint="Each Parameter once, inside lists and dicts too, and no plain Tensor.")
+    nested = Nested()
+    walk = {"scale": nested.scale, "same_scale": nested.scale, "body.weight": nested.body.weight,  # all a walk meets
+            "body.bias": nested.body.bias, "parts[0].weight": nested.parts[0].weight, "parts[0].bias": nested.parts[0].bias,
+            "parts[1]['head'].weight": nested.parts[1]["head"].weight,
+            "parts[1]['head'].bias": nested.parts[1]["head"].bias, "mask": nested.mask}
+    label: dict = {}
+    for path, value in walk.items():
+        label.setdefault(id(value), path if isinstance(value, nn.Parameter) else f"{path} (a Tensor)")
+    same(tuple(label.get(id(p), type(p).__name__) for p in nested.parameters()),
+         ("scale", "body.weight", "body.bias", "parts[0].weight", "parts[0].bias", "parts[1]['head'].weight",
+          "parts[1]['head'].bias"), "Nested().parameters(), each by where it was found",
+         "one Parameter under two names, a Linear, two Linears in a list and a dict, a plain Tensor",
+         hint="Each Parameter once, inside sub-modules, lists and dicts too, in the order set, and no plain Tensor.",
+         known=("parameters", {"walk": [(path, label[id(v)], type(v).__name__) for path, v in walk.items()]}))
     no_bias = nn.Linear(2, 3, bias=False)
     same(no_bias.bias is None, True, "nn.Linear(2, 3, bias=False).bias is None")
     same(len(no_bias.parameters()), 1, "len(nn.Linear(2, 3, bias=False).parameters())")
     same(no_bias(mt.Tensor(x)).data, x @ no_bias.weight.data.T, "nn.Linear(2, 3, bias=False)(x)", "x of shape (50, 2)")
+    same(tuple(p.shape for p in model.parameters()), ((8, 2), (8,), (3, 8), (3,)), "the shapes of nn.MLP([2, 8, 3]).parameters()",
+         hint="Each Linear(in, out) has a weight (out, in) and a bias (out,), found in the order they were set.")
     print("Task 6.1 passes the visible checks")
 
 # %% [markdown]
@@ -141,11 +162,13 @@ with checking("6.2"):
                 p.grad = steps[step]
             before = [p.data.copy() for p in params]
             sgd.step()
+            case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
+                    "lrs": lrs[:step + 1], "momentum": momentum, "weight_decay": weight_decay}  # known mistakes' case
             for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
                 same(p.data, sgd_by_hand(start, steps[:step + 1], lrs, momentum, weight_decay),
                      f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
                      f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", atol=1e-12,
-                     moved_from=before[i],
+                     moved_from=before[i], known=("sgd", {**case, "param": i}),
                      hint="b = momentum * b + (g + weight_decay * p) in state['momentum_buffer'], then p -= lr * b, "
                           "with lr read at every step (keep it out of the buffer).")
     print("Task 6.2 passes the visible checks")
@@ -190,15 +213,18 @@ with checking("6.3"):
                 p.grad = steps[step]
             before = [p.data.copy() for p in params]
             adam.step()
+            case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
+                    "lrs": lrs[:step + 1], "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": weight_decay}
             if step == 0 and weight_decay == 0.0:
                 same(params[0].data, np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
                      "parameter 0 after the first step", atol=1e-6, moved_from=np.array([1.0, -2.0]),
+                     known=("adam", {**case, "param": 0}),
                      hint="After one step Adam moves each weight by about lr (m_hat / sqrt(v_hat) is ±1 when t = 1).")
             for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
                 same(p.data, adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
                      f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
                      f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", rtol=1e-9, atol=1e-12,
-                     moved_from=before[i],
+                     moved_from=before[i], known=("adam", {**case, "param": i}),
                      hint="Per parameter: t counts from 1; m, v the raw running averages in the state; "
                           "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
     print("Task 6.3 passes the visible checks")
@@ -217,14 +243,66 @@ with checking("6.3"):
 # Check Task 6.4: the epoch's loss weights each batch by its size; each batch is one
 # gradient step on that batch only (worked out with NumPy); five epochs fit a line
 with checking("6.4"):
+    calls = []  # a model, an optimizer and a loss that note each call they get
+
+
+    class Recorded(nn.Linear):
+        def forward(self, x):
+            calls.append("forward")
+            return super().forward(x)
+
+        def zero_grad(self):
+            calls.append("zero_grad")
+            super().zero_grad()
+
+
+    class RecordedSGD(optim.SGD):
+        def zero_grad(self):
+            calls.append("zero_grad")
+            super().zero_grad()
+
+        def step(self):
+            calls.append("step")
+            super().step()
+
+
+    class NotedBackward(mt.Function):  # the identity on the loss: notes when backward reaches it
+        @staticmethod
+        def forward(ctx, loss):
+            return loss.copy()
+
+        @staticmethod
+        def backward(ctx, grad):
+            calls.append("backward")
+            return grad
+
+
+    def recorded_mse(out, target):
+        calls.append("loss")
+        return NotedBackward.apply(mt.mse_loss(out, target))
+
+
+    mt.manual_seed(0)
+    model = Recorded(1, 1)
+    x, y = np.linspace(-1, 1, 10)[:, None], 3 * np.linspace(-1, 1, 10)[:, None]
+    training.train_epoch(model, recorded_mse, RecordedSGD(model.parameters(), lr=0.1), x, y, 4, np.random.default_rng(0))
+    letters = "".join({"zero_grad": "z", "forward": "f", "loss": "l", "backward": "b", "step": "s"}[c] for c in calls)
+    # right: zero_grad anywhere but between a backward and its step, and once or more between a step and the next backward
+    right = re.fullmatch(r"z*fz*lz*bs(?:(?:z+fz*lz*|fz+lz*|flz+)bs){2}z*", letters)
+    same(tuple(calls), tuple(calls) if right else ("zero_grad", "forward", "loss", "backward", "step") * 3,
+         "the calls of training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 and 2",
+         hint="Each batch: zero_grad, forward, loss, backward, step.",
+         known=("train_epoch calls", {"examples": 10, "batch_size": 4}))
     mt.manual_seed(0)
     model = nn.Linear(1, 1)
-    x, y = np.linspace(-1, 1, 10)[:, None], 3 * np.linspace(-1, 1, 10)[:, None]
     w, b = model.weight.data[0, 0], model.bias.data[0]
     frozen = optim.SGD(model.parameters(), lr=0.0)
     loss = training.train_epoch(model, mt.mse_loss, frozen, x, y, 4, np.random.default_rng(0))  # batches of 4, 4, 2
+    batches = list(training.minibatches(10, 4, np.random.default_rng(0)))  # the batches train_epoch drew
+    losses = [float(np.mean((x[batch] * w + b - y[batch]) ** 2)) for batch in batches]
     same(loss, float(np.mean((x * w + b - y) ** 2)), "training.train_epoch(model, mt.mse_loss, SGD(lr=0), x, y, 4, rng)",
          "10 examples in batches of 4, 4 and 2, nothing learned (lr 0)",
+         known=("train_epoch mean", {"losses": losses, "sizes": [len(batch) for batch in batches], "batch_size": 4}),
          hint="Return a float: add loss.item() * len(batch), the batch's loss weighted by its size, then divide by len(x).")
     sgd = optim.SGD(model.parameters(), lr=0.1)
     for batch in training.minibatches(10, 4, np.random.default_rng(1)):  # the batches train_epoch draws below

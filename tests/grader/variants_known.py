@@ -92,6 +92,42 @@ BUGGY = [
     ("softmax backward without the sum", ("ops_softmax.py",
                                           "return out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True))",
                                           "return out * grad"), "5.3", "known mistake: sum term missing"),
+    # ---- stage 6: modules, optimizers, the training loop
+    ("parameters skips sub-modules", ("nn/modules.py", "            elif isinstance(value, Module):\n"
+                                      "                for p in value.parameters():\n"
+                                      "                    found.setdefault(id(p), p)\n", ""), "6.1",
+     "known mistake: sub-modules not searched"),
+    ("linear multiplies by the weight untransposed", ("nn/modules.py", "out = x @ self.weight.T", "out = x @ self.weight"),
+     "6.1", "known mistake: weight not transposed"),
+    ("linear leaves the bias out", ("nn/modules.py", "return out if self.bias is None else out + self.bias", "return out"),
+     "6.1", "known mistake: bias missing"),
+    ("linear adds the bias before the matmul", ("nn/modules.py",
+        "        out = x @ self.weight.T\n        return out if self.bias is None else out + self.bias",
+        "        x = x if self.bias is None else x + self.bias\n        return x @ self.weight.T"), "6.1",
+     "known mistake: bias added before the matmul"),
+    ("mlp without the activation", ("nn/modules.py", "            x = act(layer(x))\n        return self.layers[-1](x)",
+                                    "            x = layer(x)\n        return self.layers[-1](x)"), "6.1",
+     "known mistake: no activation"),
+    ("mlp activation before each layer", ("nn/modules.py",
+        "        for layer in self.layers[:-1]:\n            x = act(layer(x))\n        return self.layers[-1](x)",
+        "        for layer in self.layers:\n            x = layer(act(x))\n        return x"), "6.1",
+     "known mistake: activation before each layer"),
+    ("adam counts one step ahead", ("optim.py", 't = state["step"] = state.get("step", 0) + 1',
+                                    't = state["step"] = state.get("step", 1) + 1'), "6.3", "known mistake: t one ahead"),
+    ("adam leaves m uncorrected", ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
+                                   "p.data -= self.lr * m / denom"), "6.3", "known mistake: m not corrected"),
+    ("adam adds eps under the root before the correction", ("optim.py",
+        "denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps", "denom = np.sqrt(v + self.eps) / math.sqrt(1 - beta2 ** t)"),
+     "6.3", "known mistake: eps under the root before the correction"),
+    ("training loop steps once per epoch", ("training.py",
+        "        optimizer.step()\n        total += loss.item() * len(batch)\n        ### END SOLUTION\n    return total / len(x)",
+        "        total += loss.item() * len(batch)\n        ### END SOLUTION\n    optimizer.step()\n    return total / len(x)"),
+     "6.4", "known mistake: one step per epoch"),
+    ("training loop sets the total", ("training.py", "total += loss.item() * len(batch)", "total = loss.item() * len(batch)"),
+     "6.4", "known mistake: total overwritten"),
+    ("training loop weights every batch as full", ("training.py", "total += loss.item() * len(batch)",
+                                                   "total += loss.item() * batch_size"), "6.4",
+     "known mistake: every batch weighted as full"),
 ]
 
 ALTERNATIVES: list = []
@@ -140,10 +176,36 @@ NAMED = {
     "cross-entropy keeps only the sign of the upstream": "upstream gradient ignored",
     **{name: phrase.removeprefix("known mistake: ") for name, _, _, phrase in BUGGY},
 }
+NAMED.update({  # ---- stage 6: tests/grader/variants.py, variants_edges.py and tests/release/mistakes.py
+    "parameters misses lists": "lists and dicts not searched",
+    "parameters lists a shared module twice": "shared parameter counted twice",
+    "parameters takes any Tensor": "plain Tensor taken", "parameters sorted by attribute name": "sorted by name",
+    "mlp activation after the last layer": "activation after the last layer",
+    "sgd momentum dampened": "momentum dampened", "sgd weight decay subtracted": "weight decay subtracted",
+    "sgd updates parameters without a gradient": "updated without a gradient",
+    "adam without bias correction": "bias correction missing", "adam epsilon inside the correction": "eps before the correction",
+    "adam epsilon under the square root": "eps inside the root",
+    "adam step counter shared between parameters": "step count shared",
+    "adam second moment without the square": "v of |g|", "adam decoupled weight decay": "weight decay decoupled",
+    "adam updates parameters without a gradient": "updated without a gradient",
+    "training loop averages the batch losses unweighted": "mean of the batch means",
+    "training loop forgets zero_grad": "zero_grad missing",
+    "training loop zeroes after backward": "zero_grad between backward and step",
+    "training loop steps before backward": "step before backward", "training loop averages batch means": "batch sizes left out",
+    "sgd momentum with the learning rate inside the buffer": "lr inside the buffer",
+    "sgd adds weight decay after the momentum": "weight decay after the momentum",
+    "adam corrects m only": "v not corrected", "adam counts the steps from 0": "t from 0",
+    "adam bias correction multiplies by t": "correction as a product", "adam keeps the corrected m in its state": "corrected m kept",
+    "linear forgets the transpose": "weight not transposed", "adam without the bias correction of m": "m not corrected",
+    "adam with eps inside the square root": "eps under the root before the correction",
+    "train_epoch never clears the gradients": "zero_grad missing",
+})
 
 # Variants whose visible check first meets another of their faults (so it names no mistake
 # there, and never a wrong one): the float32 case of Task 3.1 runs before its x = 0 case.
 FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK = {"abs derivative 1 at zero"}
+# the learner's own step raises in the notebook (its exception is shown, a value's site names none): stage 6
+FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK |= {"adam counts the steps from 0", "adam bias correction multiplies by t"}
 
 
 def named_in_notebook(name: str) -> set[str]:

@@ -76,13 +76,14 @@ MISTAKES = [
                                                            "return p * np.sign(rows), None"), "5.4", ["constant factor"]),
     # ---- stage 6
     ("linear forgets the transpose", ("nn/modules.py", "out = x @ self.weight.T", "out = x @ self.weight"), "6.1",
-     ["raised ValueError", "your line: minitorch/nn/modules.py", "x = an array of shape (50, 2)", "Hint 1/3 for Task 6.1"]),
+     ["nn.Linear(3, 3)(x)", "x @ weight", "known mistake: weight not transposed", "got:", "expected:"]),
     ("sgd steps uphill", ("optim.py", "p.data -= self.lr * g", "p.data += self.lr * g"), "6.2", ["wrong sign"]),
-    ("adam without bias correction", ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
-                                      "p.data -= self.lr * m / denom"), "6.3", ["The step it took", "constant factor"]),
+    ("adam without the bias correction of m", ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
+                                               "p.data -= self.lr * m / denom"), "6.3",
+     ["parameter 0 after the first step", "known mistake: m not corrected", "1 - beta1 ** t"]),
     ("adam with eps inside the square root", ("optim.py", "denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps",
                                               "denom = np.sqrt(v + self.eps) / math.sqrt(1 - beta2 ** t)"), "6.3",
-     ["largest difference", "at index (1,)"]),
+     ["parameter 0 after the first step", "known mistake: eps under the root before the correction", "-1.997"]),
     ("train_epoch never clears the gradients", ("training.py", "        optimizer.zero_grad()\n", ""), "6.4",
      ["zero_grad"]),
     # ---- stage 7

@@ -22,6 +22,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from test_messages import solution_lines
 
 COVERED = {"2.2", "2.3", "3.1", "3.2", "3.3", "4.1", "4.2", "4.3", "5.1", "5.2", "5.3", "5.4", "7.1"}  # covered so far
+COVERED |= {"6.1", "6.2", "6.3", "6.4"}  # stage 6 (grader/checks/mistakes/stage6.py, stage6_optim.py)
 
 # A word or phrase of the task's hints that steers away from each known mistake (item 5 of issue 40).
 CUES: dict = {
@@ -63,6 +64,30 @@ CUES: dict = {
     "bias gradient not summed": "summed over the batch axes",
     "bias summed over axis 0 only": "not only axis 0",
 }
+CUES["leading axes only"] = "the axes where shape has a 1"  # Task 2.2's, missing here before
+CUES.update({  # ---- stage 6: modules, optimizers, the training loop
+    "sub-modules not searched": "into sub-modules", "lists and dicts not searched": "lists, tuples and dicts",
+    "shared parameter counted twice": "each Parameter once", "plain Tensor taken": "a plain Tensor is not a Parameter",
+    "sorted by name": "in the order they were set", "weight not transposed": "the weight transposed",
+    "bias missing": "plus the bias", "bias added before the matmul": "add the bias after the matmul",
+    "activation after the last layer": "after every layer but the last",
+    "no activation": "applies the activation after every layer", "activation before each layer": "after every layer",
+    "updated without a gradient": "Skip a parameter whose grad is None", "momentum dampened": "not a fraction of it",
+    "lr inside the buffer": "keep lr out of the buffer", "weight decay subtracted": "adds weight_decay times data",
+    "weight decay after the momentum": "to the gradient first (before momentum)",
+    "step count shared": "each parameter's own", "bias correction missing": "corrects their start at zero",
+    "m not corrected": "divide m by 1 - beta1^t", "v not corrected": "v by 1 - beta2^t",
+    "correction as a product": "a power of beta, not a product", "t from 0": "count the step first",
+    "t one ahead": "t = 1 at the first step", "eps inside the root": "eps goes outside the square root",
+    "eps under the root before the correction": "eps goes outside the square root",
+    "eps before the correction": "square root of corrected v, plus eps",
+    "corrected m kept": "Keep the raw m and v in the state", "weight decay decoupled": "to the gradient first",
+    "v of |g|": "and of its square", "zero_grad missing": "clear the gradients",
+    "zero_grad between backward and step": "zero_grad method before backward", "step before backward": "step after",
+    "one step per epoch": "one step per batch", "batch sizes left out": "times the batch's length",
+    "mean of the batch means": "(the last batch may be smaller)", "total overwritten": "add the loss as a float",
+    "every batch weighted as full": "the batch's length (the last batch may be smaller)",
+})
 
 
 @pytest.mark.slow
@@ -276,3 +301,98 @@ def test_a_slip_is_named_only_on_its_own_prediction():
                 assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, expected, 1e-5, 1e-7), slip
                 seen.add(slip.name)
     assert seen == {s.name for s in slips() if s.site in cases}
+
+
+# ---- stage 6: the sites of modules, optimizers and the training loop, each against an answer of the test's own
+def _sgd_right(starts, grads, lrs, momentum, weight_decay, param):
+    p, buffer = np.array(starts[param], np.float64), None
+    for lr, step in zip(lrs, grads):
+        if step[param] is not None:
+            g = step[param] + weight_decay * p
+            buffer = g if buffer is None else momentum * buffer + g
+            p = p - lr * buffer
+    return p
+
+
+def _adam_right(starts, grads, lrs, betas, eps, weight_decay, param):
+    p, m, v, t = np.array(starts[param], np.float64), 0.0, 0.0, 0
+    for lr, step in zip(lrs, grads):
+        if step[param] is not None:
+            t += 1
+            g = step[param] + weight_decay * p
+            m, v = betas[0] * m + (1 - betas[0]) * g, betas[1] * v + (1 - betas[1]) * g * g
+            p = p - lr * (m / (1 - betas[0] ** t)) / (np.sqrt(v / (1 - betas[1] ** t)) + eps)
+    return p
+
+
+def _mlp_right(x, layers, activation):
+    for k, (weight, bias) in enumerate(layers):
+        x = x @ weight.T + bias
+        x = x if k == len(layers) - 1 else np.tanh(x) if activation == "tanh" else np.maximum(x, 0)
+    return x
+
+
+def _stage6_cases(rng):
+    starts = [rng.standard_normal((3, 2)), rng.standard_normal(4)]
+    grads = [[rng.standard_normal((3, 2)), None if t == 1 else rng.standard_normal(4)] for t in range(4)]
+    run = {"starts": starts, "grads": grads, "lrs": [0.1, 0.1, 0.05, 0.2], "weight_decay": 0.1}
+    small = {**run, "grads": [[None if g is None else g * 1e-3 for g in step] for step in grads]}
+    walk = [("a", "a", "Parameter"), ("inner.w", "inner.w", "Parameter"), ("blocks[0].w", "blocks[0].w", "Parameter"),
+            ("blocks[1]['deep'].w", "blocks[1]['deep'].w", "Parameter"), ("shared.w", "inner.w", "Parameter"),
+            ("plain", "plain (a Tensor)", "Tensor"), ("z", "z", "Parameter")]
+    square = rng.standard_normal((3, 3))
+    return {
+        "sgd": [{**run, "momentum": m, "param": k} for m in (0.0, 0.9) for k in (0, 1)],
+        "adam": [{**case, "betas": (0.9, 0.99), "eps": eps, "param": k} for case, eps in ((run, 1e-8), (small, 1e-3))
+                 for k in (0, 1)],
+        "linear": [{"x": rng.standard_normal((5, 3)), "weight": square, "bias": rng.standard_normal(3)}],
+        "mlp": [{"x": rng.standard_normal((4, 2)), "activation": a, "layers": [
+            (rng.standard_normal((5, 2)), rng.standard_normal(5)), (rng.standard_normal((3, 5)), rng.standard_normal(3))]}
+            for a in ("relu", "tanh")],
+        "parameters": [{"walk": walk}],
+        "train_epoch calls": [{"examples": 10, "batch_size": 4}, {"examples": 7, "batch_size": 7}],
+        "train_epoch mean": [{"losses": list(rng.uniform(0, 5, 3)), "sizes": [4, 4, 2], "batch_size": 4}],
+    }
+
+
+STAGE6_RIGHT = {
+    "sgd": _sgd_right, "adam": _adam_right, "mlp": _mlp_right,
+    "linear": lambda x, weight, bias: x @ weight.T + bias,
+    "parameters": lambda walk: list(dict.fromkeys(label for _, label, kind in walk if kind == "Parameter")),
+    "train_epoch calls": lambda examples, batch_size: ["zero_grad", "forward", "loss", "backward", "step"] * -(
+        -examples // batch_size),
+    "train_epoch mean": lambda losses, sizes, batch_size: float(np.dot(losses, sizes) / np.sum(sizes)),
+}
+
+
+def test_a_stage6_slip_is_named_only_on_its_own_prediction():
+    """Stage 6's sites both ways: each slip's prediction (values, a list of names or calls, or
+    an exception) fits itself and never the right answer, nor a value moved past the
+    tolerance, another list, or another exception."""
+    from grader.checks.mistakes import raised_as_predicted
+    seen = set()
+    for site, site_cases in _stage6_cases(np.random.default_rng(6)).items():
+        for slip in slips(site):
+            for case in site_cases:
+                predicted = predict_value(slip, case)
+                expected = STAGE6_RIGHT[site](**case)
+                if predicted is None:
+                    continue
+                if "raises" in predicted:
+                    assert raised_as_predicted(*predicted["raises"], predicted), slip
+                    assert not raised_as_predicted("ValueError", "operands could not be broadcast", predicted), slip
+                elif "equals" in predicted:
+                    if predicted["equals"] == list(expected):
+                        continue
+                    assert fits_value(list(predicted["equals"]), predicted, expected, 1e-5, 1e-7), slip
+                    assert not fits_value(expected, predicted, expected, 1e-5, 1e-7), slip
+                    assert not fits_value([*predicted["equals"], "step"], predicted, expected, 1e-5, 1e-7), slip
+                else:
+                    if fits_value(expected, predicted, None, 1e-9, 1e-12):
+                        continue
+                    assert fits_value(predicted["values"], predicted, expected, 1e-9, 1e-12), slip
+                    assert not fits_value(expected, predicted, expected, 1e-9, 1e-12), slip
+                    assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, expected, 1e-9, 1e-12), slip
+                seen.add((site, slip.name))
+    assert seen == {(s.site, s.name) for s in slips() if s.task.startswith("6.")}, \
+        {(s.site, s.name) for s in slips() if s.task.startswith("6.")} - seen

@@ -111,29 +111,34 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "targets, which are not indices, subtract the target rows); scale by rows, not by grad: the upstream "
             "gradient per row, already divided by N for 'mean' and an (N, 1) column for 'none'. A probability "
             "target's own gradient is minus log_p times rows."),
-    "6.1": ("A Module finds its Parameters by looking through its own attributes, and into sub-modules and lists of "
-            "them; Linear computes x times the weight transposed plus the bias.",
+    "6.1": ("A Module finds its Parameters by looking through its own attributes, in the order they were set, and "
+            "into sub-modules and lists, tuples and dicts of them (a plain Tensor is not a Parameter); Linear computes "
+            "x times the weight transposed plus the bias.",
             "_walk goes through the values of vars(self); keep each Parameter once (by id). Linear's weight has "
-            "shape (out_features, in_features), uniform in plus or minus 1 / sqrt(in_features).",
+            "shape (out_features, in_features), uniform in plus or minus 1 / sqrt(in_features); add the bias after "
+            "the matmul.",
             "MLP makes one Linear per pair of neighbouring sizes (zip of sizes[:-1] and sizes[1:]) and applies the "
             "activation after every layer but the last."),
-    "6.2": ("SGD moves each parameter against its gradient: data minus lr times gradient.",
-            "Weight decay adds weight_decay times data to the gradient first. Momentum keeps a buffer in "
-            "self.state[p]: the first step stores a copy of the gradient.",
-            "Later steps: buffer = momentum times buffer plus gradient, store it, and step with it in place of the "
-            "gradient (change p.data in place)."),
+    "6.2": ("SGD moves each parameter against its gradient: data minus lr times gradient. Skip a parameter whose "
+            "grad is None: no step, and its state waits.",
+            "Weight decay adds weight_decay times data to the gradient first (before momentum). Momentum keeps a "
+            "buffer in self.state[p]: the first step stores a copy of the gradient.",
+            "Later steps: buffer = momentum times buffer plus the whole gradient (not a fraction of it), store it, "
+            "and step with lr times it (keep lr out of the buffer: a schedule changes lr between steps)."),
     "6.3": ("Adam keeps running averages of the gradient (m) and of its square (v), corrects their start at zero, "
-            "and steps by m over the square root of v.",
-            "The state holds step, m and v; count the step first. The corrections divide m by 1 - beta1^t and v by "
-            "1 - beta2^t, with t that step count.",
-            "Step: lr times corrected m divided by (square root of corrected v, plus eps). eps goes outside the "
-            "square root."),
-    "6.4": ("One epoch is one pass over the shuffled batches: for each, clear the gradients, compute the loss, "
-            "backward, step.",
+            "and steps by m over the square root of v. Skip a parameter whose grad is None.",
+            "The state holds step, m and v, each parameter's own; count the step first (t = 1 at the first step). "
+            "Weight decay adds weight_decay times data to the gradient first. The corrections divide m by "
+            "1 - beta1^t and v by 1 - beta2^t (a power of beta, not a product).",
+            "Keep the raw m and v in the state and correct copies. Step: lr times corrected m divided by (square "
+            "root of corrected v, plus eps). eps goes outside the square root."),
+    "6.4": ("One epoch is one pass over the shuffled batches, one step per batch: for each, clear the gradients, "
+            "compute the loss, backward, step.",
             "The batches come from the loop that is given; the model takes a Tensor of x[batch], the loss compares "
             "with y[batch].",
             "Clear the gradients with the optimizer's zero_grad method before backward, let it step after, and add "
-            "the loss as a float (its item method) times the batch's length to the total."),
+            "the loss as a float (its item method) times the batch's length (the last batch may be smaller) to the "
+            "total."),
     "7.1": ("Layer norm's gradient for x is rstd times (g minus its mean minus xhat times the mean of g times xhat), "
             "all means over the last axis, where g is grad times weight (the mean and the variance depend on x too).",
             "The forward saved xhat, rstd and weight; mean_last takes the mean over the last axis with keepdims. "
