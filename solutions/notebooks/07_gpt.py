@@ -145,16 +145,45 @@ with checking("7.1"):
 # Stuck? `mt.hint("7.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 7.2: shapes, causality, and attention weights that sum to 1
+# Check Task 7.2: shapes, the attention weights and the output, causality
 with checking("7.2"):
     mt.manual_seed(0)
     check_attn = nn.CausalSelfAttention(8, 2)
-    check_in = np.random.default_rng(1).standard_normal((2, 5, 8))
+    check_rng = np.random.default_rng(1)
+    check_in = check_rng.standard_normal((2, 5, 8))
+    check_weights = {}  # the layers' weights, set here, so that the case is the same whatever the initialisation
+    for name in ("query", "key", "value", "proj"):
+        check_weights[f"{name}.weight"] = check_rng.standard_normal((8, 8)) / np.sqrt(8)
+        check_weights[f"{name}.bias"] = check_rng.standard_normal(8) * 0.1
+        getattr(check_attn, name).weight.data[...] = check_weights[f"{name}.weight"]
+        getattr(check_attn, name).bias.data[...] = check_weights[f"{name}.bias"]
     check_out = check_attn(mt.Tensor(check_in))
     call = "nn.CausalSelfAttention(8, 2)(x)"
     same(check_out.shape, (2, 5, 8), f"{call}.shape", "x of shape (2, 5, 8)")
     if check_attn.last_attention is None:
         fail(call, "x of shape (2, 5, 8)", "left self.last_attention None; expected the attention weights (B, heads, T, T)")
+
+
+    def check_linear(a, name):
+        return a @ check_weights[f"{name}.weight"].T + check_weights[f"{name}.bias"]
+
+
+    def check_heads(a):  # (B, T, D) -> (B, heads, T, d = 4)
+        return a.reshape(2, 5, 2, 4).transpose(0, 2, 1, 3)
+
+
+    check_case = {"x": check_in, "weights": check_weights, "heads": 2}
+    scores = check_heads(check_linear(check_in, "query")) @ check_heads(check_linear(check_in, "key")).transpose(0, 1, 3, 2)
+    scores = scores / np.sqrt(4) + np.triu(np.full((5, 5), -np.inf), 1)
+    expected = np.exp(scores - scores.max(-1, keepdims=True))
+    expected /= expected.sum(-1, keepdims=True)
+    same(np.asarray(getattr(check_attn.last_attention, "data", check_attn.last_attention)), expected,
+         "self.last_attention", f"{call}, x of shape (2, 5, 8), 2 heads", known=("attention weights", check_case),
+         hint="The weights: softmax over the keys (the last axis) of q·kᵀ / √d, d = dim / heads = 4, the later keys "
+              "masked before it.")
+    merged = (expected @ check_heads(check_linear(check_in, "value"))).transpose(0, 2, 1, 3).reshape(2, 5, 8)
+    same(check_out.data, check_linear(merged, "proj"), call, "x of shape (2, 5, 8), 2 heads", known=("attention", check_case),
+         hint="Merge the heads back: move the head axis back beside d (transpose), then reshape to (B, T, D), then proj.")
     same(check_attn.last_attention.sum(-1), np.ones((2, 2, 5)), "the rows of self.last_attention, summed",
          f"{call}, x of shape (2, 5, 8)", hint="Each row of the weights sums to 1: a softmax over the keys.")
     same(np.triu(check_attn.last_attention[0, 0], 1), np.zeros((5, 5)), "self.last_attention[0, 0] above the diagonal",
@@ -163,16 +192,6 @@ with checking("7.2"):
     changed[:, 3:] += 1.0
     same(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3], f"{call}[:, :3]",
          "x changed at positions 3 and 4 only", hint="A position must not see the future: the first three outputs stay.")
-    for layer in (check_attn.query, check_attn.key):  # q = k = x: the weights then follow from x alone
-        layer.weight.data[...] = np.eye(8)
-        layer.bias.data[...] = 0.0
-    check_attn(mt.Tensor(check_in[:1, :3]))
-    per_head = check_in[0, :3].reshape(3, 2, 4).transpose(1, 0, 2)  # (heads, positions, d = 4)
-    scores = per_head @ per_head.transpose(0, 2, 1) / np.sqrt(4) + np.triu(np.full((3, 3), -np.inf), 1)
-    expected = np.exp(scores - scores.max(-1, keepdims=True))
-    expected /= expected.sum(-1, keepdims=True)
-    same(check_attn.last_attention[0], expected, "self.last_attention[0]", "query = key = identity, 3 positions, 2 heads",
-         hint="The weights: a softmax over the past of q·k / √d, d = dim / heads = 4.")
     print("Task 7.2 passes the visible checks")
 
 # %% [markdown]
