@@ -44,7 +44,7 @@ def _block(x, weights, heads, prefix="", *, attn_residual=True, mlp_residual=Tru
     return (x if mlp_residual else 0) + mlp(norm(x, norms[1]))
 
 
-def _gpt(idx, weights, heads, *, positions="arange", final_norm=True, chained=True):
+def _gpt(idx, weights, heads, *, positions="arange", final_norm=True):
     """The GPT as the mistake computes it (its blocks right, GELU's tanh form)."""
     idx = np.asarray(idx)
     x = np.asarray(weights["token.weight"])[idx]
@@ -53,12 +53,11 @@ def _gpt(idx, weights, heads, *, positions="arange", final_norm=True, chained=Tr
     elif positions == "tokens":
         x = x + np.asarray(weights["position.weight"])[idx]
     layers = sum(1 for name in weights if name.startswith("blocks.") and name.endswith(".ln1.weight"))
-    out = x
     for i in range(layers):
-        out = _block(out if chained else x, weights, heads, f"blocks.{i}.")
+        x = _block(x, weights, heads, f"blocks.{i}.")
     if final_norm:
-        out = layer_norm(out, np.asarray(weights["ln_f.weight"]), np.asarray(weights["ln_f.bias"]))
-    return out @ np.asarray(weights["head.weight"]).T + np.asarray(weights["head.bias"])
+        x = layer_norm(x, np.asarray(weights["ln_f.weight"]), np.asarray(weights["ln_f.bias"]))
+    return x @ np.asarray(weights["head.weight"]).T + np.asarray(weights["head.bias"])
 
 
 def _block_slip(name, message, fix, gelu=True, **mistake):
@@ -110,8 +109,4 @@ SLIPS = [
          "the final LayerNorm ln_f is not applied: the head reads the last block's output as it is",
          "head(ln_f(x)) after the last block",
          lambda idx, weights, heads: _gpt(idx, weights, heads, final_norm=False)),
-    Slip("7.3", "gpt", "blocks not chained",
-         "each block was run on the embeddings, and only the last one's output kept: the blocks run in turn, each "
-         "on the output of the one before", "x = block(x) for every block in turn",
-         lambda idx, weights, heads: _gpt(idx, weights, heads, chained=False)),
 ]
