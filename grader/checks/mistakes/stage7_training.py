@@ -31,12 +31,12 @@ def _calls(one_step):
 ZERO_GRAD = ("zero_grad missing",
              "the gradients are never cleared: each backward adds to what the steps before left, so every step "
              "uses the sum of all the gradients so far",
-             "clear the gradients (optimizer.zero_grad()) at each step, before backward")
+             "clear the gradients with the optimizer's zero_grad at each step, before backward")
 CLEARED = ("gradients cleared before the step",
            "the gradients are cleared between backward and step, so the step meets no gradient at all and the "
            "model never learns", "clear them before backward (or after the step), never between backward and step")
 NO_STEP = ("step missing", "the optimizer's step is never taken: the gradients are computed and then left unused",
-           "call optimizer.step() after backward, at every step")
+           "take the optimizer's step after backward, at every step")
 
 SLIPS = [
     Slip("7.4", "greedy", "argmin, not argmax",

@@ -155,7 +155,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "takes ln1 of x (each LayerNorm has its own weights). The positions are np.arange of the sequence length "
             "(idx.shape[1]), not the tokens.",
             "Block: x plus attn of ln1 of x, then that plus the MLP of ln2 of it. GPT: token(idx) plus "
-            "position(positions), x = block(x) for every block in turn, then head of ln_f of the result."),
+            "position(positions), each block applied in turn to what the one before gave, then head of ln_f of the result."),
     "7.4": ("Training is the stage-6 step; sampling turns the logits into probabilities (after dividing by the "
             "temperature, never multiplying) and draws one token per row.",
             "The step: clear the gradients before backward (never between backward and step), the loss from loss_on for "
