@@ -95,7 +95,7 @@ MISTAKES = [
     ("attention without the mask", ("nn/transformer.py", "softmax(where(causal, scores, -1e9), axis=-1)",
                                     "softmax(scores, axis=-1)"), "7.2", ["nonzero where it should be 0"]),
     ("attention forgets the scale", ("nn/transformer.py", "scores = (q @ k) * (1.0 / math.sqrt(d))", "scores = q @ k"),
-     "7.2", ["largest difference", "√d"]),
+     "7.2", ["known mistake: scale missing", "√d", "got:", "expected:"]),
     ("sampling multiplies by the temperature", ("language.py", "z = logits / temperature", "z = logits * temperature"),
-     "7.4", ["largest difference", "Divide the logits by the temperature"]),
+     "7.4", ["known mistake: temperature multiplies", "Divide the logits by the temperature", "got:", "expected:"]),
 ]
