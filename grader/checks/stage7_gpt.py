@@ -83,7 +83,7 @@ def training_step(w, rng):
                  block_size=4, batch_size=2)
     problem = order_problem(seen["calls"], ["forward", "backward", "step"], 3, "step")
     if problem:
-        name_slip("training calls", {"steps": 3}, f"language.train's calls in 3 steps ({seen['calls'][:8]}...)",
+        name_slip("training calls", {"steps": 3}, f"the list of calls language.train made in 3 steps ({seen['calls'][:8]}...)",
                   seen["calls"], ["zero_grad", "forward", "backward", "step"] * 3)
         raise CheckFailure(f"language.train made the calls {seen['calls'][:8]}{'...' if len(seen['calls']) > 8 else ''}: "
                            f"{problem}. Each step computes the loss of the model on a batch (language.loss_on), calls "
@@ -114,7 +114,7 @@ def greedy(w, rng):
     if out.shape != (3, 8) or not np.array_equal(out[:, 2:], expected):
         if out.shape == (3, 8) and np.array_equal(out[:, 2:], np.repeat(out[:, 2:3], 6, axis=1)):  # one choice, kept
             name_slip("greedy", {"logits": ROW_LOGITS}, "GPT.generate(idx of shape (3, 2), 6, temperature=0), each row "
-                      "with its own logits: the tokens language.sample_next picked", out[:, 2], expected[:, 0], 0, 1e-9)
+                      "with its own logits: the choice language.sample_next made in each row", out[:, 2], expected[:, 0], 0, 1e-9)
         raise CheckFailure(f"GPT.generate(idx of shape (3, 2), 6, temperature=0), each row with its own logits, gave "
                            f"{out.tolist()}: temperature 0 must pick each row's most likely token "
                            f"({ROW_LOGITS.argmax(axis=1).tolist()}) every time, and the result is (B, T + steps)",
@@ -132,8 +132,8 @@ def temperature(w, rng):
         counts = np.bincount(np.asarray(seen["out"])[:, -1], minlength=4) / 4000
         p = np.exp(LOGITS / t) / np.exp(LOGITS / t).sum()
         if np.abs(counts - p).max() > 0.03:
-            name_slip("temperature", {"logits": LOGITS, "temperature": t}, f"GPT.generate with temperature {t}: the "
-                      "frequencies of the tokens drawn", counts, p, 0, 0.03)
+            name_slip("temperature", {"logits": LOGITS, "temperature": t}, f"GPT.generate with temperature {t}: how "
+                      "often each token was drawn", counts, p, 0, 0.03)
             raise CheckFailure(f"GPT.generate with temperature {t} drew the tokens with frequencies "
                                f"{np.round(counts, 3).tolist()}, expected about {np.round(p, 3).tolist()} "
                                "(softmax of logits / temperature)", "temperature ignored")
