@@ -143,7 +143,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "put back side by side.",
             "Split the last axis into H heads of size d: reshape to (B, T, H, d), then transpose to move the head axis "
             "forward, (B, H, T, d) (a reshape straight to (B, H, T, d) mixes positions). d = dim // heads, the size of "
-            "one head, not dim. np.tril of ones, the diagonal included (a position sees itself), gives the mask; "
+            "one head, not dim. np.tril of ones, the diagonal included (a position sees itself) and nothing above it, gives the mask; "
             "where replaces the masked scores before the softmax.",
             "scores: q @ k with k's last two axes swapped, times 1 / sqrt(d); mask with a very negative number; softmax "
             "over the last axis (the keys); keep the weights in self.last_attention; weights @ v is (B, H, T, d): move "

@@ -349,7 +349,8 @@ with checking("7.4"):
         check_model.zero_grad()
         language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
         check_alone.append(np.array(check_model.head.bias.grad))
-    same(step_grads[1], check_alone[1], "head.bias.grad at the second step of language.train", "against that step's batch alone",
+    same(step_grads[1], check_alone[1], "head.bias.grad at the second step of language.train",
+         "2 steps of SGD with lr 0, expected: the gradient of the second step's batch alone",
          known=("training gradient", {"first": check_alone[0], "second": check_alone[1]}),
          hint="Clear the gradients at each step, before backward: they add up otherwise.")
     check_losses = language.train(check_model, optim.Adam(check_model.parameters(), lr=1e-2), check_stream, 30, 8, 16,

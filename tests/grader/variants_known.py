@@ -144,6 +144,7 @@ NAMED = {
     "greedy sampling takes one argmax for the whole batch": "one argmax for the whole batch",
     "attention forgets the scale": "scale missing",  # tests/release/mistakes.py's, as the variant above
     "mask lets a position see the future": "mask missing", "attention without the mask": "mask missing",
+    "mask lets a position see the next one": "mask one too far", "mask upside down": "mask upside down",
     # tests/release/mistakes.py
     "unbroadcast drops the size-1 axes": "size-1 axes dropped", "unbroadcast averages": "mean instead of sum",
     "sub loses the minus sign": "sign lost on b", "cos loses its minus sign": "sign lost",

@@ -52,7 +52,8 @@ CUES: dict = {
 # ---- stage 7: attention (7.2), the Block and the GPT (7.3), training and sampling (7.4)
 CUES.update({
     "heads not moved back": "move the head axis back", "heads split without the transpose": "mixes positions",
-    "mask one short": "the diagonal included", "mask missing": "hides the future", "scale missing": "times 1 / sqrt(d)",
+    "mask one short": "the diagonal included", "mask missing": "hides the future",
+    "mask one too far": "nothing above it", "mask upside down": "np.tril of ones", "scale missing": "times 1 / sqrt(d)",
     "scaled by the model width": "not dim",
     "softmax over the queries": "over the last axis (the keys)", "masked after the softmax": "before the softmax",
     "residual missing around attention": "two residual sums", "residual missing around the MLP": "two residual sums",

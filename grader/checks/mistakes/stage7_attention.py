@@ -23,7 +23,8 @@ def _softmax(a, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def _attend(x, weights, heads, *, scale=None, mask_k=0, axis=-1, after=False, split=True, merge=True):
+def _attend(x, weights, heads, *, scale=None, mask=lambda T: np.tril(np.ones((T, T), bool)), axis=-1, after=False,
+            split=True, merge=True):
     """Attention as the mistake computes it: (output, weights)."""
     x = np.asarray(x, np.float64)
     B, T, D = x.shape
@@ -33,7 +34,7 @@ def _attend(x, weights, heads, *, scale=None, mask_k=0, axis=-1, after=False, sp
         (lambda a: a.reshape(B, heads, T, d))
     q, k, v = (heads_of(lin(x, n)) for n in ("query", "key", "value"))
     scores = q @ k.transpose(0, 1, 3, 2) * (1 / math.sqrt(d) if scale is None else scale(d, D))
-    mask = np.tril(np.ones((T, T), bool), k=mask_k)
+    mask = mask(T)
     att = np.where(mask, _softmax(scores, axis), 0.0) if after else _softmax(np.where(mask, scores, -1e9), axis)
     out = att @ v
     merged = out.transpose(0, 2, 1, 3).reshape(B, T, D) if merge else out.reshape(B, T, D)
@@ -70,11 +71,20 @@ SLIPS = [
            "the mask is one position short (np.tril with k=-1): a position cannot see itself, and position 0 sees "
            "nothing at all",
            "np.tril of ones with the diagonal included (k=0): position t sees positions 0 to t, itself included",
-           mask_k=-1),
+           mask=lambda T: np.tril(np.ones((T, T), bool), k=-1)),
+    *_both("mask one too far",
+           "the mask is one position too far (np.tril with k=1): each position also sees the next one, the very "
+           "token it must predict",
+           "np.tril of ones with the diagonal included and nothing above it (k=0)",
+           mask=lambda T: np.tril(np.ones((T, T), bool), k=1)),
+    *_both("mask upside down",
+           "the mask is upside down (np.triu): each position sees itself and the later positions, the future, "
+           "instead of the earlier ones", "np.tril (lower triangle) of ones: row t keeps the keys 0 to t",
+           mask=lambda T: np.triu(np.ones((T, T), bool))),
     *_both("mask missing",
            "no mask hides the later keys: every position also sees the future, the very tokens it must predict",
            "mask the scores of the later keys (above the diagonal) with a very negative number before the softmax",
-           mask_k=10 ** 6),
+           mask=lambda T: np.ones((T, T), bool)),
     *_both("scale missing",
            "the scores are not scaled: q @ kᵀ must be divided by √d (d = dim // heads, the size of one head)",
            "multiply the scores by 1 / sqrt(d) before the mask and the softmax", scale=lambda d, D: 1.0),
