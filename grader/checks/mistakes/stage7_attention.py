@@ -73,8 +73,8 @@ SLIPS = [
            "np.tril of ones with the diagonal included (k=0): position t sees positions 0 to t, itself included",
            mask=lambda T: np.tril(np.ones((T, T), bool), k=-1)),
     *_both("mask one too far",
-           "the mask is one position too far (np.tril with k=1): each position also sees the next one, the very "
-           "token it must predict",
+           "the mask is one position too far (np.tril with k=1): each position also sees the next one, in its "
+           "future: the very token it must predict",
            "np.tril of ones with the diagonal included and nothing above it (k=0)",
            mask=lambda T: np.tril(np.ones((T, T), bool), k=1)),
     *_both("mask upside down",
