@@ -10,8 +10,9 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain
+from grader.checks.mistakes import fits_value, predict_value, slips
 from grader.checks.reference import attention_weights, layer_norm, numpy_attention
-from grader.checks.rules import check_float32, check_rule
+from grader.checks.rules import check_float32, check_rule, name_slip
 
 LN_SHAPES = [(3, 5), (2, 3, 4), (6,), (2, 1, 7)]
 
@@ -44,7 +45,6 @@ def _attention_outs(seen, what, shape):
 def _attention_part(heads):
     def check(w, rng):
         dim, T = 8, 5
-        d = dim // heads
         weights = attention_weights(rng, dim)
         x = rng.standard_normal((2, T, dim))
         what = f"CausalSelfAttention({dim}, heads={heads}) on x of shape {x.shape}"
@@ -52,38 +52,63 @@ def _attention_part(heads):
         got = _attention_outs(seen, what, x.shape)[0]
         if got.shape != x.shape:
             explain(what, got, x)
-        # The last position sees every position, so no mask, right or wrong, changes its output:
-        # a mask bug is charged to the "causal" part alone.
-        last = got[:, -1]
-        scale = 1 / math.sqrt(d)
-        if _mask_flipped(got, x, weights, heads, scale):
-            return  # the last position saw only itself: the "causal" part charges the mask; the heads are right
-        matches = lambda scale: np.allclose(  # noqa: E731
-            last, numpy_attention(x, weights, heads, scale=scale)[:, -1], rtol=1e-6, atol=1e-8)
-        if heads == 1 and matches(1.0):
-            raise CheckFailure(f"{what}: the scores are not scaled by 1/sqrt(d) (d = dim // heads, the size of one "
-                               "head)", "scale")
-        if heads > 1 and not matches(scale):
-            if matches(1 / math.sqrt(dim)):
-                raise CheckFailure(f"{what}: the scores are scaled by 1/sqrt(dim), not 1/sqrt(d) with d = dim // "
-                                   f"heads = {d}, the size of one head", "scale")
-            if matches(1.0):
-                scale = 1.0  # the missing scale is the "one head" part's to charge; the heads are right
-        expected, att = numpy_attention(x, weights, heads, scale=scale, keep_weights=True)
-        explain(f"{what}, the output at the last position (scores scaled by 1/sqrt(d), softmax over the keys, "
-                "heads merged, then the output projection)", last, expected[:, -1], rtol=1e-6, atol=1e-8)
-        if heads > 1:
-            kept = seen.get("last_attention")
-            if kept is None or np.shape(kept) != att.shape:
-                raise CheckFailure(f"after {what}, self.last_attention holds "
-                                   f"{'nothing' if kept is None else f'an array of shape {np.shape(kept)}'}: keep "
-                                   f"the attention weights there, shape (B, H, T, T) = {att.shape}, for notebook "
-                                   "7's pictures", "last_attention", keep=0.5)
-            if not np.allclose(np.asarray(kept)[..., -1, :], att[..., -1, :], rtol=1e-6, atol=1e-8):
-                raise CheckFailure(f"after {what}, self.last_attention does not hold the attention weights (the "
-                                   "softmax of the scaled, masked scores, each row summing to 1)", "last_attention",
-                                   keep=0.5)
+        case = {"x": x, "weights": weights, "heads": heads}
+        if _makes(got, case, "mask one short"):
+            return  # no position sees itself: the "causal" part charges the mask
+        try:
+            _judge_heads(seen, what, got, x, weights, heads)
+        except CheckFailure:
+            _name_attention(what, got, case)
+            raise
     return check
+
+
+def _makes(got, case, name):
+    """Whether the output is what the known slip ``name`` of attention computes on this case."""
+    return any(fits_value(got, predicted, None, 1e-6, 1e-8) for slip in slips("attention") if slip.name == name
+               and (predicted := predict_value(slip, case)))
+
+
+def _name_attention(what, got, case):
+    """Raise the known mistake whose output ``got`` is, if one is."""
+    expected = numpy_attention(case["x"], case["weights"], case["heads"])
+    name_slip("attention", case, f"{what}, the output", got, expected, 1e-6, 1e-8 * max(np.abs(expected).max(), 1e-3))
+
+
+def _judge_heads(seen, what, got, x, weights, heads):
+    """The last position's output (no mask changes it) and the kept weights."""
+    d = x.shape[-1] // heads
+    # The last position sees every position, so no mask, right or wrong, changes its output:
+    # a mask bug is charged to the "causal" part alone.
+    last = got[:, -1]
+    scale = 1 / math.sqrt(d)
+    if _mask_flipped(got, x, weights, heads, scale):
+        return  # the last position saw only itself: the "causal" part charges the mask; the heads are right
+    matches = lambda scale: np.allclose(  # noqa: E731
+        last, numpy_attention(x, weights, heads, scale=scale)[:, -1], rtol=1e-6, atol=1e-8)
+    if heads == 1 and matches(1.0):
+        raise CheckFailure(f"{what}: the scores are not scaled by 1/sqrt(d) (d = dim // heads, the size of one "
+                           "head)", "scale")
+    if heads > 1 and not matches(scale):
+        if matches(1 / math.sqrt(x.shape[-1])):
+            raise CheckFailure(f"{what}: the scores are scaled by 1/sqrt(dim), not 1/sqrt(d) with d = dim // "
+                               f"heads = {d}, the size of one head", "scale")
+        if matches(1.0):
+            scale = 1.0  # the missing scale is the "one head" part's to charge; the heads are right
+    expected, att = numpy_attention(x, weights, heads, scale=scale, keep_weights=True)
+    explain(f"{what}, the output at the last position (scores scaled by 1/sqrt(d), softmax over the keys, "
+            "heads merged, then the output projection)", last, expected[:, -1], rtol=1e-6, atol=1e-8)
+    if heads > 1:
+        kept = seen.get("last_attention")
+        if kept is None or np.shape(kept) != att.shape:
+            raise CheckFailure(f"after {what}, self.last_attention holds "
+                               f"{'nothing' if kept is None else f'an array of shape {np.shape(kept)}'}: keep "
+                               f"the attention weights there, shape (B, H, T, T) = {att.shape}, for notebook "
+                               "7's pictures", "last_attention", keep=0.5)
+        if not np.allclose(np.asarray(kept)[..., -1, :], att[..., -1, :], rtol=1e-6, atol=1e-8):
+            raise CheckFailure(f"after {what}, self.last_attention does not hold the attention weights (the "
+                               "softmax of the scaled, masked scores, each row summing to 1)", "last_attention",
+                               keep=0.5)
 
 
 def _mask_flipped(got, x, weights, heads, scale):
@@ -114,14 +139,18 @@ def attention_is_causal(w, rng):
     for got in (out, changed):
         if got.shape != x.shape:
             explain(what, got, x)
-    if not np.allclose(out[:, :3], changed[:, :3], rtol=1e-9, atol=1e-12):
-        raise CheckFailure("CausalSelfAttention lets a position see the future: changing the tokens at positions 3 "
-                           "and later changed the outputs at positions 0 to 2 (mask the scores of later keys "
-                           "before the softmax)", "future leaks into the past")
-    # Position 0 sees only itself, with weight 1 whatever the scale: its output is proj(value(x_0)).
-    lin = lambda a, n: a @ weights[f"{n}.weight"].T + weights[f"{n}.bias"]  # noqa: E731
-    if not np.allclose(out[:, 0], lin(lin(x[:, 0], "value"), "proj"), rtol=1e-6, atol=1e-8):
-        raise CheckFailure("CausalSelfAttention: position 0 may see only itself, so all its attention weight is on "
-                           "itself and its output is proj(value(x[:, 0])), but it is not: the weights of each row must "
-                           "sum to 1 over the positions it may see (mask the scores before the softmax, not the "
-                           "weights after it)", "masked after the softmax")
+    try:
+        if not np.allclose(out[:, :3], changed[:, :3], rtol=1e-9, atol=1e-12):
+            raise CheckFailure("CausalSelfAttention lets a position see the future: changing the tokens at positions 3 "
+                               "and later changed the outputs at positions 0 to 2 (mask the scores of later keys "
+                               "before the softmax)", "future leaks into the past")
+        # Position 0 sees only itself, with weight 1 whatever the scale: its output is proj(value(x_0)).
+        lin = lambda a, n: a @ weights[f"{n}.weight"].T + weights[f"{n}.bias"]  # noqa: E731
+        if not np.allclose(out[:, 0], lin(lin(x[:, 0], "value"), "proj"), rtol=1e-6, atol=1e-8):
+            raise CheckFailure("CausalSelfAttention: position 0 may see only itself, so all its attention weight is on "
+                               "itself and its output is proj(value(x[:, 0])), but it is not: the weights of each row must "
+                               "sum to 1 over the positions it may see (mask the scores before the softmax, not the "
+                               "weights after it)", "masked after the softmax")
+    except CheckFailure:
+        _name_attention(what, out, {"x": x, "weights": weights, "heads": heads})
+        raise

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from grader.checks import part
-from grader.checks.common import CheckFailure, call_learner, explain, order_problem
+from grader.checks.common import CheckFailure, call_learner, order_problem
 from grader.checks.reference import attention_weights, gelu_exact, gelu_tanh, layer_norm, linear_weights, numpy_attention
+from grader.checks.rules import judge_value, name_slip
 
 
 def _block_weights(rng, dim, prefix=""):
@@ -37,9 +38,9 @@ def block_forward(w, rng):
     # Either GELU makes a right Block: the tanh form (GPT-2's, the reference's) or the exact one.
     # The output is held against whichever of the two it is nearer, and the message names both.
     expected = _nearest(seen["out"], [numpy_block(x, weights, heads, gelu=f) for f in (gelu_tanh, gelu_exact)])
-    explain(f"Block({dim}, {heads}).forward: x + attn(ln1(x)), then x + mlp(ln2(x)) with the MLP "
-            "down(gelu(up(h), approximate='tanh')) (the exact gelu(up(h)) is right too)", seen["out"], expected,
-            rtol=1e-6, atol=1e-8)
+    judge_value(f"Block({dim}, {heads}).forward: x + attn(ln1(x)), then x + mlp(ln2(x)) with the MLP "
+                "down(gelu(up(h), approximate='tanh')) (the exact gelu(up(h)) is right too)", "block",
+                {"x": x, "weights": weights, "heads": heads}, seen["out"], expected, rtol=1e-6, atol=1e-8)
 
 
 def _nearest(got, candidates: list) -> np.ndarray:
@@ -61,7 +62,8 @@ def gpt_forward(w, rng):
     for i in range(layers):
         weights.update(_block_weights(rng, dim, f"blocks.{i}."))
     weights.update(linear_weights(rng, "head", dim, V))
-    idx = [rng.integers(0, V, (2, 5)), rng.integers(0, V, (1, block_size))]
+    idx = [rng.integers(0, block_size, (2, 5)), rng.integers(0, block_size, (1, block_size))]  # tokens < block_size:
+    # position(idx) in place of position(np.arange(T)) then gives numbers (a known mistake), not an IndexError
     sizes = dict(vocab_size=V, block_size=block_size, dim=dim, heads=heads, layers=layers)
     seen = call_learner(w, "gpt", f"GPT({sizes})", sizes=sizes, weights=weights, idx=idx)
     for i, out in zip(idx, seen["out"]):
@@ -70,8 +72,9 @@ def gpt_forward(w, rng):
             x = numpy_block(x, weights, heads, f"blocks.{k}.")
         expected = layer_norm(x, weights["ln_f.weight"], weights["ln_f.bias"]) @ weights["head.weight"].T + \
             weights["head.bias"]
-        explain(f"GPT.forward on idx of shape {i.shape}: token plus position embeddings, the blocks, the final "
-                "LayerNorm, the head", out, expected, rtol=1e-6, atol=1e-8)
+        judge_value(f"GPT.forward on idx of shape {i.shape}: token plus position embeddings, the blocks, the final "
+                    "LayerNorm, the head", "gpt", {"idx": i, "weights": weights, "heads": heads}, out, expected,
+                    rtol=1e-6, atol=1e-8)
 
 
 @part("7.4", "training step")
@@ -80,6 +83,8 @@ def training_step(w, rng):
                  block_size=4, batch_size=2)
     problem = order_problem(seen["calls"], ["forward", "backward", "step"], 3, "step")
     if problem:
+        name_slip("training calls", {"steps": 3}, f"the list of calls language.train made in 3 steps ({seen['calls'][:8]}...)",
+                  seen["calls"], ["zero_grad", "forward", "backward", "step"] * 3)
         raise CheckFailure(f"language.train made the calls {seen['calls'][:8]}{'...' if len(seen['calls']) > 8 else ''}: "
                            f"{problem}. Each step computes the loss of the model on a batch (language.loss_on), calls "
                            "backward on it, then step; zero_grad clears the gradients between one step and the next "
@@ -107,6 +112,9 @@ def greedy(w, rng):
     out = np.asarray(seen["out"])
     expected = np.repeat(ROW_LOGITS.argmax(axis=1)[:, None], 6, axis=1)
     if out.shape != (3, 8) or not np.array_equal(out[:, 2:], expected):
+        if out.shape == (3, 8) and np.array_equal(out[:, 2:], np.repeat(out[:, 2:3], 6, axis=1)):  # one choice, kept
+            name_slip("greedy", {"logits": ROW_LOGITS}, "GPT.generate(idx of shape (3, 2), 6, temperature=0), each row "
+                      "with its own logits: the choice language.sample_next made in each row", out[:, 2], expected[:, 0], 0, 1e-9)
         raise CheckFailure(f"GPT.generate(idx of shape (3, 2), 6, temperature=0), each row with its own logits, gave "
                            f"{out.tolist()}: temperature 0 must pick each row's most likely token "
                            f"({ROW_LOGITS.argmax(axis=1).tolist()}) every time, and the result is (B, T + steps)",
@@ -124,6 +132,8 @@ def temperature(w, rng):
         counts = np.bincount(np.asarray(seen["out"])[:, -1], minlength=4) / 4000
         p = np.exp(LOGITS / t) / np.exp(LOGITS / t).sum()
         if np.abs(counts - p).max() > 0.03:
+            name_slip("temperature", {"logits": LOGITS, "temperature": t}, f"GPT.generate with temperature {t}: how "
+                      "often each token was drawn", counts, p, 0, 0.03)
             raise CheckFailure(f"GPT.generate with temperature {t} drew the tokens with frequencies "
                                f"{np.round(counts, 3).tolist()}, expected about {np.round(p, 3).tolist()} "
                                "(softmax of logits / temperature)", "temperature ignored")

@@ -145,23 +145,30 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "The weight and bias gradients sum over every axis but the last (all the leading axes, not only axis 0).",
             "grad for bias: grad itself (not g) summed over the batch axes; for weight: grad times xhat, summed the "
             "same way; for x: the formula above. Return the three in the order x, weight, bias."),
-    "7.2": ("Each head compares queries with keys, turns the scores into weights with softmax (future positions "
-            "masked out) and averages the values with them.",
-            "Split the last axis into H heads of size d: reshape to (B, T, H, d), then move the head axis forward. "
-            "Scale the scores by 1 / sqrt(d); np.tril of ones gives the mask, and where replaces masked scores.",
-            "scores: q @ k with k's last two axes swapped; mask with a very negative number; softmax over the last "
-            "axis; keep the weights in self.last_attention; weights @ v, heads merged back to (B, T, D), then proj."),
-    "7.3": ("A Block adds to x what attention sees of its layer-normed self, then what the MLP makes of it (two "
-            "residual steps). GPT adds token and position embeddings, runs the blocks, then ln_f and the head.",
-            "The MLP is down(gelu(up(...), approximate=\"tanh\")) on ln2 of x; attention takes ln1 of x. The "
-            "positions are np.arange of the sequence length (idx.shape[1]).",
+    "7.2": ("Each head compares queries with keys, scales the scores by 1 / sqrt(d), hides the future, turns the "
+            "scores into weights with a softmax over the keys and averages the values with them; then the heads are "
+            "put back side by side.",
+            "Split the last axis into H heads of size d: reshape to (B, T, H, d), then transpose to move the head axis "
+            "forward, (B, H, T, d) (a reshape straight to (B, H, T, d) mixes positions). d = dim // heads, the size of "
+            "one head, not dim. np.tril of ones, the diagonal included (a position sees itself) and nothing above it, gives the mask; "
+            "where replaces the masked scores before the softmax.",
+            "scores: q @ k with k's last two axes swapped, times 1 / sqrt(d); mask with a very negative number; softmax "
+            "over the last axis (the keys); keep the weights in self.last_attention; weights @ v is (B, H, T, d): move "
+            "the head axis back (transpose to (B, T, H, d)) before the reshape to (B, T, D), then proj."),
+    "7.3": ("A pre-norm Block adds to x what attention makes of ln1(x), then adds what the MLP makes of ln2 of the "
+            "result: two residual sums, and the sums themselves are not normalised. GPT adds token and position "
+            "embeddings, runs every block in turn, then ln_f and the head.",
+            "The MLP is down(gelu(up(...), approximate=\"tanh\")): gelu between up and down, on ln2 of x; attention "
+            "takes ln1 of x (each LayerNorm has its own weights). The positions are np.arange of the sequence length "
+            "(idx.shape[1]), not the tokens.",
             "Block: x plus attn of ln1 of x, then that plus the MLP of ln2 of it. GPT: token(idx) plus "
-            "position(positions), every block in turn, then head of ln_f of the result."),
+            "position(positions), each block applied in turn to what the one before gave, then head of ln_f of the result."),
     "7.4": ("Training is the stage-6 step; sampling turns the logits into probabilities (after dividing by the "
-            "temperature) and draws one token per row.",
-            "The step: clear the gradients, the loss from loss_on for the model and (x, y), backward, then the "
-            "optimizer's step. For sampling: temperature 0 means the argmax; otherwise a stable softmax of the logits "
-            "divided by the temperature.",
+            "temperature, never multiplying) and draws one token per row.",
+            "The step: clear the gradients before backward (never between backward and step), the loss from loss_on for "
+            "the model and (x, y), backward, then the optimizer's step. For sampling: temperature 0 means each row's "
+            "argmax along the last axis (the token, the position of the largest logit, not the value); otherwise a "
+            "stable softmax of the logits divided by the temperature.",
             "Subtract each row's maximum before exp, divide by the row's sum, and draw with rng.choice(size, p=row) "
             "for each row; return the chosen tokens as an array."),
 }

@@ -156,16 +156,45 @@ with checking("7.1"):
 # Stuck? `mt.hint("7.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 7.2: shapes, causality, and attention weights that sum to 1
+# Check Task 7.2: shapes, the attention weights and the output, causality
 with checking("7.2"):
     mt.manual_seed(0)
     check_attn = nn.CausalSelfAttention(8, 2)
-    check_in = np.random.default_rng(1).standard_normal((2, 5, 8))
+    check_rng = np.random.default_rng(1)
+    check_in = check_rng.standard_normal((2, 5, 8))
+    check_weights = {}  # the layers' weights, set here, so that the case is the same whatever the initialisation
+    for name in ("query", "key", "value", "proj"):
+        check_weights[f"{name}.weight"] = check_rng.standard_normal((8, 8)) / np.sqrt(8)
+        check_weights[f"{name}.bias"] = check_rng.standard_normal(8) * 0.1
+        getattr(check_attn, name).weight.data[...] = check_weights[f"{name}.weight"]
+        getattr(check_attn, name).bias.data[...] = check_weights[f"{name}.bias"]
     check_out = check_attn(mt.Tensor(check_in))
     call = "nn.CausalSelfAttention(8, 2)(x)"
     same(check_out.shape, (2, 5, 8), f"{call}.shape", "x of shape (2, 5, 8)")
     if check_attn.last_attention is None:
         fail(call, "x of shape (2, 5, 8)", "left self.last_attention None; expected the attention weights (B, heads, T, T)")
+
+
+    def check_linear(a, name):
+        return a @ check_weights[f"{name}.weight"].T + check_weights[f"{name}.bias"]
+
+
+    def check_heads(a):  # (B, T, D) -> (B, heads, T, d = 4)
+        return a.reshape(2, 5, 2, 4).transpose(0, 2, 1, 3)
+
+
+    check_case = {"x": check_in, "weights": check_weights, "heads": 2}
+    scores = check_heads(check_linear(check_in, "query")) @ check_heads(check_linear(check_in, "key")).transpose(0, 1, 3, 2)
+    scores = scores / np.sqrt(4) + np.triu(np.full((5, 5), -np.inf), 1)
+    expected = np.exp(scores - scores.max(-1, keepdims=True))
+    expected /= expected.sum(-1, keepdims=True)
+    same(np.asarray(getattr(check_attn.last_attention, "data", check_attn.last_attention)), expected,
+         "self.last_attention", f"{call}, x of shape (2, 5, 8), 2 heads", known=("attention weights", check_case),
+         hint="The weights: softmax over the keys (the last axis) of q·kᵀ / √d, d = dim / heads = 4, the later keys "
+              "masked before it.")
+    merged = (expected @ check_heads(check_linear(check_in, "value"))).transpose(0, 2, 1, 3).reshape(2, 5, 8)
+    same(check_out.data, check_linear(merged, "proj"), call, "x of shape (2, 5, 8), 2 heads", known=("attention", check_case),
+         hint="Merge the heads back: move the head axis back beside d (transpose), then reshape to (B, T, D), then proj.")
     same(check_attn.last_attention.sum(-1), np.ones((2, 2, 5)), "the rows of self.last_attention, summed",
          f"{call}, x of shape (2, 5, 8)", hint="Each row of the weights sums to 1: a softmax over the keys.")
     same(np.triu(check_attn.last_attention[0, 0], 1), np.zeros((5, 5)), "self.last_attention[0, 0] above the diagonal",
@@ -174,16 +203,6 @@ with checking("7.2"):
     changed[:, 3:] += 1.0
     same(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3], f"{call}[:, :3]",
          "x changed at positions 3 and 4 only", hint="A position must not see the future: the first three outputs stay.")
-    for layer in (check_attn.query, check_attn.key):  # q = k = x: the weights then follow from x alone
-        layer.weight.data[...] = np.eye(8)
-        layer.bias.data[...] = 0.0
-    check_attn(mt.Tensor(check_in[:1, :3]))
-    per_head = check_in[0, :3].reshape(3, 2, 4).transpose(1, 0, 2)  # (heads, positions, d = 4)
-    scores = per_head @ per_head.transpose(0, 2, 1) / np.sqrt(4) + np.triu(np.full((3, 3), -np.inf), 1)
-    expected = np.exp(scores - scores.max(-1, keepdims=True))
-    expected /= expected.sum(-1, keepdims=True)
-    same(check_attn.last_attention[0], expected, "self.last_attention[0]", "query = key = identity, 3 positions, 2 heads",
-         hint="The weights: a softmax over the past of q·k / √d, d = dim / heads = 4.")
     print("Task 7.2 passes the visible checks")
 
 # %% [markdown]
@@ -228,36 +247,62 @@ with checking("7.3"):
     numbers = sum(p.data.size for p in check_model.parameters())
     per_block = 2 * 2 * 16 + 4 * (16 * 16 + 16) + (16 * 64 + 64) + (64 * 16 + 16)
     same(numbers, 27 * 16 + 8 * 16 + 2 * per_block + 2 * 16 + 16 * 27 + 27, f"the number of values in {call}.parameters()")
+
+
+    def check_set(module, weights):  # each parameter by its dotted name ("attn.proj.weight")
+        for name, value in weights.items():
+            owner = module
+            for step in name.split(".")[:-1]:
+                owner = getattr(owner, step)
+            getattr(owner, name.split(".")[-1]).data[...] = value
+
+
+    check_rng = np.random.default_rng(2)
+    check_x = check_rng.standard_normal((2, 4, 16))
+    check_block = nn.Block(16, 2)
+    block_weights = {f"attn.{layer}.{kind}": np.zeros((16, 16) if kind == "weight" else 16)
+                     for layer in ("query", "key", "value", "proj") for kind in ("weight", "bias")}  # attention: 0
+    block_weights.update({"ln1.weight": np.ones(16), "ln1.bias": np.zeros(16), "ln2.weight": np.linspace(0.5, 1.5, 16),
+                          "ln2.bias": np.linspace(-0.2, 0.2, 16), "up.weight": check_rng.standard_normal((64, 16)) / 4,
+                          "up.bias": check_rng.standard_normal(64) * 0.1, "down.weight": check_rng.standard_normal((16, 64)) / 8,
+                          "down.bias": check_rng.standard_normal(16) * 0.1})  # ln2 of its own, unlike ln1's
+    check_set(check_block, block_weights)
+    check_out = check_block(mt.Tensor(check_x)).data  # the attention branch outputs 0: x plus the MLP's output
+    check_h = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln2
+    check_h = check_h * block_weights["ln2.weight"] + block_weights["ln2.bias"]
+    check_u = check_h @ block_weights["up.weight"].T + block_weights["up.bias"]
+    check_mlp = [check_x + (0.5 * check_u * (1 + cdf)) @ block_weights["down.weight"].T + block_weights["down.bias"]
+                 for cdf in (np.tanh(math.sqrt(2 / math.pi) * (check_u + 0.044715 * check_u ** 3)),  # either GELU is right
+                             np.vectorize(math.erf)(check_u / math.sqrt(2)))]
+    same(check_out, min(check_mlp, key=lambda e: np.abs(check_out - e).max() if np.shape(check_out) == e.shape else 0),
+         "nn.Block(16, 2)(x)", "the attention branch set to output 0", known=("block", {"x": check_x, "weights": block_weights,
+                                                                                       "heads": 2}),
+         hint='A pre-norm Block: x + attn(ln1(x)), then x + down(gelu(up(ln2(x)), approximate="tanh")).')
+    check_set(check_block, {"down.weight": np.zeros((16, 64)), "down.bias": np.zeros(16)})  # both branches output 0
+    same(check_block(mt.Tensor(check_x)).data, check_x, "nn.Block(16, 2)(x)", "both branches set to output 0",
+         hint="A Block passes x through: x + attn(ln1(x)), then x + mlp(ln2(x)).")
+    gpt_weights = {"token.weight": check_rng.standard_normal((27, 16)), "position.weight": check_rng.standard_normal((8, 16)),
+                   "ln_f.weight": 1 + 0.1 * check_rng.standard_normal(16), "ln_f.bias": 0.1 * check_rng.standard_normal(16),
+                   "head.weight": check_rng.standard_normal((27, 16)) / 4, "head.bias": 0.1 * check_rng.standard_normal(27)}
+    check_set(check_model, gpt_weights)
+    for block in check_model.blocks:  # every block passes x through: both its branches output 0
+        check_set(block, {"attn.proj.weight": np.zeros((16, 16)), "attn.proj.bias": np.zeros(16),
+                          "down.weight": np.zeros((16, 64)), "down.bias": np.zeros(16)})
+    check_idx = np.array([[1, 5, 2, 7, 0, 3], [4, 4, 6, 1, 2, 5]])
+    check_e = gpt_weights["token.weight"][check_idx] + gpt_weights["position.weight"][np.arange(6)]
+    check_e = (check_e - check_e.mean(-1, keepdims=True)) / np.sqrt(check_e.var(-1, keepdims=True) + 1e-5)  # ln_f
+    check_e = check_e * gpt_weights["ln_f.weight"] + gpt_weights["ln_f.bias"]
+    same(check_model(check_idx).data, check_e @ gpt_weights["head.weight"].T + gpt_weights["head.bias"], f"{call}(idx)",
+         "idx of shape (2, 6), every block passing x through", known=("gpt", {"idx": check_idx, "weights": gpt_weights,
+                                                                            "heads": 2}),
+         hint="token(idx) plus position(np.arange(T)), every block in turn, then ln_f, then the head.")
     same_token = check_model(np.full((1, 8), 3)).data[0]
     if np.allclose(same_token[0], same_token[5]):
         fail(f"{call}(idx)", "token 3 at every position", "gave the same logits at positions 0 and 5; expected different ones",
              hint="Add the position embeddings to the token embeddings.")
-    check_block = nn.Block(16, 2)
-    for layer in (check_block.attn.proj, check_block.down):  # both branches output 0 ...
-        layer.weight.data[...] = 0.0
-        layer.bias.data[...] = 0.0
-    check_x = np.random.default_rng(0).standard_normal((2, 4, 16))
-    same(check_block(mt.Tensor(check_x)).data, check_x, "nn.Block(16, 2)(x)", "both branches set to output 0",
-         hint="A Block passes x through: x + attn(ln1(x)), then x + mlp(ln2(x)).")
-    mt.manual_seed(1)
-    check_block = nn.Block(16, 2)
-    check_block.attn.proj.weight.data[...] = 0.0  # ... then only the attention's: x plus the MLP's output
-    check_block.attn.proj.bias.data[...] = 0.0
-    check_block.ln2.weight.data[...] = np.linspace(0.5, 1.5, 16)  # ln2 of its own, unlike ln1's
-    check_block.ln2.bias.data[...] = np.linspace(-0.2, 0.2, 16)
-    check_out = check_block(mt.Tensor(check_x)).data
-    check_h = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln2
-    check_h = check_h * check_block.ln2.weight.data + check_block.ln2.bias.data
-    check_u = check_h @ check_block.up.weight.data.T + check_block.up.bias.data
-    check_mlp = [check_x + (0.5 * check_u * (1 + cdf)) @ check_block.down.weight.data.T + check_block.down.bias.data
-                 for cdf in (np.tanh(math.sqrt(2 / math.pi) * (check_u + 0.044715 * check_u ** 3)),  # either GELU is right
-                             np.vectorize(math.erf)(check_u / math.sqrt(2)))]
-    same(check_out, min(check_mlp, key=lambda e: np.abs(check_out - e).max() if np.shape(check_out) == e.shape else 0),
-         "nn.Block(16, 2)(x)", "the attention branch set to output 0",
-         hint='The MLP branch: x + down(gelu(up(ln2(x)), approximate="tanh")), GELU between up and down.')
-    check_model.ln_f.weight.data[...] = 0.0  # the final LayerNorm now outputs 0, so the logits are the head's bias
+    check_set(check_model, {"ln_f.weight": np.zeros(16), "ln_f.bias": np.zeros(16)})  # ln_f gives 0: the head's bias
     same(check_model(np.zeros((1, 8), dtype=np.int64)).data, np.broadcast_to(check_model.head.bias.data, (1, 8, 27)),
-         f"{call}(idx)", "ln_f's weight set to 0", hint="Apply the final LayerNorm ln_f before the head.")
+         f"{call}(idx)", "ln_f's weight and bias set to 0", hint="Apply the final LayerNorm ln_f before the head.")
     print("Task 7.3 passes the visible checks:", numbers, "numbers to learn")
 
 # %% [markdown]
@@ -277,12 +322,48 @@ with checking("7.3"):
 # Stuck? `mt.hint("7.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 7.4: a few training steps lower the loss; temperature 0 is greedy
+# Check Task 7.4: sampling on fixed logits; the gradient each step uses; a few training steps lower the loss
 with checking("7.4"):
+    check_logits = np.array([[2.0, 0.5, -1.0, 1.0], [0.0, 0.5, -1.0, 1.5], [0.2, 1.9, -1.0, 1.0]])
+    same(language.sample_next(check_logits, 0, np.random.default_rng(0)), check_logits.argmax(axis=-1),
+         "language.sample_next(logits, 0, rng)", "3 rows of 4 logits, temperature 0", known=("greedy", {"logits": check_logits}),
+         hint="At temperature 0 take each row's most likely token: its argmax, no draw.")
+    for t in (0.5, 2.0):
+        drawn = language.sample_next(np.tile(check_logits[0], (4000, 1)), t, np.random.default_rng(0))
+        p = np.exp(check_logits[0] / t) / np.exp(check_logits[0] / t).sum()
+        same(np.bincount(np.asarray(drawn, dtype=np.int64), minlength=4) / 4000, p,
+             f"how often language.sample_next(logits, {t}, rng) draws each token", "4000 rows of the logits [2, 0.5, -1, 1]",
+             atol=0.03, rtol=0, known=("temperature", {"logits": check_logits[0], "temperature": t}),
+             hint="Divide the logits by the temperature before the softmax, then draw each row's token with rng.")
     check_vocab = language.vocabulary(datasets.names())
     check_stream = language.encode(datasets.names()[:2000], check_vocab)
     mt.manual_seed(0)
     check_model = nn.GPT(vocab_size=len(check_vocab), block_size=8, dim=16, heads=2, layers=1)
+    step_grads = []
+
+
+    class Watched(optim.SGD):
+        """SGD that notes the gradient each step uses (lr 0: nothing changes)."""
+
+        def step(self):
+            grad = check_model.head.bias.grad
+            step_grads.append(np.zeros(check_model.head.bias.data.shape) if grad is None else np.array(grad))
+            super().step()
+
+
+    language.train(check_model, Watched(check_model.parameters(), lr=0.0), check_stream, 2, 8, 4, np.random.default_rng(5))
+    same(len(step_grads), 2, "the optimizer's steps in language.train(model, optimizer, stream, 2, 8, 4, rng)", "2 steps",
+         known=("optimizer steps", {"steps": 2}), hint="Each step: zero_grad, the loss on (x, y), backward, step.")
+    draws = np.random.default_rng(5)
+    check_alone = []
+    for _ in range(2):  # each step's batch alone
+        check_model.zero_grad()
+        language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
+        check_alone.append(np.array(check_model.head.bias.grad))
+    same(step_grads[1], check_alone[1], "head.bias.grad at the second step of language.train",
+         "2 steps of SGD with lr 0, expected: the gradient of the second step's batch alone",
+         known=("training gradient", {"first": check_alone[0], "second": check_alone[1]}),
+         hint="Clear the gradients at each step, before backward: they add up otherwise.")
     check_losses = language.train(check_model, optim.Adam(check_model.parameters(), lr=1e-2), check_stream, 30, 8, 16,
                                   np.random.default_rng(0))
     same(len(check_losses), 30, "len(language.train(model, Adam, stream, 30, 8, 16, rng))", "30 steps")
@@ -306,24 +387,6 @@ with checking("7.4"):
     again = check_model.generate(np.zeros((4, 1), dtype=np.int64), 5, temperature=1.0, rng=np.random.default_rng(3))
     same(again, first, "model.generate(zeros((4, 1)), 5, temperature=1.0, rng=np.random.default_rng(3))",
          "run twice, np.random seeded differently", hint="Draw with the rng argument, not np.random.")
-    step_grads = []
-
-
-    class Watched(optim.SGD):
-        """SGD that notes the gradient each step uses (lr 0: nothing changes)."""
-
-        def step(self):
-            step_grads.append(check_model.head.bias.grad.copy())
-            super().step()
-
-
-    language.train(check_model, Watched(check_model.parameters(), lr=0.0), check_stream, 2, 8, 4, np.random.default_rng(5))
-    draws = np.random.default_rng(5)
-    language.windows(check_stream, 8, 4, draws)  # the first step's batch
-    check_model.zero_grad()
-    language.loss_on(check_model, *language.windows(check_stream, 8, 4, draws)).backward()
-    same(step_grads[1], check_model.head.bias.grad, "head.bias.grad at the second step of language.train",
-         "against that step's batch alone", hint="Clear the gradients at each step, before backward: they add up otherwise.")
     print("Task 7.4 passes the visible checks: loss", round(check_losses[0], 2), "->", round(check_losses[-1], 2))
 
 # %% [markdown]

@@ -130,6 +130,50 @@ BUGGY = [
      "known mistake: every batch weighted as full"),
 ]
 
+# ---- stage 7: attention (7.2), the Block and the GPT (7.3), training and sampling (7.4)
+_SPLIT = ("        q = self.query(x).reshape(B, T, H, d).transpose(0, 2, 1, 3)   # (B, H, T, d)\n"
+          "        k = self.key(x).reshape(B, T, H, d).transpose(0, 2, 3, 1)     # (B, H, d, T)\n"
+          "        v = self.value(x).reshape(B, T, H, d).transpose(0, 2, 1, 3)   # (B, H, T, d)\n")
+_BLOCK = ("        x = x + self.attn(self.ln1(x))\n"
+          '        return x + self.down(gelu(self.up(self.ln2(x)), approximate="tanh"))\n')
+_STEP = "        optimizer.zero_grad()\n        loss = loss_on(model, x, y)\n        loss.backward()\n        optimizer.step()\n"
+BUGGY += [
+    ("mask one short", ("nn/transformer.py", "causal = np.tril(np.ones((T, T), dtype=bool))",
+                        "causal = np.tril(np.ones((T, T), dtype=bool), k=-1)"), "7.2", "known mistake: mask one short"),
+    ("heads split by a reshape alone", ("nn/transformer.py", _SPLIT,
+        "        q = self.query(x).reshape(B, H, T, d)\n        k = self.key(x).reshape(B, H, T, d).transpose(0, 1, 3, 2)\n"
+        "        v = self.value(x).reshape(B, H, T, d)\n"), "7.2", "known mistake: heads split without the transpose"),
+    ("attention softmax over the queries", ("nn/transformer.py", "weights = softmax(where(causal, scores, -1e9), axis=-1)",
+                                            "weights = softmax(where(causal, scores, -1e9), axis=-2)"), "7.2",
+     "known mistake: softmax over the queries"),
+    ("block is post-norm", ("nn/transformer.py", _BLOCK,
+        "        x = self.ln1(x + self.attn(x))\n"
+        '        return self.ln2(x + self.down(gelu(self.up(x), approximate="tanh")))\n'), "7.3", "known mistake: post-norm"),
+    ("block swaps ln1 and ln2", ("nn/transformer.py", _BLOCK,
+        "        x = x + self.attn(self.ln2(x))\n"
+        '        return x + self.down(gelu(self.up(self.ln1(x)), approximate="tanh"))\n'), "7.3",
+     "known mistake: ln1 and ln2 swapped"),
+    ("block without GELU", ("nn/transformer.py", 'gelu(self.up(self.ln2(x)), approximate="tanh")', "self.up(self.ln2(x))"),
+     "7.3", "known mistake: GELU missing"),
+    ("gpt looks the positions up by token", ("nn/transformer.py", "self.position(np.arange(idx.shape[1]))",
+                                             "self.position(idx)"), "7.3", "known mistake: positions indexed by the tokens"),
+    ("greedy takes the argmin", ("language.py", "chosen = logits.argmax(axis=-1)", "chosen = logits.argmin(axis=-1)"),
+     "7.4", "known mistake: argmin, not argmax"),
+    ("greedy returns the largest logit", ("language.py", "chosen = logits.argmax(axis=-1)", "chosen = logits.max(axis=-1)"),
+     "7.4", "known mistake: the largest logit, not its position"),
+    ("greedy returns the largest probability", ("language.py", "chosen = logits.argmax(axis=-1)",
+        "p = np.exp(logits - logits.max(axis=-1, keepdims=True))\n        chosen = (p / p.sum(axis=-1, keepdims=True)).max(axis=-1)"),
+     "7.4", "known mistake: the largest probability, not its token"),
+    ("sampling multiplies by the temperature", ("language.py", "z = logits / temperature", "z = logits * temperature"),
+     "7.4", "known mistake: temperature multiplies"),
+    ("training step clears the gradients before the step", ("language.py", _STEP,
+        "        loss = loss_on(model, x, y)\n        loss.backward()\n        optimizer.zero_grad()\n        optimizer.step()\n"),
+     "7.4", "known mistake: gradients cleared before the step"),
+    ("training step never steps", ("language.py", _STEP,
+        "        optimizer.zero_grad()\n        loss = loss_on(model, x, y)\n        loss.backward()\n"), "7.4",
+     "known mistake: step missing"),
+]
+
 ALTERNATIVES: list = []
 
 NAMED = {
@@ -163,6 +207,20 @@ NAMED = {
     "layer norm forgets the mean's path": "forgot the mean's path",
     "layer norm forgets the variance's path": "forgot the variance's path",
     "layer norm bias gradient not summed over the batch": "bias summed over axis 0 only",
+    # tests/grader/variants_stage7.py
+    "attention without the scale": "scale missing", "heads merged without the transpose": "heads not moved back",
+    "attention scaled by the model width": "scaled by the model width",
+    "attention masks the weights after the softmax": "masked after the softmax",
+    "block without the residual around attention": "residual missing around attention",
+    "block without the residual around the MLP": "residual missing around the MLP",
+    "block with ReLU instead of GELU": "ReLU, not GELU", "block applies GELU after the down projection":
+    "GELU after the down projection", "gpt forgets the position embeddings": "position embeddings missing",
+    "gpt skips the final layer norm": "ln_f missing", "sampling ignores the temperature": "temperature ignored",
+    "training step without zero_grad": "zero_grad missing",
+    "greedy sampling takes one argmax for the whole batch": "one argmax for the whole batch",
+    "attention forgets the scale": "scale missing",  # tests/release/mistakes.py's, as the variant above
+    "mask lets a position see the future": "mask missing", "attention without the mask": "mask missing",
+    "mask lets a position see the next one": "mask one too far", "mask upside down": "mask upside down",
     # tests/release/mistakes.py
     "unbroadcast drops the size-1 axes": "size-1 axes dropped", "unbroadcast averages": "mean instead of sum",
     "sub loses the minus sign": "sign lost on b", "cos loses its minus sign": "sign lost",

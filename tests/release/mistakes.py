@@ -94,9 +94,9 @@ MISTAKES = [
                                        "grad_x = rstd * (g - mean_last(g) + xhat * mean_last(g * xhat))"), "7.1",
      ["LayerNorm.backward", "the gradient for input 0", "largest difference", 'mt.hint("7.1")']),
     ("attention without the mask", ("nn/transformer.py", "softmax(where(causal, scores, -1e9), axis=-1)",
-                                    "softmax(scores, axis=-1)"), "7.2", ["nonzero where it should be 0"]),
+                                    "softmax(scores, axis=-1)"), "7.2", ["known mistake: mask missing", "the future"]),
     ("attention forgets the scale", ("nn/transformer.py", "scores = (q @ k) * (1.0 / math.sqrt(d))", "scores = q @ k"),
-     "7.2", ["largest difference", "√d"]),
+     "7.2", ["known mistake: scale missing", "√d", "got:"]),
     ("sampling multiplies by the temperature", ("language.py", "z = logits / temperature", "z = logits * temperature"),
-     "7.4", ["largest difference", "Divide the logits by the temperature"]),
+     "7.4", ["known mistake: temperature multiplies", "Divide the logits by the temperature", "got:", "expected:"]),
 ]

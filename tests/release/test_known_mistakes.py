@@ -23,6 +23,7 @@ from test_messages import solution_lines
 
 COVERED = {"2.2", "2.3", "3.1", "3.2", "3.3", "4.1", "4.2", "4.3", "5.1", "5.2", "5.3", "5.4", "7.1"}  # covered so far
 COVERED |= {"6.1", "6.2", "6.3", "6.4"}  # stage 6 (grader/checks/mistakes/stage6.py, stage6_optim.py)
+COVERED |= {"7.2", "7.3", "7.4"}  # ---- stage 7: attention, the Block and the GPT, training and sampling
 
 # A word or phrase of the task's hints that steers away from each known mistake (item 5 of issue 40).
 CUES: dict = {
@@ -87,6 +88,24 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "one step per epoch": "one step per batch", "batch sizes left out": "times the batch's length",
     "mean of the batch means": "(the last batch may be smaller)", "total overwritten": "add the loss as a float",
     "every batch weighted as full": "the batch's length (the last batch may be smaller)",
+})
+# ---- stage 7: attention (7.2), the Block and the GPT (7.3), training and sampling (7.4)
+CUES.update({
+    "heads not moved back": "move the head axis back", "heads split without the transpose": "mixes positions",
+    "mask one short": "the diagonal included", "mask missing": "hides the future",
+    "mask one too far": "nothing above it", "mask upside down": "np.tril of ones", "scale missing": "times 1 / sqrt(d)",
+    "scaled by the model width": "not dim",
+    "softmax over the queries": "over the last axis (the keys)", "masked after the softmax": "before the softmax",
+    "residual missing around attention": "two residual sums", "residual missing around the MLP": "two residual sums",
+    "post-norm": "the sums themselves are not normalised", "ln1 and ln2 swapped": "attention takes ln1 of x",
+    "GELU after the down projection": "gelu between up and down", "GELU missing": "gelu between up and down",
+    "ReLU, not GELU": "down(gelu(up(", "position embeddings missing": "token and position embeddings",
+    "positions indexed by the tokens": "not the tokens", "ln_f missing": "then ln_f and the head",
+    "argmin, not argmax": "argmax", "the largest logit, not its position": "not the value",
+    "the largest probability, not its token": "not the value", "one argmax for the whole batch": "each row's argmax",
+    "temperature multiplies": "never multiplying", "temperature ignored": "divided by the temperature",
+    ("7.4", "zero_grad missing"): "clear the gradients before backward", "gradients cleared before the step":
+    "never between backward and step", "step missing": "then the optimizer's step",
 })
 
 
@@ -286,6 +305,7 @@ def test_a_slip_is_named_only_on_its_own_prediction():
                              [((2, 3), (3,)), ((4, 2, 3), (2, 1)), ((2, 3), (1, 3)), ((3, 4), ())]]}
     right = {"unbroadcast": lambda grad, shape: grad.sum(axis=tuple(range(grad.ndim - len(shape))) + tuple(
         grad.ndim - len(shape) + i for i, n in enumerate(shape) if n == 1), keepdims=True).reshape(shape)}
+    stage7_cases(rng, cases, right)
     seen = set()
     for site, site_cases in cases.items():
         for slip in slips(site):
@@ -396,3 +416,44 @@ def test_a_stage6_slip_is_named_only_on_its_own_prediction():
                 seen.add((site, slip.name))
     assert seen == {(s.site, s.name) for s in slips() if s.task.startswith("6.")}, \
         {(s.site, s.name) for s in slips() if s.task.startswith("6.")} - seen
+# ---- stage 7: random cases of the sites of Tasks 7.2 to 7.4, and their right answers from the checks' own NumPy
+def stage7_cases(rng, cases, right):
+    from grader.checks.reference import attention_weights, layer_norm, linear_weights, numpy_attention
+    from grader.checks.stage7_gpt import _block_weights, numpy_block
+    attention = [{"x": rng.standard_normal((2, 5, 8)), "weights": attention_weights(rng, 8), "heads": h} for h in (1, 2, 4)]
+    cases.update({"attention": attention, "attention weights": attention,
+                  "block": [{"x": rng.standard_normal((2, 4, 8)), "weights": _block_weights(rng, 8), "heads": 2}]})
+    right.update({"attention": numpy_attention,
+                  "attention weights": lambda x, weights, heads: numpy_attention(x, weights, heads, keep_weights=True)[1],
+                  "block": numpy_block})
+    weights = {"token.weight": rng.standard_normal((7, 8)), "position.weight": rng.standard_normal((6, 8)),
+               "ln_f.weight": 1 + 0.1 * rng.standard_normal(8), "ln_f.bias": 0.1 * rng.standard_normal(8),
+               **_block_weights(rng, 8, "blocks.0."), **linear_weights(rng, "head", 8, 7)}
+    cases["gpt"] = [{"idx": rng.integers(0, 6, (2, 5)), "weights": weights, "heads": 2}]
+
+    def gpt(idx, weights, heads):
+        x = numpy_block(weights["token.weight"][idx] + weights["position.weight"][np.arange(idx.shape[1])], weights, heads,
+                        "blocks.0.")
+        return layer_norm(x, weights["ln_f.weight"], weights["ln_f.bias"]) @ weights["head.weight"].T + weights["head.bias"]
+
+    right["gpt"] = gpt
+    logits = rng.standard_normal((4, 6)) * 2
+    cases.update({"greedy": [{"logits": logits}], "temperature": [{"logits": logits[0], "temperature": t} for t in (0.5, 2.0)],
+                  "training gradient": [{"first": rng.standard_normal(5), "second": rng.standard_normal(5)}],
+                  "optimizer steps": [{"steps": 2}, {"steps": 3}]})
+    right.update({"greedy": lambda logits: logits.argmax(axis=1),
+                  "temperature": lambda logits, temperature: np.exp(logits / temperature) / np.exp(logits / temperature).sum(),
+                  "training gradient": lambda first, second: second, "optimizer steps": lambda steps: steps})
+
+
+def test_the_training_loops_known_mistakes_are_named_by_their_calls_only():
+    """The calls of language.train (an answer compared item by item): each slip's list is
+    named, the right loop's never, nor a loop that clears the gradients after the step."""
+    right = ["zero_grad", "forward", "backward", "step"] * 3
+    later = ["forward", "backward", "step", "zero_grad"] * 3
+    made = [s for s in slips("training calls")]
+    assert {s.name for s in made} == {"zero_grad missing", "gradients cleared before the step", "step missing"}
+    for slip in made:
+        predicted = predict_value(slip, {"steps": 3})
+        assert fits_value(predicted["equals"], predicted, right, 1e-5, 1e-7), slip.name
+        assert not fits_value(right, predicted, right, 1e-5, 1e-7) and not fits_value(later, predicted, right, 1e-5, 1e-7)

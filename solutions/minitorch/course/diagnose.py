@@ -152,7 +152,7 @@ def value_pattern(got: np.ndarray, expected: np.ndarray, *, rtol: float = 1e-5, 
                        "overflow or nan", where)
     scale = np.abs(e).max(initial=0.0)
     if scale > 0 and not np.abs(g).max(initial=0.0) > atol:
-        return Finding("It is zero everywhere: is the gradient ever computed, or multiplied by a zero?", "all zeros",
+        return Finding("It is zero everywhere: is it ever computed, or multiplied by a zero?", "all zeros",
                        where)
     if scale > 0 and fits(-e):
         return Finding("It has the wrong sign: the sign is flipped (a lost minus sign?).", "wrong sign", where)
