@@ -156,53 +156,54 @@ with checking("7.1"):
 # Stuck? `mt.hint("7.2")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task7_2_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 7.2: shapes, the attention weights and the output, causality
+# Check Task 7.2: shapes and causality; the weights and the output where they are known without computing attention
 with checking("7.2"):
     mt.manual_seed(0)
     check_attn = nn.CausalSelfAttention(8, 2)
-    check_rng = np.random.default_rng(1)
-    check_in = check_rng.standard_normal((2, 5, 8))
-    check_weights = {}  # the layers' weights, set here, so that the case is the same whatever the initialisation
-    for name in ("query", "key", "value", "proj"):
-        check_weights[f"{name}.weight"] = check_rng.standard_normal((8, 8)) / np.sqrt(8)
-        check_weights[f"{name}.bias"] = check_rng.standard_normal(8) * 0.1
-        getattr(check_attn, name).weight.data[...] = check_weights[f"{name}.weight"]
-        getattr(check_attn, name).bias.data[...] = check_weights[f"{name}.bias"]
+    check_in = np.random.default_rng(1).standard_normal((2, 5, 8))
     check_out = check_attn(mt.Tensor(check_in))
     call = "nn.CausalSelfAttention(8, 2)(x)"
     same(check_out.shape, (2, 5, 8), f"{call}.shape", "x of shape (2, 5, 8)")
     if check_attn.last_attention is None:
         fail(call, "x of shape (2, 5, 8)", "left self.last_attention None; expected the attention weights (B, heads, T, T)")
+    first_weights = np.array(getattr(check_attn.last_attention, "data", check_attn.last_attention))
 
 
-    def check_linear(a, name):
-        return a @ check_weights[f"{name}.weight"].T + check_weights[f"{name}.bias"]
+    def check_layers(**chosen):  # each layer's weight (the identity unless chosen) and a zero bias: the case
+        case = {}
+        for name in ("query", "key", "value", "proj"):
+            case[f"{name}.weight"], case[f"{name}.bias"] = chosen.get(name, np.eye(8)), np.zeros(8)
+            getattr(check_attn, name).weight.data[...] = case[f"{name}.weight"]
+            getattr(check_attn, name).bias.data[...] = case[f"{name}.bias"]
+        return case
 
 
-    def check_heads(a):  # (B, T, D) -> (B, heads, T, d = 4)
-        return a.reshape(2, 5, 2, 4).transpose(0, 2, 1, 3)
-
-
-    check_case = {"x": check_in, "weights": check_weights, "heads": 2}
-    scores = check_heads(check_linear(check_in, "query")) @ check_heads(check_linear(check_in, "key")).transpose(0, 1, 3, 2)
-    scores = scores / np.sqrt(4) + np.triu(np.full((5, 5), -np.inf), 1)
+    few = check_in[:1, :3]   # q = k = x: the weights then follow from x alone
+    identity = check_layers()
+    check_attn(mt.Tensor(few))
+    per_head = few[0].reshape(3, 2, 4).transpose(1, 0, 2)  # (heads, positions, d = 4)
+    scores = per_head @ per_head.transpose(0, 2, 1) / np.sqrt(4) + np.triu(np.full((3, 3), -np.inf), 1)
     expected = np.exp(scores - scores.max(-1, keepdims=True))
     expected /= expected.sum(-1, keepdims=True)
-    same(np.asarray(getattr(check_attn.last_attention, "data", check_attn.last_attention)), expected,
-         "self.last_attention", f"{call}, x of shape (2, 5, 8), 2 heads", known=("attention weights", check_case),
+    same(np.asarray(getattr(check_attn.last_attention, "data", check_attn.last_attention)), expected[None],
+         "self.last_attention", "query = key = value = proj = identity, 3 positions, 2 heads",
+         known=("attention weights", {"x": few, "weights": identity, "heads": 2}),
          hint="The weights: softmax over the keys (the last axis) of q·kᵀ / √d, d = dim / heads = 4, the later keys "
               "masked before it.")
-    merged = (expected @ check_heads(check_linear(check_in, "value"))).transpose(0, 2, 1, 3).reshape(2, 5, 8)
-    same(check_out.data, check_linear(merged, "proj"), call, "x of shape (2, 5, 8), 2 heads", known=("attention", check_case),
+    uniform = check_layers(key=np.zeros((8, 8)))   # every score 0: each position averages the values up to it
+    prefix_mean = np.cumsum(check_in, axis=1) / np.arange(1, 6)[:, None]
+    same(check_attn(mt.Tensor(check_in)).data, prefix_mean, call,
+         "key = 0 (every score 0), query = value = proj = identity: each output is the mean of x up to its position",
+         known=("attention", {"x": check_in, "weights": uniform, "heads": 2}),
          hint="Merge the heads back: move the head axis back beside d (transpose), then reshape to (B, T, D), then proj.")
-    same(check_attn.last_attention.sum(-1), np.ones((2, 2, 5)), "the rows of self.last_attention, summed",
+    same(first_weights.sum(-1), np.ones((2, 2, 5)), "the rows of self.last_attention, summed",
          f"{call}, x of shape (2, 5, 8)", hint="Each row of the weights sums to 1: a softmax over the keys.")
-    same(np.triu(check_attn.last_attention[0, 0], 1), np.zeros((5, 5)), "self.last_attention[0, 0] above the diagonal",
-         f"{call}, x of shape (2, 5, 8)", hint="Position t sees positions 0..t only: mask the scores above the diagonal.")
+    check_layers()
     changed = check_in.copy()
     changed[:, 3:] += 1.0
-    same(check_attn(mt.Tensor(changed)).data[:, :3], check_out.data[:, :3], f"{call}[:, :3]",
-         "x changed at positions 3 and 4 only", hint="A position must not see the future: the first three outputs stay.")
+    same(check_attn(mt.Tensor(changed)).data[:, :3], check_attn(mt.Tensor(check_in)).data[:, :3], f"{call}[:, :3]",
+         "x changed at positions 3 and 4 only (every layer the identity)",
+         hint="A position must not see the future: the first three outputs stay.")
     print("Task 7.2 passes the visible checks")
 
 # %% [markdown]
