@@ -74,8 +74,16 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``); with
     ``moved_from`` (a parameter before a step), the pattern is sought in the step taken;
     ``known``, the check's site and case (its inputs, by the names the library's site
-    uses), names a known mistake when ``got`` is what it computes there."""
+    uses), names a known mistake when ``got`` is what it computes there. ``got`` may be the
+    exception your code raised (named if a known mistake raises it, else raised again), and
+    ``expected`` an exception class (the call should have raised it)."""
     __tracebackhide__ = True
+    if isinstance(got, BaseException):  # your error, caught by the check: named if a known mistake raises it
+        found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
+        if not found:
+            raise got
+        fail(call, case, f"raised {type(got).__name__}: {got} (known mistake: {found['name']}): {found['message']}",
+             hint=f"Fix: {found['fix']}")
     try:
         _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
               moved_from=moved_from)
@@ -92,6 +100,8 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
 def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: float, dtype: Any, hint: str,
           swapped: Any, inputs: Sequence[np.ndarray], moved_from: Any) -> None:
     __tracebackhide__ = True
+    if isinstance(expected, type) and issubclass(expected, BaseException):  # the call should have raised
+        fail(call, case, f"came back as {got!r}; expected a {expected.__name__}", hint=hint)
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
         if type(got) is not type(expected) or got != expected:
             more = f" ({type(got).__name__}, not {type(expected).__name__})" if type(got) is not type(expected) else ""
