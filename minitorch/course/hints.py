@@ -20,8 +20,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "floats), and out, the output's value, where it is simpler.",
             "a - b hands minus g for b. Product rule: d(ab)/da is b (the inputs' gradients not swapped). Quotient: "
             "d(a/b)/db is -a/b^2. Power: c a^(c-1), but give 0 when c is 0 (0.0 ** -1 raises). log' is 1/a: g divided "
-            "by x, the input. cos has a minus sign: -sin. exp' is out, tanh' is 1 - out^2, sigmoid' is out (1 - out), "
-            "from the output, not the input; relu' is 1 only where a > 0."),
+            "by x, the input. sin' is cos, no minus; cos has a minus sign: -sin. exp' is out, tanh' is 1 - out^2, "
+            "sigmoid' is out (1 - out), from the output, not the input; relu' is 1 only where a > 0."),
     "1.3": ("Order the graph so that every node comes before the nodes it was computed from (its parents), starting "
             "at the root: every node the root depends on, the root and the leaves included, once each.",
             "A depth-first walk gives each node after all its parents have finished; reversing that list puts the "

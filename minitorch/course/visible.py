@@ -82,8 +82,7 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
         if not found:
             raise got
-        fail(call, case, f"raised {type(got).__name__}: {got} (known mistake: {found['name']}): {found['message']}",
-             hint=f"Fix: {found['fix']}")
+        raise raised(got, call, case, f"{found['message']}. Fix: {found['fix']}", found["name"]) from None
     try:
         _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
               moved_from=moved_from)

@@ -65,8 +65,8 @@ CENTRAL = [
          "nudge the value at position arg, not at position 0",
          lambda f, values, arg, eps: _difference(f, values, 0, eps) if arg != 0 else None),
     Slip("1.1", "central difference", "one list for both points",
-         "it is 0: the two nudged points are one list (up = down = list(values)), so f was called twice at the same "
-         "point", "make two separate copies of the values, one nudged up and one nudged down",
+         "it is 0: the two nudged points are one and the same list under two names, so f was called twice at the "
+         "same point", "make two separate copies of the values, one nudged up and one nudged down",
          lambda f, values, arg, eps: 0.0),
 ]
 
@@ -130,6 +130,9 @@ SCALAR = [
          "for c = 0 the rule computed a ** (c - 1), which raises at a = 0 (0.0 cannot be raised to a negative power)",
          "give 0 when c is 0 (a ** 0 is the constant 1), before computing a ** (c - 1)",
          _handed({"pow"}, lambda g, a, c: (g * c * a ** (c - 1.0), 0.0) if c == 0 and a == 0 else None)),
+    Slip("1.2", "scalar backward", "sign added",
+         "the gradient is -g * cos(a): the derivative of sin is cos, with no minus sign", "sin' is cos, no minus: g * cos(a)",
+         _handed({"sin"}, lambda g, a: (-g * math.cos(a),))),
     Slip("1.2", "scalar backward", "sign lost",
          "the gradient is g * sin(a): the derivative of cos is minus sin", "cos has a minus sign: -g * sin(a)",
          _handed({"cos"}, lambda g, a: (g * math.sin(a),))),

@@ -139,7 +139,7 @@ def _lined_up(shapes, *, left=False, ones_clash=False, clash=True, shortest=Fals
     1s), raising on a clash (with ``ones_clash``, also where a 1 meets another size)."""
     shapes = [tuple(int(n) for n in s) for s in shapes]
     ndim = (min if shortest else max)((len(s) for s in shapes), default=0)
-    padded = [(s + (1,) * (ndim - len(s)) if left else (None,) * (ndim - len(s)) + s[len(s) - ndim:]) for s in shapes]
+    padded = [(s + (1,) * (ndim - len(s)) if left else (None,) * (ndim - len(s)) + s[max(len(s) - ndim, 0):]) for s in shapes]
     result = []
     for sizes in zip(*padded):
         present = {n for n in sizes if n is not None} - (set() if ones_clash else {1})
@@ -188,7 +188,7 @@ BROADCAST = [
          lambda shapes: _alone(shapes=shapes, ones_clash=True)),
     Slip("2.1", "broadcast shapes", "no clash error",
          "it took the largest size in each position without checking that the others are equal or 1",
-         "raise ValueError when a position holds two different sizes other than 1",
+         "it must raise ValueError when a position holds two different sizes other than 1",
          lambda shapes: _lined_up(shapes, clash=False)),
     Slip("2.1", "broadcast shapes", "shortest shape only",
          "the result is only as long as the shortest shape: zip stops at the end of the shortest one",
@@ -196,7 +196,7 @@ BROADCAST = [
          lambda shapes: _or_none(shapes=shapes, shortest=True) if shapes else None),
     Slip("2.1", "broadcast shapes", "list, not a tuple",
          "it is a list: shapes are tuples, as np.broadcast_shapes gives, and a list never equals one "
-         "([4, 3] == (4, 3) is False)", "return tuple(result): the API gives a tuple",
+         "([4, 3] == (4, 3) is False)", "turn the sizes into a tuple before giving them back: the API gives a tuple",
          lambda shapes: None if _or_none(shapes=shapes) is None else list(_lined_up(shapes)), typed=True),
 ]
 
