@@ -40,7 +40,7 @@ def topological_order_is_valid(w, rng):
         reachable = trusted_reachable(parents)
         right = sorted(reachable, reverse=True)  # a right order: each node's parents have lower indices
         if len(set(order)) != len(order) or set(order) != reachable:
-            name_slip("topological nodes", {"parents": parents}, f"the nodes listed by {doing}", sorted(order),
+            name_slip("topological nodes", {"parents": parents}, f"{doing} (the nodes it lists, sorted)", sorted(order),
                       sorted(reachable))
         if len(set(order)) != len(order):
             raise CheckFailure("topological_order lists a node twice: keep a set of visited nodes", "repeated nodes")
@@ -50,7 +50,7 @@ def topological_order_is_valid(w, rng):
         for n in order:
             for p in parents[n]:
                 if position[n] > position[p]:
-                    name_slip("topological order", {"parents": parents}, f"the order {doing} gave", order, right)
+                    name_slip("topological order", {"parents": parents}, doing, order, right)
                     raise CheckFailure(f"topological_order puts node {p} before node {n}, which uses it: every node "
                                        "must come before its parents (root first)", "wrong order")
 

@@ -66,16 +66,17 @@ def _every_path(parents) -> list[int] | None:
 
 TOPOLOGICAL = [
     Slip("1.3", "topological order", "reversed",
-         "the order is reversed: the leaves come first and the root last, so every node comes after its parents",
+         "the order is reversed: the leaves come first and the root last, but every node must come before its parents",
          "the root first: reverse the finished list of the depth-first walk (a node is finished after its parents)",
          lambda parents: _right(parents)[::-1]),
     Slip("1.3", "topological order", "breadth-first",
          "it is a breadth-first order: a node shared by two branches is listed as soon as the first one reaches it, "
-         "before the other branch's nodes that use it",
+         "ahead of the other branch's nodes that use it, but every node must come before its parents",
          "walk depth-first and list a node only once all its parents are finished, then reverse that list",
          _breadth_first),
     Slip("1.3", "topological nodes", "no visited set",
-         "a shared node is listed once per path that leads to it: the walk keeps no set of the nodes it has visited",
+         "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
+         "it has visited",
          "keep a set of ids you have seen, and skip a node already in it", _every_path),
     Slip("1.3", "topological nodes", "leaves left out",
          "the leaves (nodes without parents, the values you made) are missing: they need their gradients too",

@@ -134,9 +134,10 @@ def _clash(shapes):
     raise ValueError(f"shapes {', '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together")
 
 
-def _lined_up(shapes, *, left=False, ones_clash=False, clash=True, shortest=False):
+def _lined_up(shapes, *, left=False, ones_clash=False, clash=True, shortest=False, pick=max):
     """broadcast_shapes with the shapes lined up from the right (from the left, padded with
-    1s), raising on a clash (with ``ones_clash``, also where a 1 meets another size)."""
+    1s), raising on a clash (with ``ones_clash``, also where a 1 meets another size); without
+    ``clash``, ``pick`` chooses among the sizes (a set's pop gives the smallest small int)."""
     shapes = [tuple(int(n) for n in s) for s in shapes]
     ndim = (min if shortest else max)((len(s) for s in shapes), default=0)
     padded = [(s + (1,) * (ndim - len(s)) if left else (None,) * (ndim - len(s)) + s[max(len(s) - ndim, 0):]) for s in shapes]
@@ -145,7 +146,7 @@ def _lined_up(shapes, *, left=False, ones_clash=False, clash=True, shortest=Fals
         present = {n for n in sizes if n is not None} - (set() if ones_clash else {1})
         if len(present) > 1 and (clash or ones_clash):
             _clash(shapes)
-        result.append(max(present, default=1))
+        result.append(pick(present, default=1))
     return tuple(result)
 
 
@@ -186,10 +187,10 @@ BROADCAST = [
          "a size-1 axis was taken for a clash: a size of 1 stretches to match any other size",
          "in each position leave the 1s out of the set of sizes; only two different sizes other than 1 clash",
          lambda shapes: _alone(shapes=shapes, ones_clash=True)),
-    Slip("2.1", "broadcast shapes", "no clash error",
-         "it took the largest size in each position without checking that the others are equal or 1",
-         "it must raise ValueError when a position holds two different sizes other than 1",
-         lambda shapes: _lined_up(shapes, clash=False)),
+    *[Slip("2.1", "broadcast shapes", "no clash error",
+           "where the shapes clash it gave a shape: it took one of the sizes in each position without checking that "
+           "the others are equal or 1", "it must raise ValueError when a position holds two different sizes other than 1",
+           lambda shapes, pick=pick: _lined_up(shapes, clash=False, pick=pick)) for pick in (max, min)],
     Slip("2.1", "broadcast shapes", "shortest shape only",
          "the result is only as long as the shortest shape: zip stops at the end of the shortest one",
          "run over the positions of the longest shape; a shorter shape has no axis there (it counts as 1)",
