@@ -76,9 +76,11 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     ``known``, the check's site and case (its inputs, by the names the library's site
     uses), names a known mistake when ``got`` is what it computes there. ``got`` may be the
     exception your code raised (named if a known mistake raises it, else raised again), and
-    ``expected`` an exception class (the call should have raised it)."""
+    ``expected`` an exception class (the call should raise it: then ``got`` is what it gave)."""
     __tracebackhide__ = True
     if isinstance(got, BaseException):  # your error, caught by the check: named if a known mistake raises it
+        if isinstance(expected, type) and isinstance(got, expected):
+            return  # it raised, as it should
         found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
         if not found:
             raise got
