@@ -95,6 +95,8 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         shown = (got, np.asarray(expected)) if isinstance(got, np.ndarray) else (None, None)
         what = f"came back as {got!r}" if not isinstance(got, np.ndarray) else "came back with wrong values" \
             if got.shape == np.shape(expected) else f"came back with shape {got.shape}, not {np.shape(expected)}"
+        if isinstance(got, float) and isinstance(expected, float):  # to the digits where they differ
+            what = "came back as {}, expected {}".format(*diagnose.digits(got, expected))
         fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
 
 
