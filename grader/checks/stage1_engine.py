@@ -102,8 +102,8 @@ def backpropagate_sums(w, rng):
     got = np.array([grad for grad, _ in seen], np.float64)
     for n, grad in enumerate(got):
         if abs(grad - expected[n]) > 1e-9 * max(1, abs(expected[n])):
-            name_slip("backpropagate", dict(DIAMOND, seed=seed), f"the gradients backpropagate(root, {seed:.3g}) left "
-                      "on a graph where node 1 is used three times", got, np.array(expected), rtol=1e-9, atol=1e-12)
+            name_slip("backpropagate", dict(DIAMOND, seed=seed), f"backpropagate(root, {seed:.3g}) on a graph where "
+                      "node 1 is used three times", got, np.array(expected), rtol=1e-9, atol=1e-12)
             raise CheckFailure(f"backpropagate gave node {n} the gradient {grad:.6g}, expected {expected[n]:.6g} "
                                f"(seed {seed:.3g}, on a graph where node 1 is used three times): each node's gradient "
                                "is the sum over its users of (the user's gradient times the local derivative), "
