@@ -158,7 +158,8 @@ def name_slip(site: str, case: dict, what: str, got: Any, expected: Any, rtol: f
     for slip in slips(site):
         predicted = predict_value(slip, case)
         if predicted and fits_value(got, predicted, expected, rtol, atol):
-            shown = where(got, np.asarray(expected)) if "values" in predicted else f" It gave {got!r}, not {expected!r}."
+            want = f"a {expected.__name__}" if isinstance(expected, type) else repr(expected)  # a class: it should raise
+            shown = where(got, np.asarray(expected)) if "values" in predicted else f" It gave {got!r}, not {want}."
             raise CheckFailure(f"{what} is wrong: {slip.words()}.{shown}", slip.name)
 
 

@@ -8,7 +8,7 @@ from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
 from grader.checks.numeric import unbroadcast_by_loops
-from grader.checks.rules import check_float32, check_large, check_rule, judge, judge_value, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, judge, judge_value, name_slip, run_rule, slip_raised
 
 
 def _broadcast_shapes(w, *shapes):
@@ -17,19 +17,26 @@ def _broadcast_shapes(w, *shapes):
 
 @part("2.1", "matches NumPy")
 def broadcast_shapes_matches_numpy(w, rng):
-    cases = [(a, b) for a, b in shapes_pairs(rng, 16)] + [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ()), ()]
+    # first two cases that tell the known mistakes apart: one with a size 1 against a size, one lined up by the right
+    cases = [((2, 1), (2, 3)), ((3,), (2, 3))] + [(a, b) for a, b in shapes_pairs(rng, 16)] + \
+        [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ()), ()]
     for shapes in cases:
+        case, expected = {"shapes": [tuple(s) for s in shapes]}, np.broadcast_shapes(*shapes)
         try:
             got = _broadcast_shapes(w, *shapes)
         except Raised as error:
+            failure = learner_raised(error, f"broadcast_shapes{shapes}")
             if error.type == "NotImplementedError":
-                raise learner_raised(error, f"broadcast_shapes{shapes}") from None
+                raise failure from None
+            named = slip_raised(failure, "broadcast shapes", case)
+            if named is not failure:
+                raise named from None
             where = f" at {error.where}" if error.where else ""
             raise CheckFailure(f"broadcast_shapes{shapes} raised {error.type} ({error.message}){where}, but these "
-                               f"shapes broadcast to {np.broadcast_shapes(*shapes)}: aligned from the right, a "
-                               "size-1 axis or a missing one stretches to the other shape's size",
-                               "raised an error") from None
-        expected = np.broadcast_shapes(*shapes)
+                               f"shapes broadcast to {expected}: aligned from the right, a size-1 axis or a missing "
+                               "one stretches to the other shape's size", "raised an error") from None
+        if not isinstance(got, tuple) or got != expected:
+            name_slip("broadcast shapes", case, f"broadcast_shapes{shapes}", got, expected)
         if not isinstance(got, (tuple, list)) or tuple(got) != expected:
             raise CheckFailure(f"broadcast_shapes{shapes} gave {got}, expected {expected}", "wrong shape")
         if not isinstance(got, tuple):
@@ -47,6 +54,7 @@ def broadcast_shapes_raises(w, rng):
             if error.type == "ValueError":
                 continue
             raise learner_raised(error, f"broadcast_shapes{bad}") from None
+        name_slip("broadcast shapes", {"shapes": list(bad)}, f"broadcast_shapes{bad}", got, ValueError)
         raise CheckFailure(f"broadcast_shapes{bad} gave {got}; it must raise ValueError: the shapes do not "
                            "broadcast", "no error on a clash")
 

@@ -11,17 +11,19 @@ from __future__ import annotations
 HINTS: dict[str, tuple[str, str, str]] = {
     "1.1": ("The slope of f at x is about (f a little to the right - f a little to the left) / the distance between "
             "the two points.",
-            "Copy the list of values twice; in one copy add eps to the value at position arg, in the other subtract it. "
-            "Leave every other value alone.",
+            "Make two separate copies of the list of values (not two names for one list); in one copy add eps to the "
+            "value at position arg, in the other subtract it. Leave every other value alone.",
             "Call f on each copy (unpack the lists with *), subtract, and divide by twice eps."),
     "1.2": ("Each backward returns, for every input, the upstream gradient g times the local derivative of the "
             "output with respect to that input.",
             "Every operation in minitorch/scalar.py has a small backward function; use a.data and b.data (plain "
             "floats), and out, the output's value, where it is simpler.",
-            "Product rule: d(ab)/da is b. Quotient: d(a/b)/db is -a/b^2. Power: c a^(c-1), but give 0 when c is 0 "
-            "(0.0 ** -1 raises). tanh' is 1 - out^2, sigmoid' is out (1 - out), relu' is 1 only where a > 0."),
+            "a - b hands minus g for b. Product rule: d(ab)/da is b (the inputs' gradients not swapped). Quotient: "
+            "d(a/b)/db is -a/b^2. Power: c a^(c-1), but give 0 when c is 0 (0.0 ** -1 raises). log' is 1/a: g divided "
+            "by x, the input. sin' is cos, no minus; cos has a minus sign: -sin. exp' is out, tanh' is 1 - out^2, "
+            "sigmoid' is out (1 - out), from the output, not the input; relu' is 1 only where a > 0."),
     "1.3": ("Order the graph so that every node comes before the nodes it was computed from (its parents), starting "
-            "at the root.",
+            "at the root: every node the root depends on, the root and the leaves included, once each.",
             "A depth-first walk gives each node after all its parents have finished; reversing that list puts the "
             "root first. Keep a set of ids you have seen so a shared node appears once.",
             "Use a list as a stack of (node, parents_done) pairs instead of recursion: push a node back marked done, "
@@ -31,13 +33,14 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "Keep a dictionary from id(node) to the gradient collected so far, seeded with the root's gradient (the "
             "one you are given, not 1). node.chain_rule(g) gives (parent, gradient) pairs.",
             "For each node: take its total out of the dictionary (skip it if none), call node.accumulate once with "
-            "it, then add each parent's share into the dictionary (a new sum, never += on an array)."),
+            "it (every node, not only the leaves), then node.chain_rule(total) with that node's own total, and add each "
+            "parent's share into the dictionary (a new sum, never += on an array)."),
     "2.1": ("Line the shapes up from the right. In each position the sizes must be equal or 1; the result takes the "
             "size that is not 1.",
             "Loop over the positions -1, -2, ... down to minus the longest length; a shorter shape simply has no "
             "axis there (it counts as 1).",
             "In each position collect the set of sizes other than 1; more than one size left means a clash (raise "
-            "ValueError naming the shapes); otherwise take that size, or 1 if the set is empty."),
+            "ValueError naming the shapes); otherwise take that size, or 1 if the set is empty. Return a tuple, not a list."),
     "2.2": ("Broadcasting copied the input along some axes; the reverse sums the gradient along those same axes.",
             "Two kinds of axes were stretched: the leading axes grad has and shape lacks (shapes line up from the "
             "right), and the axes where shape has a 1 but grad does not.",

@@ -74,8 +74,17 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``); with
     ``moved_from`` (a parameter before a step), the pattern is sought in the step taken;
     ``known``, the check's site and case (its inputs, by the names the library's site
-    uses), names a known mistake when ``got`` is what it computes there."""
+    uses), names a known mistake when ``got`` is what it computes there. ``got`` may be the
+    exception your code raised (named if a known mistake raises it, else raised again), and
+    ``expected`` an exception class (the call should raise it: then ``got`` is what it gave)."""
     __tracebackhide__ = True
+    if isinstance(got, BaseException):  # your error, caught by the check: named if a known mistake raises it
+        if isinstance(expected, type) and isinstance(got, expected):
+            return  # it raised, as it should
+        found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
+        if not found:
+            raise got
+        raise raised(got, call, case, f"{found['message']}. Fix: {found['fix']}", found["name"]) from None
     try:
         _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
               moved_from=moved_from)
@@ -86,12 +95,16 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         shown = (got, np.asarray(expected)) if isinstance(got, np.ndarray) else (None, None)
         what = f"came back as {got!r}" if not isinstance(got, np.ndarray) else "came back with wrong values" \
             if got.shape == np.shape(expected) else f"came back with shape {got.shape}, not {np.shape(expected)}"
+        if isinstance(got, float) and isinstance(expected, float):  # to the digits where they differ
+            what = "came back as {}, expected {}".format(*diagnose.digits(got, expected))
         fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
 
 
 def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: float, dtype: Any, hint: str,
           swapped: Any, inputs: Sequence[np.ndarray], moved_from: Any) -> None:
     __tracebackhide__ = True
+    if isinstance(expected, type) and issubclass(expected, BaseException):  # the call should have raised
+        fail(call, case, f"came back as {got!r}; expected a {expected.__name__}", hint=hint)
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
         if type(got) is not type(expected) or got != expected:
             more = f" ({type(got).__name__}, not {type(expected).__name__})" if type(got) is not type(expected) else ""

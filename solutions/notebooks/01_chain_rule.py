@@ -80,13 +80,17 @@ ax.set_title("12 steps of gradient descent, learning rate 0.15");
 # %% nbgrader={"grade": false, "grade_id": "task1_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.1
 with checking("1.1"):
-    same(mt.central_difference(math.sin, 0.3), math.cos(0.3), "central_difference(math.sin, 0.3)", "d/dx sin at 0.3")
+    # each case names its function for the table of known mistakes ("known=": what a mistake would give here)
+    same(mt.central_difference(math.sin, 0.3), math.cos(0.3), "central_difference(math.sin, 0.3)", "d/dx sin at 0.3",
+         known=("central difference", {"f": "sin", "values": (0.3,), "arg": 0, "eps": 1e-6}))
     same(mt.central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1), 2.0,
-         "central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1)", "d/db of a * b: nudge values[arg], not values[0]")
+         "central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1)", "d/db of a * b: nudge values[arg], not values[0]",
+         known=("central difference", {"f": "product", "values": (2.0, 5.0), "arg": 1, "eps": 1e-6}))
     # a curved function: the one-sided difference is off by about 2.5e-6 of the slope here
     slope = 5 * math.exp(5.0)
     same(mt.central_difference(lambda v: math.exp(5 * v), 1.0), slope, "central_difference(lambda v: math.exp(5 * v), 1.0)",
-         "a curved function", rtol=1e-7, atol=0, hint="Nudge both ways: (f(x + eps) - f(x - eps)) / (2 * eps).")
+         "a curved function", rtol=1e-7, atol=0, hint="Nudge both ways: (f(x + eps) - f(x - eps)) / (2 * eps).",
+         known=("central difference", {"f": "exp5", "values": (1.0,), "arg": 0, "eps": 1e-6}))
     print("Task 1.1 passes the visible checks")
 
 # %% [markdown]
@@ -130,22 +134,27 @@ with checking("1.2"):
         ("a ** 3", lambda a: a ** 3, lambda a: a ** 3, (-1.5,)),
         ("a ** 0", lambda a: a ** 0, lambda a: a ** 0, (0.0,)),
         ("-a", lambda a: -a, np.negative, (2.0,)),
-        ("exp", lambda a: a.exp(), np.exp, (0.7,)),
-        ("log", lambda a: a.log(), np.log, (0.7,)),
-        ("sin", lambda a: a.sin(), np.sin, (0.7,)),
-        ("cos", lambda a: a.cos(), np.cos, (0.7,)),
-        ("tanh", lambda a: a.tanh(), np.tanh, (-0.8,)),
-        ("sigmoid", lambda a: a.sigmoid(), lambda a: 1 / (1 + np.exp(-a)), (-0.8,)),
-        ("relu", lambda a: a.relu(), lambda a: np.maximum(a, 0), (1.3,)),
-        ("relu", lambda a: a.relu(), lambda a: np.maximum(a, 0), (-1.3,)),
+        ("a.exp()", lambda a: a.exp(), np.exp, (0.7,)),
+        ("a.log()", lambda a: a.log(), np.log, (0.7,)),
+        ("a.sin()", lambda a: a.sin(), np.sin, (0.7,)),
+        ("a.cos()", lambda a: a.cos(), np.cos, (0.7,)),
+        ("a.tanh()", lambda a: a.tanh(), np.tanh, (-0.8,)),
+        ("a.sigmoid()", lambda a: a.sigmoid(), lambda a: 1 / (1 + np.exp(-a)), (-0.8,)),
+        ("a.relu()", lambda a: a.relu(), lambda a: np.maximum(a, 0), (1.3,)),
+        ("a.relu()", lambda a: a.relu(), lambda a: np.maximum(a, 0), (-1.3,)),
     ]
     for name, on_scalars, with_numpy, point in cases:
-        got = [float(grad) for _, grad in on_scalars(*[mt.Scalar(v) for v in point]).chain_rule(0.5)]
+        try:
+            got = np.array([float(grad) for _, grad in on_scalars(*[mt.Scalar(v) for v in point]).chain_rule(0.5)])
+        except ArithmeticError as error:  # your error: named below if a known mistake raises it here
+            got = error
         expected = [float(d) for d in mt.numerical_grads(with_numpy, point, 0.5)]
-        same(np.array(got), np.array(expected), f"the backward of {name}", f"inputs {point}, g = 0.5 (one number per input)",
-             swapped=np.array(expected[::-1]))  # what the two inputs' gradients give in the other order
-    same(float(mt.Scalar(0.0).relu().chain_rule(1.0)[0][1]), 0.0, "the backward of relu", "the input exactly 0, g = 1",
-         hint="At exactly 0, take relu's derivative to be 0, as PyTorch does.")
+        same(got, np.array(expected), f"the backward of {name}", f"inputs {point}, g = 0.5 (one number per input)",
+             swapped=np.array(expected[::-1]),  # what the two inputs' gradients give in the other order
+             known=("scalar backward", {"op": name, "point": point, "g": 0.5}))
+    same(np.array([float(mt.Scalar(0.0).relu().chain_rule(1.0)[0][1])]), np.array([0.0]), "the backward of a.relu()",
+         "the input exactly 0, g = 1", hint="At exactly 0, take relu's derivative to be 0, as PyTorch does.",
+         known=("scalar backward", {"op": "a.relu()", "point": (0.0,), "g": 1.0}))
     print(f"Task 1.2 passes the visible checks ({len(cases) + 1} cases, every operation)")
 
 # %% [markdown]
@@ -196,9 +205,21 @@ plotting.draw_graph(worked_model(*leaves()), show_grad=False);
 # Stuck? `mt.hint("1.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 1.3 (on a small diamond of its own: a feeds both b and c)
+# Check Task 1.3 (on two small diamonds of its own)
 with checking("1.3"):
     x = mt.Scalar(0.8, "x")
+    a = x.exp()
+    b = a.sin()
+    c = a * b
+    y = b + c
+    graph = [x, a, b, c, y]  # by index: a uses x, b uses a, c uses a and b, y uses b and c
+    parents = [[], [0], [1], [1, 2], [2, 3]]
+    got = [next((i for i, node in enumerate(graph) if node is n), -1) for n in mt.topological_order(y)]
+    call, case = "topological_order(y), as indices into [x, a, b, c, y]", "y = b + c, c = a * b, b = a.sin(), a = x.exp()"
+    same(tuple(sorted(got)), (0, 1, 2, 3, 4), f"sorted({call})", f"{case}: which nodes are listed, and how often",
+         known=("topological nodes", {"parents": parents}))
+    same(tuple(got), (4, 3, 2, 1, 0), call, f"{case}: its only order with every node before its parents",
+         known=("topological order", {"parents": parents}))
     a = x * x
     y = ((a * 1.5).relu() + (a * -0.3 + 0.4).relu()).sin()
     order = mt.topological_order(y)
@@ -239,6 +260,16 @@ with checking("1.3"):
 # %% nbgrader={"grade": false, "grade_id": "task1_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.4: x is used twice, so dy/dx = 3 e^x + 3x e^x
 with checking("1.4"):
+    x = mt.Scalar(0.5, "x")
+    a = x.exp()
+    b = a * x
+    y = b * a  # = x e^(2x): x feeds a and b, a feeds b and y
+    mt.backpropagate(y, 10.0)
+    e = math.exp(0.5)
+    graph = {"parents": [[], [0], [1, 0], [2, 1]], "local": [[], [e], [0.5, e], [e, 0.5 * e]], "seed": 10.0}
+    same(np.array([x.grad, a.grad, b.grad, y.grad]), np.array([20 * e * e, 10 * e, 10 * e, 10.0]),
+         "backpropagate(y, 10.0); [x.grad, a.grad, b.grad, y.grad]", "y = b * a, b = a * x, a = x.exp() at x = 0.5",
+         atol=1e-10, known=("backpropagate", graph))
     x = mt.Scalar(0.5)
     y = (x * 3) * x.exp()
     dy_dx = (3 + 3 * 0.5) * math.exp(0.5)

@@ -70,18 +70,22 @@ plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
 # %% nbgrader={"grade": false, "grade_id": "task2_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 2.1
 with checking("2.1"):
-    for shapes, expected in [(((3,), (4, 1)), (4, 3)), (((2, 1, 5), (3, 1), ()), (2, 3, 5)), ((), ()),
-                             (((4, 1),), (4, 1))]:
-        same(mt.broadcast_shapes(*shapes), expected, f"broadcast_shapes{shapes}",
+    for shapes, expected in [(((2, 1), (2, 3)), (2, 3)), (((3,), (2, 3)), (2, 3)), (((3,), (4, 1)), (4, 3)),
+                             (((2, 1, 5), (3, 1), ()), (2, 3, 5)), ((), ()), (((4, 1),), (4, 1))]:
+        try:
+            got = mt.broadcast_shapes(*shapes)
+        except ValueError as error:  # your error: named below if a known mistake raises it here
+            got = error
+        same(got, expected, f"broadcast_shapes{shapes}", known=("broadcast shapes", {"shapes": list(shapes)}),
              hint="A shape is a tuple, as np.broadcast_shapes gives: (4, 3) == [4, 3] is False.")
     for shapes in [((3,), (3,), (4,)), ((2, 3), (4,))]:
         try:
             got = mt.broadcast_shapes(*shapes)
         except ValueError as error:
-            message = error
-        else:
-            fail(f"broadcast_shapes{shapes}", "", f"came back as {got!r}; expected a ValueError: these shapes do not "
-                 "broadcast (compare every shape, aligned from the right)")
+            got = message = error
+        same(got, ValueError, f"broadcast_shapes{shapes}", "shapes that do not broadcast",  # it should raise
+             hint="These shapes do not broadcast: compare every shape, aligned from the right.",
+             known=("broadcast shapes", {"shapes": list(shapes)}))
     print("good error:", message)
     print("Task 2.1 passes the visible checks")
 

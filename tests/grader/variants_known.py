@@ -174,6 +174,41 @@ BUGGY += [
      "known mistake: step missing"),
 ]
 
+BUGGY += [  # ---- stage 1 and Task 2.1
+    ("central difference nudges every argument", ("numerical.py", "    up[arg] = values[arg] + eps\n    down[arg] = values[arg] - eps",
+                                                  "    up = [v + eps for v in values]\n    down = [v - eps for v in values]"),
+     "1.1", "known mistake: every argument nudged"),
+    ("central difference one-sided to the left", ("numerical.py", "return (f(*up) - f(*down)) / (2.0 * eps)",
+                                                  "return (f(*values) - f(*down)) / eps"), "1.1",
+     "known mistake: one-sided difference"),
+    ("scalar cos loses its minus sign", ("scalar.py", "return (-g * math.sin(a.data),)", "return (g * math.sin(a.data),)"),
+     "1.2", "known mistake: sign lost"),
+    ("scalar sigmoid without 1 - out", ("scalar.py", "return (g * out * (1.0 - out),)", "return (g * out,)"), "1.2",
+     "known mistake: factor missing"),
+    ("scalar log times x", ("scalar.py", "return (g / a.data,)", "return (g * a.data,)"), "1.2", "known mistake: times x"),
+    ("scalar tanh without the square", ("scalar.py", "return (g * (1.0 - out * out),)", "return (g * (1.0 - out),)"), "1.2",
+     "known mistake: square missing"),
+    ("topological order leaves out the leaves", ("autodiff.py", "        if parents_done:\n            finished.append(node)\n",
+                                                 "        if parents_done:\n            if node.parents:\n"
+                                                 "                finished.append(node)\n"), "1.3", "known mistake: leaves left out"),
+    ("topological order leaves out the root", ("autodiff.py", "    finished.reverse()\n    return finished",
+                                               "    finished.reverse()\n    return finished[1:]"), "1.3",
+     "known mistake: root left out"),
+    ("backpropagate passes the seed on", ("autodiff.py", "node.chain_rule(node_grad)", "node.chain_rule(grad)"), "1.4",
+     "known mistake: the seed passed on everywhere"),
+    ("backpropagate walks leaves first", ("autodiff.py", "    for node in topological_order(root):",
+                                          "    for node in reversed(topological_order(root)):"), "1.4",
+     "known mistake: walked leaves first"),
+    ("backpropagate accumulates only the leaves", ("autodiff.py", "        node.accumulate(node_grad)\n",
+                                                   "        if not node.parents:\n            node.accumulate(node_grad)\n"),
+     "1.4", "known mistake: only leaves accumulated"),
+    ("backpropagate never accumulates", ("autodiff.py", "        node.accumulate(node_grad)\n", ""), "1.4",
+     "known mistake: never accumulated"),
+    ("broadcast_shapes zips to the shortest shape", ("shapes.py", "ndim = max((len(shape) for shape in shapes), default=0)",
+                                                     "ndim = min((len(shape) for shape in shapes), default=0)"), "2.1",
+     "known mistake: shortest shape only"),
+]
+
 ALTERNATIVES: list = []
 
 NAMED = {
@@ -232,6 +267,22 @@ NAMED = {
     "layer norm drops a minus sign": "variance path's sign",
     # p * np.sign(rows): the visible check's first upstream gradient is positive, so the answer is p - one_hot
     "cross-entropy keeps only the sign of the upstream": "upstream gradient ignored",
+    # ---- stage 1 and Task 2.1 (tests/grader/variants.py, variants_edges.py, tests/release/mistakes.py)
+    "central difference one-sided": "one-sided difference", "central difference forgets the 2": "divided by eps",
+    "central difference always nudges the first argument": "arg ignored",
+    "central difference aliases up and down": "one list for both points",
+    "mul backward swapped": "gradients swapped", "sin derivative sign": "sign added", "sub gives b the same sign": "sign lost on b",
+    "div forgets to square b": "b not squared", "pow forgets the zero exponent": "0 ** -1 for c = 0",
+    "pow keeps the exponent": "exponent not lowered", "scalar tanh derivative from the input": "derivative from the input",
+    "scalar relu derivative 1 at zero": "1 at the kink", "exp derivative uses the input": "derivative from the input",
+    "topological order reversed": "reversed", "topological order without a visited set": "no visited set",
+    "topological order breadth-first": "breadth-first", "backpropagate overwrites": "overwrites instead of summing",
+    "backpropagate ignores the seed": "seed ignored", "broadcast_shapes ignores clashes": "no clash error",
+    "broadcast_shapes aligns from the left": "aligned from the left",
+    "broadcast_shapes treats size 1 as a clash": "size 1 treated as a clash",
+    "broadcast_shapes compares only two shapes": "no clash error", "broadcast_shapes returns a list": "list, not a tuple",
+    "sin derivative loses its sign": "sign added", "mul gradients swapped": "gradients swapped",
+    "pow at 0.0 ** -1": "0 ** -1 for c = 0",
     **{name: phrase.removeprefix("known mistake: ") for name, _, _, phrase in BUGGY},
 }
 NAMED.update({  # ---- stage 6: tests/grader/variants.py, variants_edges.py and tests/release/mistakes.py

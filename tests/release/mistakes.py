@@ -11,16 +11,18 @@ inside the square root.
 MISTAKES = [
     # ---- stage 1
     ("central difference forgets the 2", ("numerical.py", "return (f(*up) - f(*down)) / (2.0 * eps)",
-                                          "return (f(*up) - f(*down)) / eps"), "1.1", ["constant factor of 2"]),
+                                          "return (f(*up) - f(*down)) / eps"), "1.1",
+     ["known mistake: divided by eps", "Fix: divide the difference by twice eps"]),
     ("sin derivative loses its sign", ("scalar.py", "return (g * math.cos(a.data),)", "return (-g * math.cos(a.data),)"),
-     "1.2", ["wrong sign"]),
+     "1.2", ["known mistake: sign added", "got:", "expected:"]),
     ("mul gradients swapped", ("scalar.py", "return g * b.data, g * a.data", "return g * a.data, g * b.data"),
-     "1.2", ["gradients are swapped"]),
+     "1.2", ["known mistake: gradients swapped"]),
     ("pow at 0.0 ** -1", ("scalar.py", "return (0.0 if c == 0.0 else g * c * a.data ** (c - 1.0),)",
                           "return (g * c * a.data ** (c - 1.0),)"), "1.2",
-     ["raised ZeroDivisionError", "your line: minitorch/scalar.py, line", "point = (0.0,)", "Hint 1/3 for Task 1.2"]),
+     ["raised ZeroDivisionError", "your line: minitorch/scalar.py, line", "known mistake: 0 ** -1 for c = 0",
+      "Fix: give 0 when c is 0"]),
     ("backpropagate ignores the seed", ("autodiff.py", "pending: dict[int, Any] = {id(root): grad}",
-                                        "pending: dict[int, Any] = {id(root): 1.0}"), "1.4", ["constant factor of 0.1"]),
+                                        "pending: dict[int, Any] = {id(root): 1.0}"), "1.4", ["known mistake: seed ignored"]),
     # ---- stage 2
     ("broadcast_shapes aligns from the left", ("shapes.py",
         "        sizes = {shape[axis] for shape in shapes if len(shape) >= -axis} - {1}",

@@ -24,6 +24,7 @@ from test_messages import solution_lines
 COVERED = {"2.2", "2.3", "3.1", "3.2", "3.3", "4.1", "4.2", "4.3", "5.1", "5.2", "5.3", "5.4", "7.1"}  # covered so far
 COVERED |= {"6.1", "6.2", "6.3", "6.4"}  # stage 6 (grader/checks/mistakes/stage6.py, stage6_optim.py)
 COVERED |= {"7.2", "7.3", "7.4"}  # ---- stage 7: attention, the Block and the GPT, training and sampling
+COVERED |= {"1.1", "1.2", "1.3", "1.4", "2.1"}  # stage 1 and broadcast_shapes
 
 # A word or phrase of the task's hints that steers away from each known mistake (item 5 of issue 40).
 CUES: dict = {
@@ -107,6 +108,23 @@ CUES.update({
     ("7.4", "zero_grad missing"): "clear the gradients before backward", "gradients cleared before the step":
     "never between backward and step", "step missing": "then the optimizer's step",
 })
+CUES.update({  # ---- stage 1 and Task 2.1
+    "one-sided difference": "a little to the right - f a little to the left", "divided by eps": "divide by twice eps",
+    "every argument nudged": "Leave every other value alone", "arg ignored": "at position arg",
+    "one list for both points": "two separate copies",
+    ("1.2", "sign lost on b"): "minus g for b", ("1.2", "exponent not lowered"): "c a^(c-1)",
+    "0 ** -1 for c = 0": "give 0 when c is 0", ("1.2", "1 at the kink"): "only where a > 0",
+    "reversed": "reversing that list puts the root first", "breadth-first": "A depth-first walk",
+    "no visited set": "Keep a set of ids you have seen", "leaves left out": "the leaves included",
+    "root left out": "the root and the leaves included",
+    "overwrites instead of summing": "add each parent's share", "seed ignored": "not 1",
+    "the seed passed on everywhere": "that node's own total", "walked leaves first": "in topological order, root first",
+    "only leaves accumulated": "not only the leaves", "never accumulated": "call node.accumulate once",
+    ("2.1", "aligned from the left"): "up from the right", "size 1 treated as a clash": "sizes other than 1",
+    "no clash error": "more than one size left means a clash", "shortest shape only": "minus the longest length",
+    "list, not a tuple": "Return a tuple, not a list",
+})
+CUES["leading axes only"] = "the axes where shape has a 1 but grad does not"  # Task 2.2's, which had no cue yet
 
 
 @pytest.mark.slow
@@ -129,7 +147,7 @@ def test_the_table_holds_values_and_words_only():
         for entries in by_input.values():
             for entry in entries:
                 assert set(entry) in ({"name", "message", "fix", "shape", "values"}, {"name", "message", "fix", "raises"},
-                                      {"name", "message", "fix", "equals"})
+                                      {"name", "message", "fix", "equals"}, {"name", "message", "fix", "equals", "type"})
                 words.add(f"{entry['message']} {entry['fix']}")
     assert len(data["cases"]) > 50
     quoted = [line for line in lines for text in words if line in " ".join(text.split())]
@@ -179,7 +197,14 @@ def test_a_value_check_names_a_known_mistake_exactly_on_its_prediction():
     for by_input, i, entry in _entries():
         if i != "value":
             continue
-        if "equals" in entry:
+        if "raises" in entry:  # named where the check catches your error (test_a_raised_error_is_named_only_...)
+            continue
+        if "type" in entry:  # the right items in the wrong container: named only in that container
+            wrong = list(entry["equals"]) if entry["type"] == "list" else tuple(entry["equals"])
+            assert known_mistakes.fitting_value([entry], wrong, 1e-6, 1e-5)["name"] == entry["name"]
+            assert known_mistakes.fitting_value([entry], tuple(wrong) if entry["type"] == "list" else list(wrong), 1e-6,
+                                                1e-5) is None
+        elif "equals" in entry:
             wrong = tuple(entry["equals"])
             assert known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)["name"] == entry["name"]
             assert known_mistakes.fitting_value([entry], (*wrong, 0), 1e-6, 1e-5) is None
@@ -457,3 +482,109 @@ def test_the_training_loops_known_mistakes_are_named_by_their_calls_only():
         predicted = predict_value(slip, {"steps": 3})
         assert fits_value(predicted["equals"], predicted, right, 1e-5, 1e-7), slip.name
         assert not fits_value(right, predicted, right, 1e-5, 1e-7) and not fits_value(later, predicted, right, 1e-5, 1e-7)
+# ---- stage 1 and Task 2.1: the slips of values, lists and raised errors, both ways ----------
+def _stage1_cases(rng) -> dict:
+    def chain_backed(size):
+        return [[]] + [sorted({k - 1} | {int(i) for i in rng.integers(0, k, int(rng.integers(0, 2)))}) for k in range(1, size)]
+    graphs = [chain_backed(int(n)) for n in rng.integers(3, 9, 4)]
+    points = {"a + b": 2, "a - b": 2, "2 - a": 1, "a * b": 2, "3 * a": 1, "a / b": 2, "2 / a": 1, "a ** 3": 1,
+              "a ** -0.5": 1, "a.exp()": 1, "a.log()": 1, "a.sin()": 1, "a.cos()": 1, "a.tanh()": 1, "a.sigmoid()": 1}
+    return {
+        "central difference": [{"f": f, "values": [float(v) for v in rng.uniform(0.2, 1.5, n)], "arg": int(n - 1),
+                                "eps": 1e-3} for f, n in [("sin", 1), ("square", 1), ("poly", 3), ("product", 2), ("exp5", 1)]],
+        "scalar backward": [{"op": op, "point": [float(v) for v in rng.uniform(0.5, 2, n)], "g": float(rng.uniform(0.5, 2))}
+                            for op, n in points.items()] + [{"op": "a.relu()", "point": [0.0], "g": 1.5},
+                                                            {"op": "a ** 0", "point": [0.0], "g": 1.0}],
+        "topological order": [{"parents": p} for p in graphs], "topological nodes": [{"parents": p} for p in graphs],
+        "backpropagate": [{"parents": p, "local": [[float(d) for d in rng.uniform(-2, 2, len(ps))] for ps in p],
+                           "seed": float(rng.uniform(2, 3))} for p in graphs],
+        "broadcast shapes": [{"shapes": s} for s in [[(2, 1), (2, 3)], [(3,), (2, 3)], [(4, 1), (3,)], [(2, 3), (4,)],
+                                                      [(5, 1, 3), (4, 1)], [(2, 1, 3), (4, 1), (3,)]]],
+    }
+
+
+def _reachable(parents):
+    seen, stack = set(), [len(parents) - 1]
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack.extend(parents[n])
+    return seen
+
+
+def _gradients(parents, local, seed):
+    """d(root)/d(node) as the sum over the paths from the root of the products of the local derivatives."""
+    def through(n):
+        return 1.0 if n == len(parents) - 1 else sum(through(user) * d for user, ps in enumerate(parents)
+                                                     for p, d in zip(ps, local[user]) if p == n)
+    return np.array([seed * through(n) if n in _reachable(parents) else 0.0 for n in range(len(parents))])
+
+
+def _scalar_right(op, point, g):
+    x, y = np.float64(point[0]), np.float64(point[-1])
+    with np.errstate(all="ignore"):  # every op's derivative is written out, also at 0
+        derivative = {"a + b": [1, 1], "a - b": [1, -1], "2 - a": [-1], "3 * a": [3], "2 / a": [-2 / x ** 2],
+                      "a * b": [y, x], "a / b": [1 / y, -x / y ** 2], "a ** 3": [3 * x ** 2],
+                      "a ** -0.5": [-0.5 * x ** -1.5], "a ** 0": [0.0], "a.exp()": [np.exp(x)], "a.log()": [1 / x],
+                      "a.sin()": [np.cos(x)], "a.cos()": [-np.sin(x)], "a.tanh()": [1 - np.tanh(x) ** 2],
+                      "a.sigmoid()": [np.exp(-x) / (1 + np.exp(-x)) ** 2], "a.relu()": [float(x > 0)]}[op]
+    return g * np.array(derivative, np.float64)
+
+
+def _broadcast(shapes):
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+
+
+STAGE1_RIGHT = {
+    "central difference": lambda f, values, arg, eps: {"sin": lambda: np.cos(values[0]), "square": lambda: 2 * values[0],
+                                                       "poly": lambda: values[0] * 2 * values[1] if arg == 1 else 1.0,
+                                                       "product": lambda: values[0], "exp5": lambda: 5 * np.exp(5 * values[0])}[f](),
+    "scalar backward": _scalar_right,
+    "topological order": lambda parents: sorted(_reachable(parents), reverse=True),
+    "topological nodes": lambda parents: sorted(_reachable(parents)),
+    "backpropagate": _gradients,
+    "broadcast shapes": lambda shapes: _broadcast(shapes),
+}
+
+
+def test_stage1_and_broadcast_shapes_slips_are_named_only_on_their_own_prediction():
+    """Each slip of stage 1 and Task 2.1, on random cases: its prediction fits itself, never the
+    right answer (checked by hand here), nor a value moved past the tolerance, another list or
+    the same items in another container; a predicted error fits that error only."""
+    from grader.checks.mistakes import raised_as_predicted
+    seen = set()
+    for site, site_cases in _stage1_cases(np.random.default_rng(6)).items():
+        for slip in slips(site):
+            for case in site_cases:
+                predicted = predict_value(slip, case)
+                if predicted is None:
+                    continue
+                right = STAGE1_RIGHT[site](**case)
+                if "raises" in predicted:
+                    kind, message = predicted["raises"]
+                    assert right is not None, (slip.name, case)  # a mistake raises where the right answer does not
+                    assert raised_as_predicted(kind, message, predicted) and not raised_as_predicted(kind, "other", predicted)
+                    seen.add(slip.name)
+                    continue
+                if right is None and "equals" in predicted:  # a shape where the right answer raises
+                    assert fits_value(tuple(predicted["equals"]), predicted, ValueError, 1e-5, 1e-7), slip
+                    assert not fits_value((*predicted["equals"], 1), predicted, ValueError, 1e-5, 1e-7), slip
+                    seen.add(slip.name)
+                if right is None or fits_value(right, predicted, None, 1e-5, 1e-7):
+                    continue
+                if "equals" in predicted:
+                    made = list if predicted.get("type") == "list" else tuple
+                    assert fits_value(made(predicted["equals"]), predicted, right, 1e-5, 1e-7), slip
+                    assert not fits_value(made([*predicted["equals"], 0]), predicted, right, 1e-5, 1e-7), slip
+                    if "type" in predicted:
+                        assert not fits_value(tuple(predicted["equals"]), predicted, right, 1e-5, 1e-7), slip
+                else:
+                    assert fits_value(predicted["values"], predicted, right, 1e-5, 1e-7), slip
+                    assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, right, 1e-5, 1e-7), slip
+                assert not fits_value(right, predicted, right, 1e-5, 1e-7), slip
+                seen.add(slip.name)
+    assert seen == {s.name for s in slips() if s.site in STAGE1_RIGHT}, {s.name for s in slips() if s.site in STAGE1_RIGHT} - seen

@@ -51,6 +51,7 @@ class Slip:
     message: str
     fix: str
     wrong: Callable[..., Any]
+    typed: bool = False    # a tuple or list it gives is compared with its type ([4, 3] is not (4, 3))
 
     def words(self) -> str:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
@@ -118,6 +119,8 @@ def predict_value(slip: Slip, case: dict) -> dict | None:
     if value is None:
         return None
     if isinstance(value, (tuple, list, str)):  # a shape, an order of names: compared item by item
+        if slip.typed and not isinstance(value, str):
+            return {"equals": list(value), "type": "list" if isinstance(value, list) else "tuple"}
         return {"equals": list(value) if not isinstance(value, str) else value}
     return {"values": np.asarray(value, np.float64)}
 
@@ -133,8 +136,10 @@ def fits_value(got: Any, predicted: dict, expected: Any, rtol: float, atol: floa
     """Whether a computed value equals a slip's prediction (and the prediction is not the
     right answer itself): equal for a tuple, list or string, close for numbers."""
     if "equals" in predicted:
-        wrong = predicted["equals"]
-        return _same_items(got, wrong) and not _same_items(expected, wrong)
+        wrong, kind = predicted["equals"], predicted.get("type")
+        if not _same_items(got, wrong) or kind and type(got).__name__ != kind:
+            return False
+        return not _same_items(expected, wrong) or bool(kind) and type(expected).__name__ != kind
     if isinstance(got, (int, float)) and not isinstance(got, bool):
         got = np.asarray(got, np.float64)
     exp = None if expected is None else np.asarray(expected, np.float64) if _numbers(expected) else None

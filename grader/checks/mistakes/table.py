@@ -110,11 +110,13 @@ def build() -> dict:
     for task, site, key, case, expected in values:
         for slip in slips(site):
             predicted = predict_value(slip, case) if slip.task == task else None
-            if predicted is None or "raises" in predicted or fits_value(expected, predicted, None, 1e-7, 1e-9):
+            if predicted is None or fits_value(expected, predicted, None, 1e-7, 1e-9):
                 continue  # no such mistake here, or it computes the right value on this case
             entry: dict[str, Any] = {"name": slip.name, "message": slip.message, "fix": slip.fix}
             if "equals" in predicted:
-                entry["equals"] = predicted["equals"]
+                entry.update((k, predicted[k]) for k in ("equals", "type") if k in predicted)
+            elif "raises" in predicted:  # where the right answer is a value (the check's got may be the error)
+                entry["raises"] = list(predicted["raises"])
             else:
                 entry.update(shape=list(predicted["values"].shape), values=[float(v) for v in predicted["values"].ravel()])
             cases.setdefault(key, {}).setdefault("value", []).append(entry)

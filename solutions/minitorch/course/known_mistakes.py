@@ -112,10 +112,16 @@ def of_value(site: str, case: dict) -> list[dict]:
 
 
 def fitting_value(known: list[dict], got: Any, atol: float, rtol: float) -> dict | None:
-    """The known mistake that computes ``got`` on this case, if one does."""
+    """The known mistake that computes ``got`` on this case (or raises ``got``, an exception), if one does."""
     for entry in known:
+        if isinstance(got, BaseException) or "raises" in entry:
+            if isinstance(got, BaseException) and "raises" in entry and \
+                    diagnose.same_exception(type(got).__name__, str(got), *entry["raises"]):
+                return entry
+            continue
         if "equals" in entry:
-            if isinstance(got, (tuple, list, str)) and _plain(got) == entry["equals"]:
+            if isinstance(got, (tuple, list, str)) and _plain(got) == entry["equals"] and \
+                    type(got).__name__ == entry.get("type", type(got).__name__):
                 return entry
             continue
         if isinstance(got, (int, float)) and not isinstance(got, bool):

@@ -1,0 +1,133 @@
+"""Known mistakes of the engine: topological_order (Task 1.3) and backpropagate (Task 1.4).
+
+A graph is given by ``parents``: node ``i``'s parents by index, every parent listed before
+the node that uses it and the root last (a parent used twice is listed twice). Sites and
+the names of their cases:
+
+* ``"topological order"``: ``parents``. A slip gives the list of node indices in the order
+  the mistake returns them (compared item by item: the checks use graphs whose right order
+  is the only one, so that each mistake gives one order).
+* ``"topological nodes"``: ``parents``. The same list sorted: which nodes are listed, and
+  how often, whatever their order.
+* ``"backpropagate"``: ``parents``, ``local`` (node ``i``'s local derivative with respect
+  to each of its parents, in the same order) and ``seed`` (the root's gradient). A slip
+  gives the array of the gradient each node is left with (0 for one never given any),
+  walking the nodes in descending index, as the checks' topological orders do.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from grader.checks.mistakes import Slip
+
+
+def _reachable(parents) -> set[int]:
+    seen, stack = set(), [len(parents) - 1]
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack.extend(parents[n])
+    return seen
+
+
+def _right(parents) -> list[int]:
+    """A right order: every node before its parents, root first."""
+    return sorted(_reachable(parents), reverse=True)
+
+
+def _breadth_first(parents) -> list[int]:
+    root = len(parents) - 1
+    order, seen, queue = [], {root}, deque([root])
+    while queue:
+        n = queue.popleft()
+        order.append(n)
+        for p in parents[n]:
+            if p not in seen:
+                seen.add(p)
+                queue.append(p)
+    return order
+
+
+def _every_path(parents) -> list[int] | None:
+    """Each node once per path from the root to it (a walk without a visited set)."""
+    paths = [0] * len(parents)
+    paths[-1] = 1
+    for n in range(len(parents) - 1, -1, -1):
+        for p in parents[n]:
+            paths[p] += paths[n]
+    if sum(paths) > 10_000:
+        return None
+    return sorted(n for n, count in enumerate(paths) for _ in range(count))
+
+
+TOPOLOGICAL = [
+    Slip("1.3", "topological order", "reversed",
+         "the order is reversed: the leaves come first and the root last, but every node must come before its parents",
+         "the root first: reverse the finished list of the depth-first walk (a node is finished after its parents)",
+         lambda parents: _right(parents)[::-1]),
+    Slip("1.3", "topological order", "breadth-first",
+         "it is a breadth-first order: a node shared by two branches is listed as soon as the first one reaches it, "
+         "ahead of the other branch's nodes that use it, but every node must come before its parents",
+         "walk depth-first and list a node only once all its parents are finished, then reverse that list",
+         _breadth_first),
+    Slip("1.3", "topological nodes", "no visited set",
+         "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
+         "it has visited",
+         "keep a set of ids you have seen, and skip a node already in it", _every_path),
+    Slip("1.3", "topological nodes", "leaves left out",
+         "the leaves (nodes without parents, the values you made) are missing: they need their gradients too",
+         "list every node the root depends on, leaves included", lambda parents: sorted(
+             n for n in _reachable(parents) if parents[n] or n == len(parents) - 1)),
+    Slip("1.3", "topological nodes", "root left out",
+         "the root itself is missing: the walk started from its parents", "start the walk at the root; it is listed first",
+         lambda parents: sorted(_reachable(parents) - {len(parents) - 1})),
+]
+
+
+def _flow(parents, local, seed, *, overwrite=False, order=None, shares_from_seed=False, store=lambda n: True):
+    """The gradients backpropagation leaves on each node (the right ones with the defaults)."""
+    grads = [0.0] * len(parents)
+    pending = {len(parents) - 1: float(seed)}
+    for n in order if order is not None else _right(parents):
+        if n not in pending:
+            continue
+        g = pending.pop(n)
+        if store(n):
+            grads[n] += g
+        for p, d in zip(parents[n], local[n]):
+            share = (float(seed) if shares_from_seed else g) * d
+            pending[p] = share if overwrite or p not in pending else pending[p] + share
+    return np.array(grads)
+
+
+BACKPROPAGATE = [
+    Slip("1.4", "backpropagate", "overwrites instead of summing",
+         "a later contribution replaced an earlier one: a node used more than once must receive the sum of its "
+         "contributions", "add each parent's share to the total it has so far; never assign over it",
+         lambda parents, local, seed: _flow(parents, local, seed, overwrite=True)),
+    Slip("1.4", "backpropagate", "seed ignored",
+         "they are the gradients for a root gradient of 1, not for the one passed in",
+         "start from the gradient you are given, not from 1",
+         lambda parents, local, seed: _flow(parents, local, 1.0) if seed != 1 else None),
+    Slip("1.4", "backpropagate", "the seed passed on everywhere",
+         "each node passed the root's gradient to its parents, not its own: the gradient a node hands on is its own "
+         "total times the local derivative", "call node.chain_rule with the node's own complete gradient",
+         lambda parents, local, seed: _flow(parents, local, seed, shares_from_seed=True)),
+    Slip("1.4", "backpropagate", "walked leaves first",
+         "only the root got its gradient: the nodes were walked leaves first, so every parent was visited before its "
+         "share arrived", "walk the topological order as it is, root first",
+         lambda parents, local, seed: _flow(parents, local, seed, order=_right(parents)[::-1])),
+    Slip("1.4", "backpropagate", "only leaves accumulated",
+         "only the leaves kept their gradients: every node's gradient is stored, the computed ones too",
+         "call node.accumulate on every node, once, with its complete gradient",
+         lambda parents, local, seed: _flow(parents, local, seed, store=lambda n: not parents[n])),
+    Slip("1.4", "backpropagate", "never accumulated",
+         "no node received a gradient: node.accumulate was never called", "call node.accumulate once per node with its "
+         "complete gradient", lambda parents, local, seed: np.zeros(len(parents))),
+]
+
+SLIPS = TOPOLOGICAL + BACKPROPAGATE
