@@ -10,6 +10,7 @@ from __future__ import annotations
 import pathlib
 import sys
 import time
+from dataclasses import replace
 
 import grader.files as files
 from grader.gradebook.course import Course
@@ -48,6 +49,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         lms = read_roster(roster) if roster else None
         book = _course(folder, out, settings, late, found)
         late = book.late   # on the hub: the course's due date and rate, unless given here
+        found = [replace(f, path=book.hand_in_at(f.path)) for f in found]
         given = term_run.read_sheets(out, found, lms, late)   # a wrong row stops here, before anything is written
     except (ValueError, OSError) as error:
         return _fail(str(error) + (" (nothing was changed)" if isinstance(error, SheetError) else ""))

@@ -112,6 +112,10 @@ class Course:
         """The nbgrader assignment that holds ``stage``'s notebook: its own, here."""
         return STAGES[stage]
 
+    def hand_in_at(self, path: pathlib.Path) -> pathlib.Path:
+        """What of a learner's entry in the submissions folder is their hand-in: all of it."""
+        return path
+
     def annotate(self, sid: str, lines: list[str]) -> None:
         """Nothing: the feedback pages carry the term's lines (the hub's course writes them
         into its notebooks)."""

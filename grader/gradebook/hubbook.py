@@ -86,6 +86,11 @@ class HubCourse(Course):
                 dt.UTC).replace(tzinfo=None) if self.late.deadline else None)
         return self
 
+    def hand_in_at(self, path: pathlib.Path) -> pathlib.Path:
+        """The assignment's folder in ``submitted/<learner>/``: what the learner submitted."""
+        inner = path / self.assignment
+        return inner if inner.is_dir() and not inner.is_symlink() else path
+
     def assignment_of(self, stage: str) -> str:
         return self.assignment
 
