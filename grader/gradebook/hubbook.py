@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import pathlib
+import stat
 from dataclasses import asdict
 from typing import Any
 
@@ -120,7 +122,7 @@ class HubCourse(Course):
 
     def annotate(self, sid: str, lines: list[str]) -> None:
         """The term's ``lines`` above the first graded cell of each autograded notebook of
-        ``sid`` (in place of the ones a run wrote before)."""
+        ``sid`` (in place of the ones a run wrote before; the notebook keeps its mode)."""
         import nbformat
         folder = self.root / "autograded" / sid / self.assignment
         for name in STAGES.values():
@@ -135,4 +137,7 @@ class HubCourse(Course):
             if graded and lines:
                 graded[0].outputs.insert(0, nbformat.v4.new_output(
                     "stream", name="stdout", text=HEADING + "".join(f"  {line}\n" for line in lines)))
-            nbformat.write(nb, path)
+            part = path.with_name(path.name + ".part")   # nbgrader leaves autograded notebooks read-only
+            nbformat.write(nb, part)
+            os.chmod(part, stat.S_IMODE(path.stat().st_mode))
+            os.replace(part, path)

@@ -71,11 +71,13 @@ def test_the_terms_lines_stand_above_the_verdicts_once(tmp_path):
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"Task {TASK}: 1 / 1\n")]
     nb.cells = [nbformat.v4.new_markdown_cell("# a stage"), cell]
     nbformat.write(nb, folder / f"{NOTEBOOK}.ipynb")
+    os.chmod(folder / f"{NOTEBOOK}.ipynb", 0o444)   # as nbgrader's autograde leaves it
 
     hub.annotate("ana", ["your deadline: 2026-12-01 (the class's)"])
     hub.annotate("ana", ["your deadline: 2026-12-03 (an extension: illness)", "graded: your hand-in ..."])
     outputs = nbformat.read(folder / f"{NOTEBOOK}.ipynb", as_version=4).cells[1].outputs
     assert [o.text for o in outputs] == [HEADING + "  your deadline: 2026-12-03 (an extension: illness)\n"
                                          "  graded: your hand-in ...\n", f"Task {TASK}: 1 / 1\n"]
+    assert os.stat(folder / f"{NOTEBOOK}.ipynb").st_mode & 0o777 == 0o444
     hub.annotate("bo", ["no notebook of bo's: nothing to write"])
     assert not (tmp_path / "hub" / "autograded" / "bo").exists() and os.listdir(folder) == [f"{NOTEBOOK}.ipynb"]
