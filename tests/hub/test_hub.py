@@ -185,6 +185,8 @@ def formgrader_grade(browser, url: str, student: str, task: str, points: float) 
     link.click()
     box = page.locator(f"input.score#{marker(task)}")
     browse.visible(box, f"the score box of Task {task} in formgrader")
+    browse.until(page, f"formgrader to load the grade of Task {task} (its auto score shown in the box)",
+                 f"() => document.getElementById('{marker(task)}').hasAttribute('placeholder')")
     with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:
         box.fill(f"{points:g}")
         box.press("Tab")
