@@ -38,7 +38,8 @@ adapt the course):
                  preprocessors, the platforms and the queue's workers all call).
     gradebook/   the nbgrader course that records grades: course.py (the course folder,
                  its gradebook), preprocessor.py (``GradeFromChecks``, the late rule),
-                 term.py (extensions, corrections as manual scores, formgrader's grades).
+                 term.py (extensions, corrections as manual scores, formgrader's grades),
+                 hubbook.py (the JupyterHub course's gradebook as a term's).
     class_grading/  a class on this machine: jobs.py (one learner: read, grade, late
                  policy, gradebook, feedback), pool.py (the class in a process pool),
                  plan.py and term_run.py (a run over the term: what counts, what changed).

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 
 from grader.gradebook.course import Course
+from grader.gradebook.hubbook import open_at
 from grader.grading.hand_ins import grade_stages
 from grader.intake.hand_in import HandIn, read_hand_in
 from grader.lateness import ON_TIME, LatePolicy
@@ -44,9 +45,9 @@ class GradeJob:
 
 @functools.lru_cache(maxsize=1)
 def open_course(root: str, settings: Settings, percent_per_day: float) -> Course:
-    """The class's course, opened once per pool process (it holds nbgrader's API, nothing
-    of any learner)."""
-    return Course(pathlib.Path(root), settings, LatePolicy(None, percent_per_day))
+    """The class's course (its own, or the hub's), opened once per pool process (it holds
+    nbgrader's API, nothing of any learner)."""
+    return open_at(pathlib.Path(root), settings, LatePolicy(None, percent_per_day))
 
 
 def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:

@@ -142,6 +142,18 @@ def settle_all(term: Term, course: Course, jobs: list[GradeJob]) -> None:
         term.written[job.sid] = ours
 
 
+def annotate_all(course: Course, jobs: list[GradeJob], results: list[LearnerResult]) -> None:
+    """What each learner's feedback page says about their grade, where the course's own
+    feedback shows it too (the hub's): which hand-in counted, their deadline, the notes
+    about the hand-in, the instructor's scores and why."""
+    about = {job.sid: job.about for job in jobs}
+    for result in results:
+        lines = [*about.get(result.sid, ()), *result.problems]
+        lines += [f"Task {t}: {r.corrected:g} points, given by the instructor ({r.reason})"
+                  for t, r in result.tasks.items() if r.corrected is not None]
+        course.annotate(result.sid, lines)
+
+
 def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
     """The results of learners whose verdicts and gradebook record stand, with the
     corrections and late policy applied again, and their feedback written again."""
@@ -155,4 +167,4 @@ def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
     return results
 
 
-__all__ = ["Run", "Settings", "plan", "read_sheets", "reuse", "settle_all"]
+__all__ = ["Run", "Settings", "annotate_all", "plan", "read_sheets", "reuse", "settle_all"]

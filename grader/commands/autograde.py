@@ -11,8 +11,10 @@ import pathlib
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 
 import grader.files as files
+from grader.gradebook.course import Course
 from grader.intake.submissions import Shard
 from grader.lateness import ON_TIME, LatePolicy
 from grader.results import LearnerResult
@@ -28,7 +30,6 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.class_grading.jobs import GradeJob, crashed
     from grader.class_grading.plan import Term
     from grader.class_grading.pool import grade_class
-    from grader.gradebook.course import Course
     from grader.gradebook.term import manual_scores
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms import read_roster
@@ -47,6 +48,9 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         found = shard.share(found)
     try:
         lms = read_roster(roster) if roster else None
+        book = _course(folder, out, settings, late, found)
+        late = book.late   # on the hub: the course's due date and rate, unless given here
+        found = [replace(f, path=book.hand_in_at(f.path)) for f in found]
         given = term_run.read_sheets(out, found, lms, late)   # a wrong row stops here, before anything is written
     except (ValueError, OSError) as error:
         return _fail(str(error) + (" (nothing was changed)" if isinstance(error, SheetError) else ""))
@@ -56,9 +60,9 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
-    manual = manual_scores(Course(out / files.COURSE, settings, late))   # before a changed stage is made again
+    manual = manual_scores(book)   # before a changed stage is made again; on the hub, formgrader's
     try:
-        course = Course(out / files.COURSE, settings, late).create()
+        course = book.create()
     except RuntimeError as error:
         stale = [name for name in (files.GRADES, *files.EXPORTS, files.REPORT) if (out / name).is_file()]
         for name in stale:   # from the course before the change: never left to be taken for current
@@ -120,6 +124,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     results += term_run.reuse(run.reused)
     term_run.settle_all(term, course, run.jobs + run.reused)
+    term_run.annotate_all(course, run.jobs + run.reused, results)
     term.save()
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
@@ -142,6 +147,20 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / files.GRADES}, {out / files.MISTAKES_CSV}, "
           f"feedback in {out / files.FEEDBACK}/; open {report}")
     return 0
+
+
+def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: LatePolicy, found: list) -> Course:
+    """The course whose gradebook holds the grades: the hub course whose ``submitted/`` is
+    graded (docs/JUPYTERHUB.md, "A term on the hub"), else the class's own, ``OUT/course``."""
+    from grader.gradebook.hubbook import HubCourse, is_hub
+    if not (folder.name == "submitted" and is_hub(folder.parent)):
+        return Course(out / files.COURSE, settings, late)
+    hub = HubCourse(folder.parent, settings, late, ledger=out / files.COURSE / "learners.csv")
+    if renamed := [f.learner for f in found if f.sid != f.learner]:
+        raise ValueError(f"{', '.join(map(repr, renamed[:5]))} in {folder}: the hub course keeps learners by their "
+                         "account names, and these are not plain ids (lower-case letters, digits, '_', '-')")
+    hub.late = hub.policy(late)
+    return hub
 
 
 def _print_changes(changes: list[dict], only: list[str] | None) -> None:

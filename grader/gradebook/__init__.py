@@ -1,3 +1,5 @@
 """The nbgrader course that records a class's grades: ``course.py`` the course folder and
 its gradebook, ``preprocessor.py`` what nbgrader's autograde runs instead of executing a
-notebook, and the course's late rule."""
+notebook, and the course's late rule, ``term.py`` what a term settles in a gradebook
+(extensions, corrections, formgrader's grades), ``hubbook.py`` the JupyterHub course's
+gradebook as a term's."""

@@ -105,7 +105,20 @@ def grading_notebook(stage: str) -> Any:
 class Course:
     def __init__(self, root: pathlib.Path, settings: Settings, late: LatePolicy = ON_TIME) -> None:
         self.root, self.settings, self.late = pathlib.Path(root).resolve(), settings, late
+        self.ledger = self.root / "learners.csv"   # learner -> safe id
         self._api: Any = None
+
+    def assignment_of(self, stage: str) -> str:
+        """The nbgrader assignment that holds ``stage``'s notebook: its own, here."""
+        return STAGES[stage]
+
+    def hand_in_at(self, path: pathlib.Path) -> pathlib.Path:
+        """What of a learner's entry in the submissions folder is their hand-in: all of it."""
+        return path
+
+    def annotate(self, sid: str, lines: list[str]) -> None:
+        """Nothing: the feedback pages carry the term's lines (the hub's course writes them
+        into its notebooks)."""
 
     def create(self) -> Course:
         """Make the course's assignments that it lacks (all of them the first time, a stage
@@ -217,7 +230,8 @@ class Course:
 
     def record_learners(self, ids: dict[str, str]) -> None:
         """Add ``learner -> safe id`` to ``learners.csv``; a re-run adds nothing twice."""
-        path = self.root / "learners.csv"
+        path = self.ledger
+        path.parent.mkdir(parents=True, exist_ok=True)
         known = {}
         if path.exists():
             with path.open(newline="", encoding="utf-8") as file:

@@ -30,9 +30,10 @@ def manual_scores(course: Course) -> dict[str, dict[str, float]]:
 
 def settle(course: Course, sid: str, deadline: dt.datetime | None, scores: dict[str, float | None]) -> None:
     """Give ``sid`` their own deadline and the instructor's scores (``None`` clears one the
-    grader set before), then the late penalty of each of their stages from both."""
+    grader set before), then the late penalty of each of their notebooks from both (a
+    class's course has an assignment per stage, the hub's one for all: ``assignment_of``)."""
     with course.gradebook() as gradebook:
-        for stage, name in STAGES.items():
+        for name in dict.fromkeys(course.assignment_of(stage) for stage in STAGES):
             try:
                 submission = gradebook.find_submission(name, sid)
             except Exception:  # noqa: BLE001 - not recorded (nbgrader could not): nothing to settle
@@ -41,8 +42,8 @@ def settle(course: Course, sid: str, deadline: dt.datetime | None, scores: dict[
             submission.extension = (deadline.astimezone(dt.UTC).replace(tzinfo=None) - due) \
                 if deadline is not None and due is not None else None
             for task, points in scores.items():
-                if stage_of(task) == stage:
-                    _grade(gradebook, submission, task).manual_score = points
+                if course.assignment_of(stage_of(task)) == name:
+                    _grade(gradebook, name, sid, task).manual_score = points
             gradebook.db.commit()
             seconds = submission.total_seconds_late
             _, percent = days_and_percent(seconds, course.late.percent_per_day)
@@ -51,6 +52,5 @@ def settle(course: Course, sid: str, deadline: dt.datetime | None, scores: dict[
             gradebook.db.commit()
 
 
-def _grade(gradebook: Any, submission: Any, task: str) -> Any:
-    name = STAGES[stage_of(task)]
-    return gradebook.find_grade(marker(task), name, name, submission.student.id)
+def _grade(gradebook: Any, assignment: str, sid: str, task: str) -> Any:
+    return gradebook.find_grade(marker(task), STAGES[stage_of(task)], assignment, sid)

@@ -9,6 +9,9 @@ followed, sizes bounded), the stage's checks run against its package, and
 each task's verdicts go into the task's graded cell as ``GradeFromChecks`` writes them, so
 nbgrader's own ``SaveAutoGrades`` records the same parts, points and reasons as ``check``.
 Its limits are ``GradeFromChecks``'s traitlets (it is one), set by the course's config.
+When ``python -m grader autograde`` records a term's hand-in in the course
+(``gradebook/hubbook.py``), the verdicts come graded already (``recorded``); the term's
+notes about them are written in afterwards.
 The verdicts are also kept beside the notebook, in ``autograded/`` (``NN_name.verdicts.json``),
 where no learner writes.
 """
@@ -20,7 +23,8 @@ from typing import Any
 
 from grader.gradebook.preprocessor import GradeFromChecks, keep
 from grader.grading.hand_ins import grade_learner
-from grader.tasks import STAGES
+from grader.results import LearnerResult, Verdict
+from grader.tasks import STAGES, stage_of
 
 
 class GradeNotebookStage(GradeFromChecks):
@@ -30,7 +34,11 @@ class GradeNotebookStage(GradeFromChecks):
         stage = next((s for s, name in STAGES.items() if name == notebook), None)
         if stage is None:
             return nb, resources  # not a stage's notebook: it has no task to grade
-        result = grade_learner(folder, student, self.settings(), stages=[stage])
+        if student in self.recorded:   # graded already (``autograde`` of the hub's submitted/)
+            result = LearnerResult(student)
+            result.add([Verdict(**v) for v in self.recorded[student] if stage_of(v["task"]) == stage])
+        else:
+            result = grade_learner(folder, student, self.settings(), stages=[stage])
         keep(nb, result, folder / f"{notebook}.verdicts.json")
         return nb, resources
 

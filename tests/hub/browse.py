@@ -84,7 +84,12 @@ def open_file(page, *path: str) -> None:
 def fill_stub(page, label: str, code: str) -> None:
     """Replace the stub line ``raise NotImplementedError("<label>")`` in the open editor by
     ``code`` (its first line without indentation, the others with theirs)."""
-    line = page.locator(".jp-FileEditor:visible .cm-line", has_text=f'raise NotImplementedError("{label}")')
+    replace_line(page, f'raise NotImplementedError("{label}")', code)
+
+
+def replace_line(page, text: str, code: str) -> None:
+    """Replace the first line holding ``text`` in the open editor by ``code`` (as ``fill_stub``)."""
+    line = page.locator(".jp-FileEditor:visible .cm-line", has_text=text)
     editor = page.locator(".jp-FileEditor:visible .cm-scroller").first
     for _ in range(60):  # the editor draws only the lines in view: scroll down to it
         if line.count():

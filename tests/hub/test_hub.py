@@ -5,13 +5,22 @@ made here as root and removed again), LocalProcessSpawner starting Lab as each o
 nbgrader's exchange and Lab extensions, Chromium. The instructor makes the course with
 `python -m grader hub-course` and runs nbgrader's own commands as their account; each
 learner fetches the course from the Assignment List, fills stage 3 in Lab's editor (Alice
-all of it, Bob with one op wrong), runs a check cell and submits; the gradebook then holds
-exactly what `grader check` says of each submitted package, the formgrader lists both,
-and each learner reads their own feedback and cannot reach the other's.
+all of it, Bob with one op wrong), runs a check cell and submits; the instructor collects
+and grades the course's `submitted/` with `python -m grader autograde`, and the gradebook
+then holds exactly what `grader check` says of each submitted package; the formgrader
+lists both. Then a second week: the instructor gives Bob a point in formgrader, Bob mends
+his slip in Lab's editor and submits again after the class's deadline, the instructor gives him an
+extension, collects and grades again: Bob's second submission counts as his resubmission
+(both kept, his deadline his own, no late penalty in the gradebook), the formgrader grade
+is in grades.csv, canvas.csv and report.html, and the gradebook agrees with them. Each
+learner reads their own feedback (Bob's says which submission counted and his deadline)
+and cannot reach the other's.
 """
 
 from __future__ import annotations
 
+import csv
+import datetime as dt
 import json
 import os
 import pathlib
@@ -36,7 +45,7 @@ from hubsetup import (
     user_pids,
 )
 
-from grader.tasks import PARTS, POINTS, STAGES, TASKS, TOTAL, tasks_of
+from grader.tasks import PARTS, POINTS, STAGES, TASKS, TOTAL, marker, tasks_of
 
 TEACHER, ALICE, BOB = "mthub-teacher", "mthub-alice", "mthub-bob"
 COURSE, ASSIGNMENT = "minitorch", "minitorch"
@@ -100,7 +109,7 @@ def learner_works_and_submits(browser, url: str, user: str, bug: bool):
 def read_feedback(page, user: str) -> str:
     page.get_by_role("tab", name="Assignments").click()
     browse.assignment_list(page)
-    page.locator("#submitted_assignments_list button", has_text="Fetch Feedback").click()
+    page.locator("#submitted_assignments_list button", has_text="Fetch Feedback").first.click()
     link = page.locator("#submitted_assignments_list a", has_text="view feedback").first
     browse.visible(link, f"{user}'s fetched feedback in the Assignment List")
     browse.shoot(page, f"{user}_5_feedback_fetched")
@@ -166,6 +175,56 @@ def check(package_folder: pathlib.Path, out: pathlib.Path | None = None) -> tupl
     return table, grade_learner(package_folder, "you", Settings())
 
 
+def formgrader_grade(browser, url: str, student: str, task: str, points: float) -> None:
+    """The instructor gives ``student`` ``points`` for ``task`` in formgrader's page of the
+    stage's notebook (its score box, saved when it changes)."""
+    page = browse.login(browser, url, TEACHER, PASSWORD)
+    page.goto(f"{url}/user/{TEACHER}/formgrader/manage_students/{student}/{ASSIGNMENT}")
+    link = page.locator("a", has_text=STAGES[task.split(".")[0]]).first
+    browse.visible(link, f"{student}'s stage notebook in formgrader")
+    link.click()
+    box = page.locator(f"input.score#{marker(task)}")
+    browse.visible(box, f"the score box of Task {task} in formgrader")
+    browse.until(page, f"formgrader to load the grade of Task {task} (its auto score shown in the box)",
+                 f"() => document.getElementById('{marker(task)}').hasAttribute('placeholder')")
+    with page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:
+        box.fill(f"{points:g}")
+        box.press("Tab")
+    assert saved.value.ok, saved.value.status
+    browse.shoot(page, f"teacher_formgrader_grade_{student}")
+    page.context.close()
+
+
+def mend_and_submit_again(page) -> None:
+    """Bob mends his slip in Lab's editor (the file he filled) and submits again."""
+    page.get_by_role("tab", name="ops_unary.py").click()
+    browse.replace_line(page, BUG[1], BUG[1].replace("sin", "cos"))
+    browse.save(page)
+    page.get_by_role("tab", name="Assignments").click()
+    browse.submit(page)
+    browse.shoot(page, f"{BOB}_4_submitted_again")
+
+
+def term_agrees(course: pathlib.Path, grades: pathlib.Path) -> dict:
+    """grades.csv, canvas.csv, report.html and the hub course's gradebook give each learner
+    the same final; grades.csv's rows."""
+    from nbgrader.api import Gradebook
+    with (grades / "grades.csv").open(newline="") as file:
+        rows = {r["learner"]: r for r in csv.DictReader(file) if r["row"] == "graded"}
+    with (grades / "canvas.csv").open(newline="") as file:
+        canvas = {r[0]: float(r[5]) for r in list(csv.reader(file))[2:]}
+    report = (grades / "report.html").read_text()
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for user in (ALICE, BOB):
+            final = float(rows[user]["final"])
+            submission = gb.find_submission(ASSIGNMENT, user)
+            assert submission.score - submission.late_submission_penalty == pytest.approx(final, abs=0.01), user
+            assert canvas[user.removeprefix("mthub-").title()] == pytest.approx(final, abs=0.01), user
+            assert re.search(rf">{user}</a></td>(<td>[^<]*</td>)+<td><b>{final:g}</b></td></tr>", report), user
+        rows["bob-extension"] = gb.find_submission(ASSIGNMENT, BOB).extension
+    return rows
+
+
 def test_a_term_on_a_real_hub():
     start = time.monotonic()
     closed = unreadable_by_others()
@@ -183,6 +242,7 @@ def test_a_term_on_a_real_hub():
     os.chmod(exchange, 0o1777)  # nbgrader's exchange: every account writes, none removes another's
     users, hub, commands = (TEACHER, ALICE, BOB), None, []
     course = pathlib.Path(f"/home/{TEACHER}/course")
+    grades, roster = pathlib.Path(f"/home/{TEACHER}/grades"), pathlib.Path(f"/home/{TEACHER}/roster.csv")
 
     def lap(what: str) -> None:
         print(f"  {time.monotonic() - start:6.1f} s  {what}", flush=True)
@@ -199,7 +259,7 @@ def test_a_term_on_a_real_hub():
         hub = Hub(work / "hub", TEACHER, users, teacher_bin, learner_bin, learner_config, PROXY)
         lap("accounts made, hub started")
         instructor("python", "-m", "grader", "hub-course", "--out", str(course), "--course-id", COURSE,
-                   "--assignment", ASSIGNMENT, "--exchange", str(exchange))
+                   "--assignment", ASSIGNMENT, "--exchange", str(exchange), "--late-penalty", "10")
         # the admin's part: the learners' Jupyter settings, the instructor's formgrader
         shutil.copytree(course / "learner-jupyter", learner_config)
         subprocess.run(["chmod", "-R", "a+rX", str(learner_config)], check=True)
@@ -212,9 +272,13 @@ def test_a_term_on_a_real_hub():
             alice = learner_works_and_submits(browser, hub.url, ALICE, bug=False)
             bob = learner_works_and_submits(browser, hub.url, BOB, bug=True)
             lap("learners worked and submitted")
+            deadline = dt.datetime.now(dt.UTC)   # the class's: after the first submissions, before Bob's second
 
             instructor("nbgrader", "collect", ASSIGNMENT)
-            instructor("nbgrader", "autograde", ASSIGNMENT)
+            as_user(hub, TEACHER, teacher_bin, "sh", "-c", f"printf 'learner,name\\n{ALICE},Alice\\n{BOB},Bob\\n' > {roster}")
+            term = ("python", "-m", "grader", "autograde", str(course / "submitted"), "--out", str(grades),
+                    "--roster", str(roster), "--deadline", deadline.isoformat())
+            assert "Grading 2 hand-in(s)" in instructor(*term)
             shown = formgrader(browser, hub.url)
             assert ALICE in shown and BOB in shown, shown
             lap("formgrader")
@@ -236,13 +300,32 @@ def test_a_term_on_a_real_hub():
             assert scores[ALICE]["total"] - scores[BOB]["total"] == slip
             assert scores[ALICE]["total"] >= sum(POINTS[t] for t in tasks_of("3"))
 
+            # The second week: a formgrader grade, a resubmission after the deadline, an extension.
+            formgrader_grade(browser, hub.url, BOB, "1.1", 1)
+            mend_and_submit_again(bob)
+            as_user(hub, TEACHER, teacher_bin, "sh", "-c", f"printf 'learner,deadline,days,reason\\n{BOB},,1,illness\\n' "
+                    f"> {grades}/extensions.csv")
+            instructor("nbgrader", "collect", "--update", ASSIGNMENT)
+            said = instructor(*term)
+            assert "Grading 1 hand-in(s)" in said, said   # Bob's new submission; Alice's grade stands
+            rows = term_agrees(course, grades)
+            assert len(json.loads((grades / "hand-ins" / BOB / "index.json").read_text())) == 2
+            assert rows[BOB]["task3.1"] == f"{POINTS['3.1']:g}" and rows[BOB]["task1.1"] == "1"
+            assert rows[BOB]["late_days"] == "0" and rows["bob-extension"] is not None
+            assert float(rows[BOB]["final"]) == float(rows[ALICE]["final"]) + 1
+            why = {(line["learner"], line["why"]) for line in map(json.loads, (grades / "log.jsonl").read_text().splitlines())}
+            assert (BOB, "a new hand-in") in why, why
+            lap("the second week graded: the resubmission, the formgrader grade, the extension")
+
             instructor("nbgrader", "generate_feedback", ASSIGNMENT)
             instructor("nbgrader", "release_feedback", ASSIGNMENT)
             alice_sees, bob_sees = read_feedback(alice, ALICE), read_feedback(bob, BOB)
             lap("learners read their feedback")
             full, slip = POINTS["3.1"], PARTS["3.1"]["Sin"]
-            assert f"Task 3.1: {full:g} / {full:g}" in alice_sees and f"ok Sin ({slip:g} / {slip:g})" in alice_sees
-            assert f"Task 3.1: {full - slip:g} / {full:g}" in bob_sees and f"-- Sin (0 / {slip:g})" in bob_sees
+            for sees in (alice_sees, bob_sees):   # Bob's second submission counted: his slip is mended
+                assert f"Task 3.1: {full:g} / {full:g}" in sees and f"ok Sin ({slip:g} / {slip:g})" in sees
+            assert "(the class's)" in alice_sees and "the last before your deadline of 1 kept counts" in alice_sees
+            assert "(an extension: illness)" in bob_sees and "the last before your deadline of 2 kept counts" in bob_sees
             cannot_reach_the_other(bob, hub.url, BOB, ALICE, exchange)
             browser.close()
         instructor("nbgrader", "export", "--to", str(course / "grades.csv"))

@@ -5,12 +5,16 @@ in it, honest or not (docs/JUPYTERHUB.md).
 Learner ids are system accounts every Debian has (daemon, nobody, bin): the collect step
 trusts a submission only when the learner's own account owns it. The course's late rule
 (10% per started day) reaches the gradebook, and the raw scores equal `grader check`'s.
+Then a term on it: `python -m grader autograde` of the course's `submitted/`, a second
+submission through the exchange, an extension and a formgrader grade (written as
+formgrader writes it), and grades.csv, canvas.csv and the course's gradebook agree.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import json
 import os
 import pathlib
 import shutil
@@ -22,7 +26,7 @@ import pytest
 from grader.grading.hand_ins import grade_learner
 from grader.release.regions import find_regions
 from grader.settings import Settings
-from grader.tasks import POINTS
+from grader.tasks import POINTS, STAGES, marker, stage_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(sys.executable).parent
@@ -102,3 +106,49 @@ def test_collect_takes_each_learners_own_hand_in_and_the_gradebook_holds_the_lat
         assert float(row["late_submission_penalty"]) == pytest.approx(0.3 * expected)
         assert float(row["score"]) == pytest.approx(0.7 * expected)
     assert "bin" not in rows or float(rows["bin"]["score"]) == 0
+    a_term_on_the_course(tmp_path, course, exchange, release, {k: float(r["raw_score"]) for k, r in rows.items()})
+
+
+def a_term_on_the_course(tmp_path, course, exchange, release, raw):
+    """A term graded from the course's submitted/: the hub course's gradebook is the term's."""
+    grades = tmp_path / "grades"
+    (tmp_path / "roster.csv").write_text("learner,name\ndaemon,daemon\nnobody,nobody\n")
+    term = (sys.executable, "-m", "grader", "autograde", str(course / "submitted"), "--out", str(grades),
+            "--roster", str(tmp_path / "roster.csv"))   # the deadline and rate are the course's
+    said = run(*term, cwd=tmp_path)
+    assert "Grading 2 hand-in(s)" in said and not (grades / "course" / "gradebook.db").exists()
+
+    task = sorted(FILLED)[0]   # nobody's, marked down to 0 in formgrader
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.find_grade(marker(task), STAGES[stage_of(task)], "minitorch", "nobody").manual_score = 0
+        gradebook.db.commit()
+    (grades / "extensions.csv").write_text("learner,deadline,days,reason\ndaemon,,3,illness\n")
+    hand_in(exchange, release, "daemon", "daemon", dt.datetime.now(dt.UTC))   # daemon submits again
+    run("nbgrader", "collect", "--update", "minitorch", cwd=course)
+    said = run(*term, cwd=tmp_path)
+    assert "Grading 1 hand-in(s)" in said, said   # daemon's new one; nobody's grade reused
+    assert len(json.loads((grades / "hand-ins" / "daemon" / "index.json").read_text())) == 2
+
+    with open(grades / "grades.csv", newline="") as file:
+        final = {r["learner"]: r for r in csv.DictReader(file) if r["row"] == "graded"}
+    with open(grades / "canvas.csv", newline="") as file:
+        canvas = {r[0]: float(r[5]) for r in list(csv.reader(file))[2:]}
+    assert float(final["daemon"]["final"]) == raw["daemon"] and final["daemon"]["late_days"] == "0"
+    assert final["nobody"][f"task{task}"] == "0"
+    assert float(final["nobody"]["final"]) == pytest.approx(0.7 * (raw["nobody"] - POINTS[task]), abs=0.01)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        for learner in ("daemon", "nobody"):
+            submission = gradebook.find_submission("minitorch", learner)
+            book = submission.score - submission.late_submission_penalty
+            assert book == pytest.approx(float(final[learner]["final"]), abs=0.01) \
+                == pytest.approx(canvas[learner], abs=0.01), learner
+        assert gradebook.find_submission("minitorch", "daemon").extension.days == 3
+    why = {(line["learner"], line["why"]) for line in map(json.loads, (grades / "log.jsonl").read_text().splitlines())}
+    assert ("daemon", "a new hand-in") in why and any(w == "nobody" and "formgrader" in r for w, r in why)
+
+    run("nbgrader", "generate_feedback", "minitorch", cwd=course)   # what learners fetch
+    page = (course / "feedback" / "daemon" / "minitorch" / f"{STAGES[stage_of(task)]}.html").read_text()
+    assert "(an extension: illness)" in page and "the last before your deadline of 2 kept counts" in page
+    page = (course / "feedback" / "nobody" / "minitorch" / f"{STAGES[stage_of(task)]}.html").read_text()
+    assert f"Task {task}: 0 points, given by the instructor (a manual grade given in nbgrader" in page
