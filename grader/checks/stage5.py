@@ -9,7 +9,7 @@ from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, gelu_exact, gelu_tanh, log_softmax, stable_lse
-from grader.checks.rules import check_float32, check_large, check_rule, judge, known_for, named_raise, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, judge, known_for, name_slip, named_raise, run_rule
 
 SWAP = {"ops_linalg.unbroadcast": "unbroadcast"}
 
@@ -90,14 +90,15 @@ def logsumexp_is_stable(w, rng):
                      function="ops_softmax.stable_logsumexp", args=[x, (1,)])
     except Raised as error:
         raise learner_raised(error, "stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500") from None
+    m = x.max(axis=1, keepdims=True)
+    what, case = "stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500", {"x": x, "axes": (1,)}
+    name_slip("stable logsumexp", case, what, got, m + np.log(np.exp(x - m).sum(1, keepdims=True)), 1e-12, 1e-9)
     if isinstance(got, np.ndarray) and got.dtype.kind == "f" and not np.all(np.isfinite(got)):
         raise CheckFailure(f"stable_logsumexp gave {np.ravel(got).tolist()} on rows near 1000, near -1000 and spread "
                            "from -1500 to 1500: exp overflowed (or every exp underflowed to 0, and log(0) = -inf); "
                            "subtract each reduced group's own maximum (x.max(axis=axes, keepdims=True), not the mean "
                            "and not the maximum of the whole array) before exponentiating", "unstable softmax")
-    m = x.max(axis=1, keepdims=True)
-    explain("stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500", got,
-            m + np.log(np.exp(x - m).sum(1, keepdims=True)), rtol=1e-12)
+    explain(what, got, m + np.log(np.exp(x - m).sum(1, keepdims=True)), rtol=1e-12)
 
 
 @part("5.3", "LogSumExp")

@@ -3,7 +3,8 @@
 Its solution regions become given code (the solution stays, its label and markers go), so
 learners get working code instead of stubs nothing grades, and later stages that build on
 it still run, each graded on the learner's own code of that stage. Its manifest tables, its
-source notebook, its checks (``grader/checks/stageN.py``, ``stageN_*.py``) and its tests of
+source notebook, its checks (``grader/checks/stageN.py``, ``stageN_*.py``, and its known
+mistakes, ``grader/checks/mistakes/stageN*.py``) and its tests of
 the reference (``tests/reference/test_stageN_*.py``, and its task marks elsewhere), its tasks'
 hints, buggy variants and planted mistakes (``companions.py``) go."""
 
@@ -57,6 +58,8 @@ def drop_stage(stage: str, root: pathlib.Path = ROOT) -> list[str]:
     doomed = [root / "solutions" / "notebooks" / f"{data['stage'][stage]['notebook']}.py",
               *(root / "grader" / "checks").glob(f"stage{stage}.py"),
               *(root / "grader" / "checks").glob(f"stage{stage}_*.py"),
+              *(root / "grader" / "checks" / "mistakes").glob(f"stage{stage}.py"),
+              *(root / "grader" / "checks" / "mistakes").glob(f"stage{stage}_*.py"),
               *(root / "tests" / "reference").glob(f"test_stage{stage}_*.py")]
     for path in doomed:
         if path.exists():

@@ -89,7 +89,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "ctx.axis for each piece (np.take drops the stacked axis; a split keeps it as size 1). Return a tuple, "
             "one gradient per input."),
     "5.1": ("For a @ b with upstream grad: the gradient for a is grad times b transposed, for b it is a transposed "
-            "times grad.",
+            "times grad, in that order: each comes out in its input's shape.",
             "as_matrices gives a2, b2 and grad2 in the batched matrix case; transpose only the last two axes "
             "(np.swapaxes(..., -1, -2)), and unbroadcast over batch axes an operand did not have.",
             "grad_a: unbroadcast of grad2 @ swapaxes(b2) to a2's shape, reshaped to a's. grad_b: the same with "
@@ -101,8 +101,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "times du/dx, and du/dx is sqrt(2/pi) (1 + 3 times the cubic coefficient times x^2)."),
     "5.3": ("Subtract the maximum before exp so that nothing overflows; the gradients of logsumexp, log_softmax and "
             "softmax all involve softmax itself.",
-            "stable_logsumexp: the maximum along axes with keepdims, replaced by 0 where it is not finite. The "
-            "backward of logsumexp is grad times softmax, which is exp(x - out).",
+            "stable_logsumexp: m, the maximum along axes with keepdims (each group's own, not the mean, not the whole "
+            "array's), replaced by 0 where it is not finite; the result is m plus the log of the sum of exp(x - m) "
+            "(add m back). The backward of logsumexp is grad times softmax, which is exp(x - out).",
             "log_softmax: grad minus softmax times the sum of grad along the axis. softmax: out times (grad minus "
             "the sum of grad times out along the axis). Keep the summed axis (keepdims). In logsumexp's backward, "
             "with keepdims=False, put the reduced axes back into grad first (np.expand_dims)."),

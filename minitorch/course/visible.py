@@ -75,7 +75,8 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     ``moved_from`` (a parameter before a step), the pattern is sought in the step taken;
     ``known``, the check's site and case (its inputs, by the names the library's site
     uses), names a known mistake when ``got`` is what it computes there. ``got`` may be the
-    exception your code raised (named if a known mistake raises it, else raised again), and
+    exception your code raised (named if a known mistake raises it; else shown with the call,
+    the case, your line and ``hint``), and
     ``expected`` an exception class (the call should raise it: then ``got`` is what it gave)."""
     __tracebackhide__ = True
     if isinstance(got, BaseException):  # your error, caught by the check: named if a known mistake raises it
@@ -83,7 +84,7 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
             return  # it raised, as it should
         found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
         if not found:
-            raise got
+            raise raised(got, call, case, hint) from None
         raise raised(got, call, case, f"{found['message']}. Fix: {found['fix']}", found["name"]) from None
     try:
         _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,

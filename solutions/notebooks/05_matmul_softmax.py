@@ -201,7 +201,9 @@ with checking("5.3"):
     with np.errstate(all="ignore"):  # an overflow on the way is fine if the answer comes out finite and right
         same(ops_softmax.stable_logsumexp(rows, (1,)), shift + np.log(np.exp(rows - shift).sum(axis=1, keepdims=True)),
              "stable_logsumexp(rows, (1,))", "rows near 1000, near -1000, and spread from -1500 to 1500",
-             hint="Subtract each row's own maximum (keepdims=True) before exp: not the mean, not the whole array's.")
+             known=("stable logsumexp", {"x": rows, "axes": (1,)}),
+             hint="logsumexp(x) = m + log(sum(exp(x - m))), m each row's own maximum (keepdims=True): not the mean, "
+                  "not the whole array's.")
 
 
     def lse(v, axis, keepdims=False):

@@ -128,6 +128,15 @@ BUGGY = [
     ("training loop weights every batch as full", ("training.py", "total += loss.item() * len(batch)",
                                                    "total += loss.item() * batch_size"), "6.4",
      "known mistake: every batch weighted as full"),
+    # ---- a fresh learner's walk: a message that once misled or said too little
+    ("matmul b's gradient as grad @ a transposed", ("ops_linalg.py",
+        "unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape)",
+        "unbroadcast(grad2 @ np.swapaxes(a2, -1, -2), b2.shape)"), "5.1", "known mistake: operands do not line up"),
+    ("softmax backward sums without keepdims", ("ops_softmax.py",
+        "return out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True))",
+        "return out * (grad - np.sum(grad * out, axis=ctx.axis))"), "5.3", "known mistake: keepdims missing"),
+    ("adam averages the gradient, not its square", ("optim.py", "(1 - beta2) * g * g", "(1 - beta2) * g"), "6.3",
+     "known mistake: v of g, not its square"),
 ]
 
 # ---- stage 7: attention (7.2), the Block and the GPT (7.3), training and sampling (7.4)
@@ -220,8 +229,8 @@ NAMED = {
     "max forgets to put the reduced axes back": "expand_dims missing", "transpose without inverse": "forward permutation reused",
     "unsqueeze squeezes every size-1 axis": "every size-1 axis squeezed", "cat splits at the wrong place": "split into equal parts",
     "cat splits along axis 0": "split along the wrong axis", "stack keeps the stacked axis": "stacked axis kept",
-    "stack unstacks along axis 0": "read along axis 0", "matmul transposed gradient": "operand not transposed",
-    "matmul transposes with .T": "operand not transposed",
+    "stack unstacks along axis 0": "read along axis 0", "matmul transposed gradient": "operands do not line up",
+    "matmul transposes with .T": "operands do not line up",
     "matmul forgets to reshape a 1-D gradient": "1-D operand not reshaped back",
     "matmul without unbroadcast for b": "batch axes not summed", "matmul batch axes not summed": "batch axes not summed",
     "matmul sums b's batch over the first axis only": "batch axes not summed",
@@ -285,6 +294,11 @@ NAMED = {
     "pow at 0.0 ** -1": "0 ** -1 for c = 0",
     **{name: phrase.removeprefix("known mistake: ") for name, _, _, phrase in BUGGY},
 }
+NAMED.update({  # ---- Task 5.3's stable_logsumexp (tests/grader/variants.py)
+    "logsumexp forgets to add the max back": "maximum not added back",
+    "stable_logsumexp subtracts the maximum of the whole array": "the whole array's maximum",
+    "stable_logsumexp shifted by the mean": "the mean subtracted",
+})
 NAMED.update({  # ---- stage 6: tests/grader/variants.py, variants_edges.py and tests/release/mistakes.py
     "parameters misses lists": "lists and dicts not searched",
     "parameters lists a shared module twice": "shared parameter counted twice",

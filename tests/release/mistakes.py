@@ -101,4 +101,10 @@ MISTAKES = [
      "7.2", ["known mistake: scale missing", "√d", "got:"]),
     ("sampling multiplies by the temperature", ("language.py", "z = logits / temperature", "z = logits * temperature"),
      "7.4", ["known mistake: temperature multiplies", "Divide the logits by the temperature", "got:", "expected:"]),
+    ("sampling divides by temperature 0", ("language.py", "    if temperature == 0:\n        chosen = logits.argmax(axis=-1)\n"
+                                           "    else:\n        z = logits / temperature",
+                                           "    if False:\n        chosen = logits.argmax(axis=-1)\n"
+                                           "    else:\n        z = logits / temperature"), "7.4",
+     ["language.sample_next(logits, 0, rng) with 3 rows of 4 logits, temperature 0 raised", "your line: minitorch/language.py",
+      "its argmax, no draw (dividing by 0"]),
 ]

@@ -15,6 +15,7 @@ from grader.checks.common import index_spec
 from grader.checks.mistakes import Mistake, Slip, fits, fits_value, library, predict, predict_value, slips, table
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, layer_norm
+from grader.tasks import TASKS
 from minitorch.course import diagnose, hints, known_mistakes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -25,6 +26,7 @@ COVERED = {"2.2", "2.3", "3.1", "3.2", "3.3", "4.1", "4.2", "4.3", "5.1", "5.2",
 COVERED |= {"6.1", "6.2", "6.3", "6.4"}  # stage 6 (grader/checks/mistakes/stage6.py, stage6_optim.py)
 COVERED |= {"7.2", "7.3", "7.4"}  # ---- stage 7: attention, the Block and the GPT, training and sampling
 COVERED |= {"1.1", "1.2", "1.3", "1.4", "2.1"}  # stage 1 and broadcast_shapes
+COVERED &= set(TASKS)   # a course that dropped a stage has dropped its known mistakes too
 
 # A word or phrase of the task's hints that steers away from each known mistake (item 5 of issue 40).
 CUES: dict = {
@@ -89,6 +91,11 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "one step per epoch": "one step per batch", "batch sizes left out": "times the batch's length",
     "mean of the batch means": "(the last batch may be smaller)", "total overwritten": "add the loss as a float",
     "every batch weighted as full": "the batch's length (the last batch may be smaller)",
+})
+CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
+    "operands do not line up": "in that order", ("5.3", "keepdims missing"): "Keep the summed axis (keepdims)",
+    "maximum not added back": "add m back", "the mean subtracted": "not the mean",
+    "the whole array's maximum": "not the whole array's", "v of g, not its square": "and of its square",
 })
 # ---- stage 7: attention (7.2), the Block and the GPT (7.3), training and sampling (7.4)
 CUES.update({
@@ -211,7 +218,7 @@ def test_a_value_check_names_a_known_mistake_exactly_on_its_prediction():
         else:
             wrong = np.asarray(entry["values"], np.float64).reshape(entry["shape"])
             found = known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)
-            assert found is not None and np.allclose(np.reshape(found["values"], found["shape"]), wrong)
+            assert found is not None and np.allclose(np.reshape(found["values"], found["shape"]), wrong, equal_nan=True)
             off = wrong + 1e-2 * (1 + np.abs(wrong))
             assert known_mistakes.fitting_value(by_input["value"], off, 1e-6, 1e-5) is None, entry["name"]
         checked += 1
@@ -330,7 +337,8 @@ def test_a_slip_is_named_only_on_its_own_prediction():
                              [((2, 3), (3,)), ((4, 2, 3), (2, 1)), ((2, 3), (1, 3)), ((3, 4), ())]]}
     right = {"unbroadcast": lambda grad, shape: grad.sum(axis=tuple(range(grad.ndim - len(shape))) + tuple(
         grad.ndim - len(shape) + i for i, n in enumerate(shape) if n == 1), keepdims=True).reshape(shape)}
-    stage7_cases(rng, cases, right)
+    if {"7.2", "7.3", "7.4"} & set(TASKS):   # a course without stage 7 has no checks of it to borrow from
+        stage7_cases(rng, cases, right)
     seen = set()
     for site, site_cases in cases.items():
         for slip in slips(site):

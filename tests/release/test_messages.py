@@ -51,6 +51,12 @@ def test_each_pattern_is_named(got, expected, known, pitfall, words):
     assert f"at index {tuple(int(i) for i in worst)}" in found.where
 
 
+def test_a_yes_or_no_answer_bears_no_pattern():
+    """[False, False] against [True, True] once read "It is zero everywhere"."""
+    found = diagnose.value_pattern(np.array([False, False]), np.array([True, True]))
+    assert found.pitfall == "wrong values" and found.text == "" and "at index (0,)" in found.where
+
+
 @pytest.mark.parametrize("got, expected, known, pitfall, spoil", [
     (-E, E, {}, "wrong sign", (1, 2)), (2 * E, E, {}, "constant factor", (0, 0)),
     (np.ascontiguousarray(E[:3, :3].T), E[:3, :3], {}, "transposed", (2, 1)),

@@ -38,6 +38,7 @@ class Mistake:
     message: str           # the mistake, in plain words
     fix: str               # what to write instead
     wrong: Callable[..., Any]
+    names_its_error: bool = True  # False: an exception it raises is not evidence of it (another mistake raises it too)
 
     def words(self) -> str:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
@@ -66,12 +67,16 @@ def _stages() -> list:
 
 
 def library() -> list[Mistake]:
-    return [m for stage in _stages() for m in getattr(stage, "MISTAKES", [])]
+    """Every known mistake of a Function, of the tasks the course has (``grader/tasks.toml``)."""
+    from grader.tasks import TASKS
+    return [m for stage in _stages() for m in getattr(stage, "MISTAKES", []) if m.task in TASKS]
 
 
 def slips(site: str | None = None) -> list[Slip]:
     """The known mistakes of the values computed at ``site`` (every site's, without one)."""
-    return [s for stage in _stages() for s in getattr(stage, "SLIPS", []) if site is None or s.site == site]
+    from grader.tasks import TASKS
+    return [s for stage in _stages() for s in getattr(stage, "SLIPS", []) if (site is None or s.site == site)
+            and s.task in TASKS]
 
 
 def of(op: str, input: int | None = None) -> list[Mistake]:
@@ -86,7 +91,7 @@ def predict(mistake: Mistake, arrays: Sequence[np.ndarray], upstream: np.ndarray
         with np.errstate(all="ignore"):
             values = mistake.wrong([np.asarray(a) for a in arrays], np.asarray(upstream), **params)
     except (ArithmeticError, ValueError, IndexError, TypeError) as error:
-        return {"raises": (type(error).__name__, str(error))}
+        return {"raises": (type(error).__name__, str(error))} if mistake.names_its_error else None
     if values is None:
         return None
     return {"values": np.asarray(values)}

@@ -149,15 +149,41 @@ CROSS_ENTROPY = [
 ]
 
 
+def _swap(a):
+    return np.swapaxes(a, -1, -2)
+
+
+_MISALIGNED = [  # products a learner writes for one of the gradients, each raising where the sizes differ
+    lambda a, b, g: g @ b, lambda a, b, g: a @ g, lambda a, b, g: g @ _swap(a), lambda a, b, g: _swap(b) @ g,
+    lambda a, b, g: _swap(g) @ a, lambda a, b, g: b @ _swap(g)]
+
+
+def _raises_only(product):
+    """The exception ``product`` raises on 2-D or larger operands, or None where it runs."""
+    def wrong(x, g):
+        if x[0].ndim < 2 or x[1].ndim < 2:
+            return None
+        product(x[0], x[1], g)
+        return None
+    return wrong
+
+
 MISTAKES = [
     Mistake("5.1", "ops_linalg.MatMul", 0, "operand not transposed",
             "a's gradient is grad @ b: b must be transposed (its last two axes swapped)",
             "multiply the upstream gradient by b with its last two axes swapped",
-            lambda x, g: unbroadcast(g @ x[1], x[0].shape) if x[0].ndim >= 2 and x[1].ndim >= 2 else None),
+            lambda x, g: unbroadcast(g @ x[1], x[0].shape) if x[0].ndim >= 2 and x[1].ndim >= 2 else None,
+            names_its_error=False),
     Mistake("5.1", "ops_linalg.MatMul", 1, "operand not transposed",
             "b's gradient is a @ grad: a must be transposed (its last two axes swapped)",
             "multiply a with its last two axes swapped by the upstream gradient",
-            lambda x, g: unbroadcast(x[0] @ g, x[1].shape) if x[0].ndim >= 2 and x[1].ndim >= 2 else None),
+            lambda x, g: unbroadcast(x[0] @ g, x[1].shape) if x[0].ndim >= 2 and x[1].ndim >= 2 else None,
+            names_its_error=False),
+    *[Mistake("5.1", "ops_linalg.MatMul", 0, "operands do not line up",
+              "a matmul in the backward got operands whose inner sizes differ: an operand is not transposed, or the "
+              "two are in the wrong order (which of the two gradients it is, the line above says)",
+              "a's gradient is grad @ (b with its last two axes swapped), b's is (a with its last two axes swapped) "
+              "@ grad: each comes out in its input's shape", _raises_only(product)) for product in _MISALIGNED],
     Mistake("5.1", "ops_linalg.MatMul", 1, "batch axes not summed",
             "b's gradient keeps the batch axes it was broadcast along; they must be summed",
             "sum the product back to b's shape, as unbroadcast does", _batch_not_summed),
@@ -178,6 +204,12 @@ MISTAKES = [
             "the sum in softmax's backward runs over every axis, not along ctx.axis only",
             "sum grad times the output along the softmax's axis only, keeping it as size 1",
             lambda x, g, axis=-1: _softmax(x[0], axis) * (g - np.sum(g * _softmax(x[0], axis)))),
+    Mistake("5.3", "ops_softmax.Softmax", 0, "keepdims missing",
+            "the sum along the axis lost its size-1 axis (keepdims=False), so it does not line up with grad and out "
+            "(NumPy broadcasts it along the wrong axes, or refuses)",
+            "sum grad times the output along the softmax's axis with keepdims=True",
+            lambda x, g, axis=-1: _softmax(x[0], axis) * (g - np.sum(g * _softmax(x[0], axis), axis=axis))
+            if x[0].ndim > 1 else None),
     Mistake("5.3", "ops_softmax.Softmax", 0, "sum term missing",
             "softmax's backward is out * grad only: every output depends on every input of its row, so the sum "
             "term is missing", "sum grad times the output along the softmax's axis only, keeping it as size 1",
@@ -197,3 +229,4 @@ MISTAKES = [
             lambda x, g, reduction="mean": None if x[1].dtype.kind in "iu" else _log_softmax(x[0]) * (
                 g.reshape(-1, 1) if reduction == "none" else g / len(x[0]) if reduction == "mean" else g)),
 ]
+

@@ -71,7 +71,7 @@ def adam_run(starts, grads, lrs, betas, eps, weight_decay, **mistake) -> list:
             else:
                 g = g + weight_decay * params[i]
             m = b1 * s["m"] + (1 - b1) * g
-            v = b2 * s["v"] + (1 - b2) * (np.abs(g) if mistake.get("abs_v") else g * g)
+            v = b2 * s["v"] + (1 - b2) * (np.abs(g) if mistake.get("abs_v") else g if mistake.get("plain_v") else g * g)
             bc1, bc2 = (1 - b1 * t, 1 - b2 * t) if mistake.get("product") else (1 - b1 ** t, 1 - b2 ** t)
             bc1 = 1.0 if mistake.get("no_correction") or mistake.get("no_m_correction") else bc1
             bc2 = 1.0 if mistake.get("no_correction") or mistake.get("no_v_correction") else bc2
@@ -157,4 +157,7 @@ SLIPS = [
          _adam(decoupled=True)),
     Slip("6.3", "adam", "v of |g|", "v averages |g|, not the square of the gradient",
          "v = beta2 * v + (1 - beta2) * g * g: the square of the gradient", _adam(abs_v=True)),
+    Slip("6.3", "adam", "v of g, not its square",
+         "v averages the gradient itself, not its square: where the gradient is negative v is negative, and its "
+         "square root is NaN", "v = beta2 * v + (1 - beta2) * g * g: the square of the gradient", _adam(plain_v=True)),
 ]

@@ -146,10 +146,12 @@ def value_pattern(got: np.ndarray, expected: np.ndarray, *, rtol: float = 1e-5, 
     def fits(candidate: np.ndarray) -> bool:
         return bool(np.allclose(g, candidate, rtol=rtol, atol=atol))
 
+    if np.asarray(got).dtype == bool or np.asarray(expected).dtype == bool:  # yes/no answers bear no pattern
+        return Finding("", "wrong values", where)
     if broken.any():
         return Finding(f"It holds NaN or inf where the answer is finite ({int(broken.sum())} of {g.size} values): "
-                       "an exp overflowed, a 0/0 or a 0 ** -1 (compute it another way, or guard that case).",
-                       "overflow or nan", where)
+                       "an exp overflowed, a 0/0, a 0 ** -1, or the square root or log of a negative number (compute "
+                       "it another way, or guard that case).", "overflow or nan", where)
     scale = np.abs(e).max(initial=0.0)
     if scale > 0 and not np.abs(g).max(initial=0.0) > atol:
         return Finding("It is zero everywhere: is it ever computed, or multiplied by a zero?", "all zeros",
