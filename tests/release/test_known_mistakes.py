@@ -102,6 +102,8 @@ CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, so
     "operands do not line up": "in that order", ("5.3", "keepdims missing"): "Keep the summed axis (keepdims)",
     "maximum not added back": "add m back", "the mean subtracted": "not the mean",
     "the whole array's maximum": "not the whole array's", "v of g, not its square": "and of its square",
+    "factor b missing": "b a^(b-1)", "grad not multiplied": "the gradient is grad times the derivative",
+    "out missing in the sum": "the sum of grad times out", "sum along axis 0": "along the axis",
 })
 # ---- stage 7: attention (7.2), the Block and the GPT (7.3), training and sampling (7.4)
 CUES.update({

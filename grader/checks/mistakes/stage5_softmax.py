@@ -1,11 +1,12 @@
-"""Known mistakes of Task 5.3's stable_logsumexp, a value: site "stable logsumexp", with
-``x`` and ``axes`` as ``stable_logsumexp(x, axes)`` takes them."""
+"""More known mistakes of Task 5.3: stable_logsumexp's, a value (site "stable logsumexp", with
+``x`` and ``axes`` as ``stable_logsumexp(x, axes)`` takes them), and the softmaxes' backward
+ones a fresh learner made that the first list lacked."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.mistakes import Slip
+from grader.checks.mistakes import Mistake, Slip
 
 
 def _lse_with(shift):
@@ -34,4 +35,21 @@ SLIPS = [  # site "stable logsumexp": x and axes, as stable_logsumexp(x, axes) t
          "the shift is the largest value of the whole array: a group far below it underflows to log(0) = -inf",
          "shift by each group's own maximum, x.max(axis=axes, keepdims=True)",
          _lse_with(lambda x, axes: np.max(x, keepdims=True))),
+]
+
+
+def _softmax(x, axis):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+MISTAKES = [
+    Mistake("5.3", "ops_softmax.Softmax", 0, "out missing in the sum",
+            "the sum subtracted from grad is the sum of grad alone; it is the sum of grad times out",
+            "sum grad times the output along the softmax's axis (keepdims), subtract that from grad, times the output",
+            lambda x, g, axis=-1: _softmax(x[0], axis) * (g - np.sum(g, axis=axis, keepdims=True))),
+    Mistake("5.3", "ops_softmax.LogSoftmax", 0, "sum along axis 0",
+            "the sum of grad runs along axis 0, not along the softmax's axis", "sum along ctx.axis, with keepdims",
+            lambda x, g, axis=-1: g - _softmax(x[0], axis) * np.sum(g, axis=0, keepdims=True)
+            if axis % np.ndim(x[0]) != 0 else None),
 ]
