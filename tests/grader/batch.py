@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import pathlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ProcessPoolExecutor
 
 from grader.grading.hand_ins import become_subreaper, grade_stages
@@ -19,19 +19,22 @@ from grader.tasks import STAGES
 WORKERS = 2  # the machines the suite runs on have two cores
 
 
-def grade_package(package: pathlib.Path, settings: Settings | None = None) -> LearnerResult:
-    """Every stage of the ``minitorch/`` folder ``package``, graded in place as ``check`` does."""
-    hand_in = HandIn("test", {stage: package for stage in STAGES})
+def grade_package(package: pathlib.Path, settings: Settings | None = None,
+                  stages: Collection[str] | None = None) -> LearnerResult:
+    """Every stage of the ``minitorch/`` folder ``package`` (or only ``stages``; the others
+    then score 0), graded in place as ``check`` does."""
+    hand_in = HandIn("test", {stage: package for stage in (stages or STAGES)})
     return grade_stages(hand_in, settings or Settings())
 
 
-def grade_packages(packages: dict[str, pathlib.Path]) -> dict[str, LearnerResult]:
-    """``grade_package`` for each, ``WORKERS`` at a time."""
+def grade_packages(packages: dict[str, pathlib.Path],
+                   stages: Callable[[str], Collection[str] | None] = lambda name: None) -> dict[str, LearnerResult]:
+    """``grade_package`` for each (of the stages ``stages(name)`` names), ``WORKERS`` at a time."""
     if len(packages) == 1:
-        return {name: grade_package(path) for name, path in packages.items()}
+        return {name: grade_package(path, stages=stages(name)) for name, path in packages.items()}
     with ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn"),
                              initializer=become_subreaper) as pool:
-        futures = {name: pool.submit(grade_package, path) for name, path in packages.items()}
+        futures = {name: pool.submit(grade_package, path, None, stages(name)) for name, path in packages.items()}
         return {name: future.result() for name, future in futures.items()}
 
 
@@ -40,8 +43,8 @@ class Batch:
     (those the session's selected tests will ask for) together with the one asked for."""
 
     def __init__(self, make: Callable[[str, pathlib.Path], pathlib.Path], scratch: pathlib.Path,
-                 pending: Iterable[str] = ()):
-        self.make, self.scratch = make, scratch
+                 pending: Iterable[str] = (), stages: Callable[[str], Collection[str] | None] = lambda name: None):
+        self.make, self.scratch, self.stages = make, scratch, stages
         self.pending = list(dict.fromkeys(pending))
         self.results: dict[str, LearnerResult] = {}
 
@@ -50,6 +53,6 @@ class Batch:
             names = [n for n in dict.fromkeys([name, *self.pending]) if n not in self.results]
             packages = {n: self.make(n, self.scratch / f"p{len(self.results) + i}" / "minitorch")
                         for i, n in enumerate(names)}
-            self.results.update(grade_packages(packages))
+            self.results.update(grade_packages(packages, self.stages))
             self.pending = []
         return self.results[name]
