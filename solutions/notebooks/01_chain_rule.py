@@ -264,6 +264,10 @@ with checking("1.4"):
     a = x.exp()
     b = a * x
     y = b * a  # = x e^(2x): x feeds a and b, a feeds b and y
+    order = mt.topological_order(y)
+    if len(order) != 4 or any(got is not want for got, want in zip(order, (y, b, a, x))):
+        fail("backpropagate(y, 10.0)", "y = b * a, b = a * x, a = x.exp()", "walks topological_order(y), which does not "
+             "give [y, b, a, x] here (the only right order): Task 1.3 first, then this check again")
     mt.backpropagate(y, 10.0)
     e = math.exp(0.5)
     graph = {"parents": [[], [0], [1, 0], [2, 1]], "local": [[], [e], [0.5, e], [e, 0.5 * e]], "seed": 10.0}

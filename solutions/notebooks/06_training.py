@@ -57,6 +57,9 @@ with checking("6.1"):
     model = nn.MLP([2, 8, 3])
     x = np.random.default_rng(0).standard_normal((50, 2))
     layer = model.layers[0]
+    same(tuple(layer.weight.shape), (8, 2), "nn.MLP([2, 8, 3]).layers[0].weight.shape", "Linear(2, 8)",
+         hint="A Linear(in_features, out_features) keeps its weight as (out_features, in_features), as torch does; "
+              "forward computes x @ weight.T.")
     wide = nn.Linear(64, 1024)  # 65,536 weights and 1,024 biases: their spread is close to a uniform's, (1/√64) / √3
     for name, values in (("weight", wide.weight.data), ("bias", wide.bias.data)):
         spread = np.array([np.abs(values).max() <= 1 / 8, abs(values.std() / (1 / 8 / np.sqrt(3)) - 1) < 0.1])
