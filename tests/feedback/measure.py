@@ -155,11 +155,10 @@ def verdict(mistake: dict, message: str, caught: bool) -> str:
         return "not caught"
     text = message.lower()
     words = [w.lower() for w in mistake["words"]]
-    named = [k.strip() for k in KNOWN.findall(message)]
-    if named and not any(w in k.lower() for k in named for w in words):
-        return "misleading"
     if any(w in text for w in words):
         return "named"
+    if KNOWN.search(message):  # it names a known mistake, and none of this one's words
+        return "misleading"
     file, function = where(mistake)
     lines = {int(n) for n in re.findall(r"(?:line |:)(\d+)\b", message)}
     if file in message and lines & {mistake["line"] - 1, mistake["line"], mistake["line"] + 1}:

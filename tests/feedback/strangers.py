@@ -482,10 +482,10 @@ MISTAKES = [
      "patch": ("optim.py", "self.momentum * buffer + g", "self.momentum * buffer + (1 - self.momentum) * g"),
      "what": "momentum as an exponential average (1 - momentum) * g, not the plain sum the task asks for",
      "line": 63, "words": ["1 - momentum", "dampen", "average"]},
-    {"name": "sgd buffer aliases grad", "task": "6.2",
-     "patch": ("optim.py", "g = np.array(g) if buffer is None else", "g = g if buffer is None else"),
-     "what": "the first buffer is p.grad itself, so a later in-place change to the gradient changes it",
-     "line": 63, "words": ["copy", "alias", "same array", "in place"]},
+    {"name": "sgd steps by raw grad", "task": "6.2",
+     "patch": ("optim.py", "            p.data -= self.lr * g\n", "            p.data -= self.lr * p.grad\n"),
+     "what": "computes the decayed gradient and the momentum buffer, then steps by p.grad anyway (the wrong variable)",
+     "line": 65, "words": ["p.grad", "wrong variable", "buffer is not used", "not used", "ignored"]},
 
     # ---------------------------------------------------------------- 6.3 Adam
     {"name": "adam v with beta1", "task": "6.3",
@@ -589,10 +589,10 @@ MISTAKES = [
      "patch": ("nn/transformer.py", "return self.head(self.ln_f(x))", "return self.head(x)"),
      "what": "the final layer norm is skipped before the head",
      "line": 115, "words": ["ln_f", "final layer norm", "final norm"]},
-    {"name": "block exact gelu", "task": "7.3",
-     "patch": ("nn/transformer.py", "gelu(self.up(self.ln2(x)), approximate=\"tanh\")", "gelu(self.up(self.ln2(x)))"),
-     "what": "the MLP uses exact GELU where the task asks for the tanh approximation",
-     "line": 92, "words": ["tanh", "approximat"]},
+    {"name": "gpt positions from tokens", "task": "7.3",
+     "patch": ("nn/transformer.py", "self.position(np.arange(idx.shape[1]))", "self.position(idx)"),
+     "what": "the position table is indexed with the token ids instead of the positions 0..T-1",
+     "line": 112, "words": ["np.arange", "arange", "0..t-1", "position index", "positions 0", "token ids"]},
 
     # ---------------------------------------------------------------- 7.4 training step and sampling
     {"name": "sample row 0", "task": "7.4",
