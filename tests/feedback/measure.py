@@ -179,6 +179,16 @@ def head(message: str, lines: int = 4, width: int = 160) -> str:
     return "\n      ".join(out)
 
 
+def shares(path: pathlib.Path) -> int:
+    """The counts and shares of each verdict in a file of hand verdicts (name -> {notebook, autograder})."""
+    read = json.loads(path.read_text())
+    for side in ("notebook", "autograder"):
+        shown = [v[side] for v in read.values() if side in v]
+        print(f"{side:10} ({len(shown)}): " + ", ".join(f"{v} {shown.count(v)} ({100 * shown.count(v) / len(shown):.0f}%)"
+                                                   for v in VERDICTS if shown.count(v)))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", help="a mistake's name (or part of it); repeatable")
@@ -186,7 +196,10 @@ def main() -> int:
     parser.add_argument("--out", default=str(HERE / "results.json"))
     parser.add_argument("--skip-grader", action="store_true")
     parser.add_argument("--skip-notebook", action="store_true")
+    parser.add_argument("--shares", metavar="VERDICTS", help="print the shares of a hand-verdicts file and stop")
     args = parser.parse_args()
+    if args.shares:
+        return shares(pathlib.Path(args.shares))
     chosen = [m for m in MISTAKES
               if (not args.only or any(o == m["name"] or o in m["name"] for o in args.only))
               and (not args.task or m["task"] in args.task)]
