@@ -33,8 +33,9 @@ REFERENCE = ROOT / "solutions" / "minitorch"
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "grader"), str(HERE)]
 
-from grader.tasks import STAGES  # noqa: E402
-from strangers import MISTAKES  # noqa: E402
+from strangers import MISTAKES
+
+from grader.tasks import STAGES
 
 WORKERS = 2
 VERDICTS = ["named", "located", "partly", "wrong values", "raw", "misleading", "not caught"]
