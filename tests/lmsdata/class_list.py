@@ -398,6 +398,10 @@ def expected(canvas_zip_name, moodle_prefix, moodle_clean) -> dict:
                          "a correct autograder shows that marker and does not invent a time. "
                          "'submitted_at_in_canvas' is what Canvas knows, to try submitted.csv with."),
             "roster_rows_that_are_not_learners": ["    Points Possible", "the row before it (Manual Posting)"],
+            "which_is_newest": ("a learner's files in the download are one attempt; the newest has the higher "
+                                "attachment id (the number after the user id), and a re-upload of the same name "
+                                "carries Canvas's -1, -2 before the extension. 'handin (1).zip' is a name the "
+                                "learner's own browser gave, not a resubmission."),
             "learners": canvas_learners,
             "strangers": canvas_strangers,
         },
@@ -410,6 +414,11 @@ def expected(canvas_zip_name, moodle_prefix, moodle_clean) -> dict:
             "deadline_zone": "Europe/Berlin",
             "lateness": ("From the worksheet's 'Last modified (submission)', written in Europe/Berlin with no "
                          "offset and to the minute; give the deadline with its offset or --timezone Europe/Berlin."),
+            "which_is_newest": ("Moodle lists a learner's files oldest first (the file plugin's get_files orders "
+                                "them by time modified), and its file picker names a second upload of the same "
+                                "name 'name (1).ext'. The worksheet has one time per learner: the last change."),
+            "file_names": ("'counts', 'superseded' and 'refused' give the learner's own file name; "
+                           "'files_in_download' gives each path as each of the three zips holds it."),
             "learners": moodle_learners,
             "strangers": moodle_strangers,
         },
