@@ -1,7 +1,7 @@
 """Writes two class downloads as an instructor gets them from the LMS, for the autograder's
 ``--from canvas`` and ``--from moodle`` to be tried against.
 
-    python tests/lmsdata/build.py OUT [--package solutions/minitorch] [--stubs minitorch]
+    python tests/lmsdata/build.py OUT [--package solutions/minitorch] [--stubs minitorch] [--unzipped]
 
 OUT then holds:
 
@@ -276,8 +276,10 @@ def _locate(package_dir: pathlib.Path, stub_dir: pathlib.Path | None, notebooks_
     return package_dir, stub_dir, notebooks_dir
 
 
-def build(out_dir, package_dir, stub_dir=None, notebooks_dir=None) -> dict[str, pathlib.Path]:
-    """Write both downloads (and expected.json) under ``out_dir``; returns what was written."""
+def build(out_dir, package_dir, stub_dir=None, notebooks_dir=None, unzipped=False) -> dict[str, pathlib.Path]:
+    """Write both downloads (and expected.json) under ``out_dir``; returns what was written.
+    With ``unzipped``, each LMS zip is also unpacked beside it (``submissions/``, as an
+    instructor's double click leaves it), for the autograder's folder form."""
     out = pathlib.Path(out_dir)
     packages = Packages(*_locate(package_dir, stub_dir, notebooks_dir))
     written = {
@@ -292,7 +294,14 @@ def build(out_dir, package_dir, stub_dir=None, notebooks_dir=None) -> dict[str, 
     for path, data in written.values():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    return {key: path for key, (path, _) in written.items()}
+    paths = {key: path for key, (path, _) in written.items()}
+    if unzipped:
+        for key in [k for k, p in paths.items() if p.suffix == ".zip"]:
+            folder = paths[key].with_suffix("")
+            with zipfile.ZipFile(paths[key]) as archive:
+                archive.extractall(folder)
+            paths[key + "_unzipped"] = folder
+    return paths
 
 
 def expected_json() -> str:
@@ -307,16 +316,18 @@ def main(argv=None) -> int:
     parser.add_argument("--stubs", type=pathlib.Path, help="the stub-only package (default: the course's minitorch/)")
     parser.add_argument("--notebooks", type=pathlib.Path, help="the notebooks (default: the course's notebooks/)")
     parser.add_argument("--clean", action="store_true", help="empty OUT first")
+    parser.add_argument("--unzipped", action="store_true", help="also unpack each LMS zip into a folder beside it")
     parser.add_argument("--refresh-expected", action="store_true",
                         help="also rewrite tests/lmsdata/expected.json (maintainers, after changing class_list.py)")
     args = parser.parse_args(argv)
     if args.clean and args.out.exists():
         shutil.rmtree(args.out)
-    written = build(args.out, args.package, args.stubs, args.notebooks)
+    written = build(args.out, args.package, args.stubs, args.notebooks, unzipped=args.unzipped)
     if args.refresh_expected:
         (HERE / "expected.json").write_text(expected_json(), encoding="utf-8")
     for key, path in written.items():
-        print(f"{key:18} {path} ({path.stat().st_size} bytes)")
+        size = f"{path.stat().st_size} bytes" if path.is_file() else f"{sum(1 for _ in path.rglob('*'))} entries"
+        print(f"{key:26} {path} ({size})")
     return 0
 
 
