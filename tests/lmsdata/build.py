@@ -323,8 +323,12 @@ def main(argv=None) -> int:
     if args.clean and args.out.exists():
         shutil.rmtree(args.out)
     written = build(args.out, args.package, args.stubs, args.notebooks, unzipped=args.unzipped)
+    kept = HERE / "expected.json"
     if args.refresh_expected:
-        (HERE / "expected.json").write_text(expected_json(), encoding="utf-8")
+        kept.write_text(expected_json(), encoding="utf-8")
+    elif not kept.is_file() or kept.read_text(encoding="utf-8") != expected_json():
+        print(f"warning: {kept} differs from what class_list.py now gives; run with --refresh-expected "
+              "after checking the change", file=sys.stderr)
     for key, path in written.items():
         size = f"{path.stat().st_size} bytes" if path.is_file() else f"{sum(1 for _ in path.rglob('*'))} entries"
         print(f"{key:26} {path} ({size})")

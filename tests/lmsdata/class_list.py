@@ -48,7 +48,7 @@ WORK = {
 
 
 def points(work: str) -> float:
-    return sum(STAGE_POINTS[s] for s in range(1, WORK[work]["stages"] + 1))
+    return float(sum(STAGE_POINTS[s] for s in range(1, WORK[work]["stages"] + 1)))
 
 
 @dataclasses.dataclass
