@@ -37,8 +37,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
-import class_list as cl  # noqa: E402  (the class: people, files, times)
-
+import class_list as cl  # the class: people, files, times (beside this script)
 
 # --- the learners' own hand-ins -------------------------------------------------------------
 
@@ -112,7 +111,7 @@ def handin_bytes(packages: Packages, upload: cl.Upload, owner: str) -> bytes:
         return packages.notebooks["notebooks/07_gpt.ipynb"]
     files = packages.files(upload.work)
     init = "minitorch/__init__.py"
-    files[init] = files[init] + f"# {owner}: {upload.note}\n".encode("utf-8")
+    files[init] = files[init] + f"# {owner}: {upload.note}\n".encode()
     made = upload.made  # the learner's own file times: a little before the upload
     entries = [(name, data, made) for name, data in sorted(files.items())]
     entries += [(name, data, made) for name, data in packages.notebooks.items()]
@@ -139,7 +138,9 @@ def canvas_user_part(sortable_name: str) -> str:
 
 
 def canvas_zip_name(learner: cl.CanvasLearner, upload: cl.Upload) -> str:
-    """``sortablename[_LATE]_userid_attachmentid_displayname``, as ContentZipper builds it."""
+    """``sortablename[_LATE]_userid_attachmentid_displayname``, as ContentZipper builds it
+    (canvas-lms lib/content_zipper.rb: get_filename, add_upload_submission; the second number
+    is the attachment's id, file.id)."""
     head = "_".join(p for p in (canvas_user_part(learner.sortable), "LATE" if learner.late else None,
                                 str(learner.user_id)) if p)
     head = re.sub(r"[^\w]", "", head)  # Ruby: filename.gsub(/[^[[:word:]]]/, "")
@@ -148,6 +149,8 @@ def canvas_zip_name(learner: cl.CanvasLearner, upload: cl.Upload) -> str:
 
 
 def canvas_zip(packages: Packages) -> bytes:
+    """One entry per file of each learner's newest attempt (submission.attachment_ids), the
+    inactive learner's included (Assignment#representatives keeps :inactive by default)."""
     entries = []
     for learner in sorted(cl.CANVAS, key=lambda l: l.user_id):
         for upload in learner.in_download():
@@ -157,12 +160,14 @@ def canvas_zip(packages: Packages) -> bytes:
 
 
 def _n(value) -> str:
-    """Canvas's I18n.n(number, precision: 2): two decimals always; nothing for no score."""
+    """Canvas's I18n.n(number, precision: 2), which its NumberLocalizer (canvas-lms
+    config/initializers/i18n.rb) makes number_to_rounded: two decimals always; nothing for nil."""
     return "" if value is None else f"{value:.2f}"
 
 
 def canvas_gradebook() -> str:
-    """The gradebook export, as Canvas's GradebookExporter writes it for a course with one
+    """The gradebook export, as Canvas's GradebookExporter (canvas-lms lib/gradebook_exporter.rb)
+    writes it for a course with one
     assignment group, SIS ids shown, no grading scheme, and the Minitorch assignment set to
     manual posting (hence the "Manual Posting" row before "Points Possible")."""
     assignments = [("Quiz 1", 12340, 10), ("Minitorch", cl.CANVAS_ASSIGNMENT_ID, 100)]
@@ -175,9 +180,13 @@ def canvas_gradebook() -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")  # Ruby's CSV: quotes only where needed, \n rows
     writer.writerow(header)
+    # the "hidden" row, written when an assignment posts manually; "Manual Posting" is never translated
     writer.writerow([""] * 5 + ["", "Manual Posting"] + [""] * 12)
+    # the exporter's literal "    Points Possible" (four spaces), then "(read only)" under each total
     writer.writerow(["    Points Possible", "", "", "", ""] + [_n(p) for _, _, p in assignments]
                     + ["(read only)"] * 12)
+    # inactive enrollments are left out (the "Show Inactive Enrollments" setting is off); concluded
+    # ones are in because the instructor turned "Show Concluded Enrollments" on
     rows = [l for l in cl.CANVAS if l.enrollment in ("active", "concluded")]
     rows.sort(key=lambda l: cl.sort_key(l.sortable))
     rows += [l for l in cl.CANVAS if l.enrollment == "test"]  # StudentViewEnrollment goes last
@@ -198,17 +207,23 @@ def canvas_gradebook() -> str:
 # --- Moodle ---------------------------------------------------------------------------------
 
 def moodle_clean(name: str) -> str:
-    """Moodle's clean_filename (PARAM_FILE): drops control characters and & < > " ` | ' : \\ /."""
+    """Moodle's clean_filename, clean_param(PARAM_FILE) in lib/moodlelib.php: drops control
+    characters and & < > " ` | ' : \\ / (accents stay)."""
     return re.sub(r"[\x00-\x1f\x7f&<>\"`|':\\/]", "", name)
 
 
 def moodle_prefix(learner: cl.MoodleLearner) -> str:
-    """mod_assign's downloader: the full name with "_" made a space, "_", the participant id."""
+    """mod_assign's downloader (get_student_prefix): the full name with "_" made a space, "_",
+    the participant id (get_uniqueid_for_user, the number the worksheet shows)."""
     return moodle_clean(learner.full_name.replace("_", " ") + "_" + str(learner.participant))
 
 
 def moodle_zip(packages: Packages, layout: str) -> bytes:
-    """``folders``: ``Full Name_id_assignsubmission_file_/file`` (Moodle 3.1 to 4.0);
+    """Who is in it: the enrolled learners with a submission (suspended ones too, "Show only
+    active enrolments" being off); each learner's files oldest first (get_area_files by
+    'timemodified'). The three layouts:
+
+    ``folders``: ``Full Name_id_assignsubmission_file_/file`` (mod/assign/locallib.php, 3.1 to 4.0);
     ``folders-4.1``: ``Full Name_id_assignsubmission_file/file`` (mod/assign/classes/downloader.php);
     ``files``: ``Full Name_id_assignsubmission_file_file`` (downloading as folders unticked)."""
     entries = []
@@ -227,7 +242,7 @@ def moodle_zip(packages: Packages, layout: str) -> bytes:
 
 
 def _fputcsv(row: list[str]) -> str:
-    """PHP's fputcsv, which Moodle's CSV writer (Spout) calls: a field is quoted when it holds
+    """PHP's fputcsv, which Moodle's CSV dataformat calls through Spout's CSV writer: a field is quoted when it holds
     the delimiter, a quote, a backslash, a tab, a newline or a space."""
     cells = []
     for cell in row:
@@ -240,7 +255,10 @@ def _fputcsv(row: list[str]) -> str:
 def moodle_worksheet() -> str:
     """The grading worksheet of an assignment with file submissions, no marking workflow, no
     blind marking, "Email address" the one identity field shown, and "Show only active
-    enrolments" unticked by the instructor (so a suspended learner is listed)."""
+    enrolments" unticked by the instructor (so a suspended learner is listed). Columns and cells:
+    mod/assign/gradingtable.php when downloading (col_recordid, col_status, col_grademax,
+    col_gradecanbechanged, col_timesubmitted, col_timemarked); the file name:
+    mod/assign/feedback/offline/locallib.php."""
     header = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum grade",
               "Grade can be changed", "Last modified (submission)", "Last modified (grade)",
               "Feedback comments"]

@@ -20,7 +20,6 @@ from zoneinfo import ZoneInfo
 
 NEW_YORK = ZoneInfo("America/New_York")
 BERLIN = ZoneInfo("Europe/Berlin")
-UTC = dt.timezone.utc
 
 # Points of each stage (grader/tasks.toml, 88.5 in all) and the files each stage's tasks fill
 # (docs/CURRICULUM.md). A partly done hand-in is the stubs with the first N stages' files
