@@ -7,6 +7,8 @@ OUT then holds:
 
     canvas/submissions.zip                    Canvas "Download Submissions" of one assignment
     canvas/2026-11-30T0912_Grades-MT101.csv   Canvas gradebook export of the course
+    canvas/semicolons-bom/2026-...csv         the same export by an instructor whose Canvas settings
+                                              ask for ";" between fields and a byte order mark
     moodle/folders/MT101-Minitorch-4242.zip   Moodle "Download all submissions", one folder per
                                               learner (the 3.1 to 4.0 folder names, ending in "_")
     moodle/folders-4.1/MT101-Minitorch-4242.zip   the same, as Moodle 4.1 and later name folders
@@ -165,11 +167,15 @@ def _n(value) -> str:
     return "" if value is None else f"{value:.2f}"
 
 
-def canvas_gradebook() -> str:
+def canvas_gradebook(col_sep: str = ",", bom: bool = False) -> str:
     """The gradebook export, as Canvas's GradebookExporter (canvas-lms lib/gradebook_exporter.rb)
     writes it for a course with one
     assignment group, SIS ids shown, no grading scheme, and the Minitorch assignment set to
-    manual posting (hence the "Manual Posting" row before "Points Possible")."""
+    manual posting (hence the "Manual Posting" row before "Points Possible").
+
+    ``col_sep`` and ``bom`` are an instructor's own settings (CSVWithI18n.csv_i18n_settings in
+    canvas-lms lib/csv_with_i18n.rb): "Use semicolons to separate fields" gives ";", and
+    "Include Byte-Order Mark" starts the file with one. Numbers keep the English "." here."""
     assignments = [("Quiz 1", 12340, 10), ("Minitorch", cl.CANVAS_ASSIGNMENT_ID, 100)]
     group = "Assignments"
     totals = ["Current Points", "Final Points", "Current Score", "Unposted Current Score",
@@ -178,7 +184,9 @@ def canvas_gradebook() -> str:
     header += [f"{title} ({aid})" for title, aid, _ in assignments]
     header += [f"{group} {t}" for t in totals] + totals
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")  # Ruby's CSV: quotes only where needed, \n rows
+    if bom:
+        out.write("\ufeff")
+    writer = csv.writer(out, delimiter=col_sep, lineterminator="\n")  # Ruby's CSV: quotes only where needed
     writer.writerow(header)
     # the "hidden" row, written when an assignment posts manually; "Manual Posting" is never translated
     writer.writerow([""] * 5 + ["", "Manual Posting"] + [""] * 12)
@@ -303,6 +311,8 @@ def build(out_dir, package_dir, stub_dir=None, notebooks_dir=None, unzipped=Fals
     written = {
         "canvas_zip": (out / "canvas" / "submissions.zip", canvas_zip(packages)),
         "canvas_gradebook": (out / "canvas" / cl.CANVAS_EXPORT_NAME, canvas_gradebook().encode("utf-8")),
+        "canvas_gradebook_semicolons": (out / "canvas" / "semicolons-bom" / cl.CANVAS_EXPORT_NAME,
+                                        canvas_gradebook(";", bom=True).encode("utf-8")),
         "moodle_folders": (out / "moodle" / "folders" / cl.MOODLE_ZIP_NAME, moodle_zip(packages, "folders")),
         "moodle_folders_41": (out / "moodle" / "folders-4.1" / cl.MOODLE_ZIP_NAME, moodle_zip(packages, "folders-4.1")),
         "moodle_files": (out / "moodle" / "files" / cl.MOODLE_ZIP_NAME, moodle_zip(packages, "files")),

@@ -396,6 +396,7 @@ def expected(canvas_zip_name, moodle_prefix, moodle_clean) -> dict:
         "canvas": {
             "download": "canvas/submissions.zip",
             "roster": f"canvas/{CANVAS_EXPORT_NAME}",
+            "roster_same_with_other_settings": f"canvas/semicolons-bom/{CANVAS_EXPORT_NAME}",
             "assignment_column": f"Minitorch ({CANVAS_ASSIGNMENT_ID})",
             "deadline": CANVAS_DUE.isoformat(),
             "deadline_zone": "America/New_York",
