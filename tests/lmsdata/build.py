@@ -19,7 +19,8 @@ OUT then holds:
 
 The class is written out in class_list.py; README.md gives the source of every format
 detail. Nothing here reads the autograder's own code: the formats come from the LMSs'
-public source and documentation. The output is the same, byte for byte, on every run.
+public source and documentation. The output is the same, byte for byte, on every run (with
+the same zlib).
 """
 
 from __future__ import annotations
