@@ -51,7 +51,8 @@ adapt the course):
                  class_grading's ``record``), worker.py (grading on a grading machine).
     pipeline/    a forwarding address only: course folders made before the split import
                  ``grader.pipeline.course`` from their nbgrader_config.py.
-    outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py, lms.py.
+    outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py,
+                 lms/ (the LMS exports: one module per LMS, and their registry).
     platforms/   Gradescope's autograder and PrairieLearn's external grader.
     hub/         the course on a JupyterHub with nbgrader's exchange.
     release/     the release builder: build.py, regions.py, bundle.py and the learner

@@ -27,7 +27,7 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
     run = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     log.append(out, log.changes(before, log.read_grades(out / files.GRADES), why, f"{run} (merged shards)"))
     for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}",
+        print(f"warning: {learner} is not in the roster: left out of the LMS exports",
               file=sys.stderr)
     print(f"merged {len(parts)} part(s); open {report}")
     if folder is None or not folder.is_dir():
