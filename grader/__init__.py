@@ -32,7 +32,8 @@ adapt the course):
 
     intake/      reading hand-ins without trusting them: submissions.py (the folder's
                  entries: hand-ins and refusals, ids), hand_in.py (one hand-in's package,
-                 copied under checked names), unpack.py (a folder's or a zip's files).
+                 copied under checked names), unpack.py (a folder's or a zip's files),
+                 lms_download.py, canvas.py, moodle.py (an LMS's bulk download).
     grading/     running the checks: stages.py (one stage's parts against one package),
                  hand_ins.py (every stage of one hand-in: what check, the nbgrader
                  preprocessors, the platforms and the queue's workers all call).

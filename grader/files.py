@@ -9,7 +9,7 @@ SCORES = "scores.png"
 MISTAKES_CSV = "mistakes.csv"
 MISTAKES_PNG = "mistakes.png"
 REPORT = "report.html"
-# and the LMS exports: grader/outputs/lms/ (its FILES)
+# and the LMS exports: grader/outputs/lms/registry.py's FILES
 FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
 COURSE = "course"                # a folder: the nbgrader course
 FROM_LMS = "from-lms"            # a folder: an LMS's download (--from), one hand-in per learner

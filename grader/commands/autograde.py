@@ -32,7 +32,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.class_grading.pool import grade_class
     from grader.gradebook.term import manual_scores
     from grader.intake.submissions import find_learners, summary
-    from grader.outputs.lms import FILES, read_roster
+    from grader.outputs.lms.registry import FILES, read_roster
     from grader.outputs.publish import Progress, absentees, write_all, write_part
     from grader.term import log
     from grader.term.sheets import SheetError

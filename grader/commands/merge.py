@@ -13,7 +13,7 @@ import grader.files as files
 
 
 def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path | None = None) -> int:
-    from grader.outputs.lms import read_roster
+    from grader.outputs.lms.registry import read_roster
     from grader.outputs.publish import merge as merge_parts
     from grader.outputs.publish import reasons_of, submissions_of
     from grader.term import log

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import functools
 import os
 import shutil
 import stat
@@ -18,7 +19,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import IO, Protocol
 
 from grader.intake.submissions import Refused
 from grader.intake.unpack import printable
@@ -31,7 +32,7 @@ MAX_DOWNLOAD = 8 * 2**30       # all of them
 class Member:
     parts: tuple[str, ...]             # its path in the download
     size: int
-    open: Callable[[], object]         # a binary file object to copy from
+    open: Callable[[], IO[bytes]]      # a binary file object to copy from
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def members(download: Path) -> Iterator[Member]:
             kind = (info.external_attr >> 16) & 0o170000
             if info.is_dir() or not parts or ".." in parts or (kind and kind != stat.S_IFREG) or _hidden(parts):
                 continue
-            yield Member(parts, info.file_size, lambda info=info: archive.open(info))
+            yield Member(parts, info.file_size, functools.partial(archive.open, info))
         return
     if not download.is_dir():
         raise ValueError(f"{download} is neither the LMS's .zip nor the folder it unzips to")
@@ -88,7 +89,11 @@ def members(download: Path) -> Iterator[Member]:
             path = Path(folder, name)
             parts = path.relative_to(download).parts
             if stat.S_ISREG(os.lstat(path).st_mode) and not _hidden(parts):
-                yield Member(parts, os.lstat(path).st_size, lambda path=path: path.open("rb"))
+                yield Member(parts, os.lstat(path).st_size, functools.partial(_open, path))
+
+
+def _open(path: Path) -> IO[bytes]:
+    return path.open("rb")
 
 
 def _hidden(parts: tuple[str, ...]) -> bool:
@@ -120,8 +125,8 @@ def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Pat
             strangers.setdefault(owned.key, (owned.called, []))[1].append(shown)
         else:
             own.setdefault(roster.by_key[owned.key], []).append((owned, member))
-    for key, (called, shown) in strangers.items():
-        for name in shown:
+    for key, (called, files_shown) in strangers.items():
+        for name in files_shown:
             result.refused.append(Refused(name, f"{lms.NAME}'s learner {called!r} ({key}) is not in the roster: "
                                                 f"not graded; the roster's nearest names: {nearest(called, roster)}"))
     shutil.rmtree(into, ignore_errors=True)
@@ -137,11 +142,12 @@ def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Pat
                 raise ValueError(f"{'/'.join(member.parts)}: larger than a hand-in can be ({member.size} bytes)")
             target = into / f"{learner}.zip" if alone else into / learner / Path(*owned.inner)
             target.parent.mkdir(parents=True, exist_ok=True)
-            with member.open() as source, target.open("wb") as copy:   # type: ignore[attr-defined]
+            with member.open() as source, target.open("wb") as copy:
                 shutil.copyfileobj(source, copy)
     return result
 
 
 def lms_named(name: str) -> Lms:
     from grader.intake import canvas, moodle
-    return {"canvas": canvas, "moodle": moodle}[name]   # type: ignore[return-value]
+    choices: dict[str, Lms] = {"canvas": canvas, "moodle": moodle}
+    return choices[name]

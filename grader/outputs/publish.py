@@ -12,7 +12,7 @@ import time
 
 import grader.files as files
 from grader.outputs import classreport
-from grader.outputs.lms import write_exports
+from grader.outputs.lms.registry import write_exports
 from grader.outputs.tables import plot_distribution, write_csv
 from grader.results import LearnerResult
 from grader.tasks import POINTS

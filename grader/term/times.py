@@ -87,7 +87,8 @@ def stated(learner: str, path: pathlib.Path, rows: list[Stated], names: list[str
                 content.append("")
         return content[0]
     named = [r for r in rows if (r.file or r.content) and r.matches([path.name, *names], hashed)]
-    return (named or [r for r in rows if not r.file and not r.content] or [None])[0]
+    either = named or [r for r in rows if not r.file and not r.content]
+    return either[0] if either else None
 
 
 def hand_in_times(hand_ins: dict[str, pathlib.Path], given: dict[str, list[Stated]],

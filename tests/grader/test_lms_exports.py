@@ -11,7 +11,7 @@ import re
 import pytest
 from lms_downloads import WORKSHEET
 
-from grader.outputs import lms
+from grader.outputs.lms import registry as lms
 from grader.outputs.lms.export import Export, Row
 from grader.results import Failure, LearnerResult, Verdict
 from grader.tasks import PARTS, TOTAL

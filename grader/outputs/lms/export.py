@@ -1,6 +1,6 @@
 """What every LMS export shares: ``Export``, one file an LMS imports, and ``Row``, what
 it is given for one learner of the roster. An LMS's module (``canvas.py``, ...) holds its
-exports; the registry (``__init__.py``) lists the modules and writes their files."""
+exports; the registry (``registry.py``) lists the modules and writes their files."""
 
 from __future__ import annotations
 
