@@ -65,7 +65,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         found = [replace(f, path=book.hand_in_at(f.path)) for f in found]
         given = term_run.read_sheets(out, found, lms, late)   # a wrong row stops here, before anything is written
         if download:
-            given.lms_times(download.roster.times, download.roster.source, download.names)
+            given.from_lms(download.lms, download.roster.times, download.roster.source, download.names)
     except (ValueError, OSError) as error:
         return _fail(str(error) + (" (nothing was changed)" if isinstance(error, SheetError) else ""))
     if only and (unknown := sorted(set(only) - {f.learner for f in found} - set(term_run.known_learners(out)))):

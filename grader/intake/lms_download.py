@@ -63,6 +63,7 @@ class Lms(Protocol):
 
 @dataclass
 class Download:
+    lms: str                                                     # its name, for people
     roster: Roster
     names: dict[str, list[str]] = field(default_factory=dict)    # learner -> their files' names in the download
     notes: dict[str, list[str]] = field(default_factory=dict)    # learner -> what the LMS marked
@@ -112,7 +113,7 @@ def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Pat
     """Read ``download`` against the roster and stage one hand-in per learner in ``into``
     (emptied first). Raises ValueError, naming what is wrong, for a roster it cannot read."""
     roster = lms.read_roster(roster_file, zone)
-    result = Download(roster)
+    result = Download(lms.NAME, roster)
     own: dict[str, list[tuple[Owned, Member]]] = {}
     strangers: dict[str, tuple[str, list[str]]] = {}
     for member in members(download):

@@ -5,7 +5,7 @@ as a folder of them, or (without "Download submissions in folders") as each file
 that prefix. The participant id is the worksheet's: its ``Identifier`` column says
 "Participant 12345". The worksheet (Grading action, "Download grading worksheet") gives
 the roster and the times: Identifier, Full name, Email address (when the site shows it),
-Status, Grade, Maximum Grade, Grade can be changed, Last modified (submission), Last
+Status, Grade, Maximum grade, Grade can be changed, Last modified (submission), Last
 modified (grade), Feedback comments. Moodle writes its times in the course's time zone,
 without saying which, in words ("Monday, 2 December 2026, 11:59 PM"): they are read in
 the zone given (``--timezone``, else the deadline's). A learner's id is their email

@@ -92,9 +92,10 @@ def stated(learner: str, path: pathlib.Path, rows: list[Stated], names: list[str
 
 
 def hand_in_times(hand_ins: dict[str, pathlib.Path], given: dict[str, list[Stated]],
-                  names: dict[str, list[str]] | None = None) -> tuple[dict[str, Time], list[str]]:
+                  names: dict[str, list[str]] | None = None, lms: str = "") -> tuple[dict[str, Time], list[str]]:
     """Each learner's hand-in time, and the warnings to print (``names``: the file names a
-    hand-in had before it reached the submissions folder, as in an LMS's download)."""
+    hand-in had before it reached the submissions folder, as in an LMS's download; ``lms``:
+    the LMS whose download the hand-ins were staged from, whose file times are the staging's)."""
     times: dict[str, Time] = {}
     unstated: dict[str, float] = {}
     unmatched: list[str] = []
@@ -113,7 +114,11 @@ def hand_in_times(hand_ins: dict[str, pathlib.Path], given: dict[str, list[State
             except OSError:
                 times[learner] = Time(None, "nothing")
     warnings = []
-    if len(unstated) > 1 and max(unstated.values()) - min(unstated.values()) < COPIED:
+    if lms and unstated:
+        times.update((learner, Time(None, "nothing")) for learner in unstated)
+        warnings.append(f"{lms}'s download gives no time for {_names(unstated)}: no late penalty for them; give "
+                        f"their times in {files.SUBMITTED} (learner, submitted_at, and the file's name in the download)")
+    elif len(unstated) > 1 and max(unstated.values()) - min(unstated.values()) < COPIED:
         times.update((learner, Time(None, "nothing")) for learner in unstated)
         warnings.append(f"{len(unstated)} hand-in(s) have no stated time and their file times all fall within "
                         f"{COPIED:g} s of each other, as a copy makes them: no late penalty for "

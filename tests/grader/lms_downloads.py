@@ -41,7 +41,7 @@ def canvas_gradebook(path: pathlib.Path, students: list[tuple[str, str, str, str
         csv.writer(file, quoting=csv.QUOTE_MINIMAL).writerows(rows)
 
 
-WORKSHEET = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
+WORKSHEET = ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum grade", "Grade can be changed",
              "Last modified (submission)", "Last modified (grade)", "Feedback comments"]
 
 

@@ -13,15 +13,20 @@
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Sequence
 from typing import TextIO
 
 from grader.outputs.lms.export import Export, Row
-from grader.outputs.tables import SafeWriter
+from grader.outputs.tables import SafeWriter, spreadsheet_safe
 
 ASSIGNMENT = "minitorch"
-WORKSHEET = ("Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
+WORKSHEET = ("Identifier", "Full name", "Email address", "Status", "Grade", "Maximum grade", "Grade can be changed",
              "Last modified (submission)", "Last modified (grade)", "Feedback comments")
+
+# Written as they are, since Moodle reads them back ("-" included); every other cell is made
+# spreadsheet-safe, as every export's cells are.
+EXACT = {"Identifier", "Grade", "Maximum grade", "Last modified (submission)", "Last modified (grade)"}
 
 
 def write_gradebook(rows: Sequence[Row], most: float, file: TextIO) -> None:
@@ -36,17 +41,17 @@ def write_worksheet(rows: Sequence[Row], most: float, file: TextIO) -> None:
     not a worksheet); a learner with no hand-in keeps an empty grade, as Moodle left it."""
     columns = [c for c in (rows[0].identity if rows else {}) if c in WORKSHEET or not c.islower()] or list(WORKSHEET)
     columns += [c for c in ("Grade", "Feedback comments") if c not in columns]
-    writer = SafeWriter(file)
-    writer.writerow(columns)
+    writer = csv.writer(file)
+    writer.writerow([spreadsheet_safe(c) for c in columns])
     for row in rows:
         cells = {c: row.identity.get(c, "") for c in columns}
         cells["Identifier"] = row.get("identifier")
         cells["Full name"] = cells.get("Full name") or row.get("name")
         cells["Email address"] = cells.get("Email address") or row.get("email")
-        cells["Maximum Grade"] = cells.get("Maximum Grade") or f"{most:.2f}"
+        cells["Maximum grade"] = cells.get("Maximum grade") or f"{most:.2f}"
         if row.handed_in:
             cells["Grade"], cells["Feedback comments"] = f"{row.grade:.2f}", row.comment
-        writer.writerow([cells.get(c, "") for c in columns])
+        writer.writerow([cells.get(c, "") if c in EXACT else spreadsheet_safe(cells.get(c, "")) for c in columns])
 
 
 EXPORTS = (Export("moodle-worksheet.csv", "Moodle", "the assignment's Upload grading worksheet",
