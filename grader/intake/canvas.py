@@ -10,7 +10,9 @@ header (Student, ID, SIS User ID, SIS Login ID, Section, then a column per assig
 and the totals), a "Points Possible" row, and in some courses a row above it saying how
 grades are posted ("Manual Posting"); neither is a student, nor is "Student, Test", the
 student Canvas's Student View adds. A learner's id is their SIS
-Login ID, or their Canvas user id when they have none. Canvas's download carries no
+Login ID, or their Canvas user id when they have none. When the gradebook already has
+an assignment named ``minitorch...`` (Canvas writes it "minitorch (88002)", with its id),
+the Canvas export fills that column rather than making a new assignment. Canvas's download carries no
 submission times: its ``LATE`` marker is shown in the learner's feedback, and
 ``submitted.csv`` gives times for a late penalty."""
 
@@ -25,6 +27,7 @@ from grader.intake.lms_download import Owned, Roster
 
 NAME = "Canvas"
 FILE = re.compile(r"^(?P<name>[^_]*?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<file>\d+)_(?P<original>.+)$", re.S)
+ASSIGNMENT = re.compile(r"^minitorch\b.*\(\d+\)$", re.I)   # "minitorch (88002)": Canvas's name (id)
 USABLE = re.compile(r"^[\w@+-][\w.@+-]{0,99}$")
 TEST_STUDENT = "Student, Test"   # the student "Student View" makes in every course
 COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -47,6 +50,7 @@ def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
         raise ValueError(f"{path}: not Canvas's gradebook export (its header has no Student and ID columns; it has "
                          f"{', '.join(head[:8]) or 'nothing'})")
     at = {c: head.index(c) for c in COLUMNS if c in head}
+    ours = next((c for c in head if ASSIGNMENT.match(c)), "")   # the course's own minitorch assignment, if made
     roster = Roster({}, {}, {}, source="")
     for number, cells in enumerate(rows[1:], start=2):
         row = {c: (cells[i].strip() if i < len(cells) else "") for c, i in at.items()}
@@ -58,7 +62,7 @@ def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
             raise ValueError(f"{path}, row {number}: a second student with the id {learner!r}")
         roster.learners[learner] = {"learner": learner, "name": row["Student"], "canvas_id": row["ID"],
                                     "sis_user_id": row.get("SIS User ID", ""), "sis_login_id": login,
-                                    "section": row.get("Section", "")}
+                                    "section": row.get("Section", ""), "canvas_assignment": ours}
         roster.by_key[row["ID"]] = learner
         roster.names[learner] = row["Student"]
     if not roster.learners:

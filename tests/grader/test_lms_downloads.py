@@ -50,6 +50,7 @@ def test_the_canvas_gradebook_export_is_read_with_or_without_its_posting_row(tmp
     canvas_gradebook(tmp_path / "g.csv", STUDENTS, manual_posting)
     roster = canvas.read_roster(tmp_path / "g.csv", dt.UTC)
     assert roster.names["cchen"] == "O'Neil-Chen, Cy" and "Points Possible" not in str(roster.names)
+    assert roster.learners["cchen"]["canvas_assignment"] == "minitorch (88002)"   # canvas.csv fills the course's own
     (tmp_path / "bad.csv").write_text("learner,name\nana,Ana\n")
     with pytest.raises(ValueError, match="not Canvas's gradebook export"):
         canvas.read_roster(tmp_path / "bad.csv", dt.UTC)
