@@ -1,6 +1,7 @@
 """``python -m grader autograde SUBMISSIONS``: grade a class, one hand-in per entry of the
-folder, on this machine (``jobs`` processes), in shards (``shard``) or on a queue
-(``broker``), and write grades.csv, the feedback, the report and the nbgrader course. Over
+folder (or of an LMS's bulk download, ``source``: staged one hand-in per learner of its
+roster, ``intake/lms_download.py``), on this machine (``jobs`` processes), in shards
+(``shard``) or on a queue (``broker``), and write grades.csv, the feedback, the report and the nbgrader course. Over
 a term, into the same output folder: every hand-in is kept, only what changed is graded,
 the instructor's extensions and corrections apply, and every change of a score is logged
 (``class_grading/term_run.py``)."""
