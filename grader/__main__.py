@@ -112,6 +112,8 @@ def _merge(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
     p.add_argument("parts", nargs="+", help="the part-*.json files the shards wrote (feedback/ beside each)")
     p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities")
+    p.add_argument("--from", dest="source", choices=["canvas", "moodle"],
+                   help="--roster is this LMS's own roster file, as the shards' autograde --from read it")
 
 
 def _similarity(p: argparse.ArgumentParser) -> None:
@@ -182,7 +184,7 @@ COMMANDS: tuple[Command, ...] = (
                                          only=a.only, source=a.source, zone=a.timezone)),
     Command("merge", "collect the parts of a class graded in shards", _merge,
             lambda a: _main("merge")(out=pathlib.Path(a.out), parts=[pathlib.Path(p) for p in a.parts],
-                                     roster=_path(a.roster))),
+                                     roster=_path(a.roster), source=a.source)),
     Command("similarity", "compare a class's hand-ins with each other and the reference: similarity.csv and "
             "similarity.html (autograde writes them too)", _similarity,
             lambda a: _main("similarity")(submissions=pathlib.Path(a.submissions), out=pathlib.Path(a.out), jobs=a.jobs)),

@@ -126,3 +126,17 @@ def test_a_wrong_row_of_submitted_csv_is_named(tmp_path, text, problem):
     (tmp_path / "submitted.csv").write_text(text)
     with pytest.raises(sheets.SheetError, match=problem):
         sheets.submitted(tmp_path, {"ana"})
+
+
+def test_shards_of_a_canvas_class_merge_with_canvas_own_roster(tmp_path):
+    from grader.commands import merge
+    from grader.outputs.publish import write_part
+    from grader.results import Failure, LearnerResult, failed_everywhere
+    canvas_gradebook(tmp_path / "gradebook.csv", STUDENTS)
+    (tmp_path / "shard" / "feedback").mkdir(parents=True)
+    ana = LearnerResult("apereira", "apereira")
+    ana.add(failed_everywhere("x", Failure.WRONG))
+    part = write_part([ana], tmp_path / "shard", "1/1")
+    assert merge.main(out=tmp_path / "merged", parts=[part], roster=tmp_path / "gradebook.csv", source="canvas") == 0
+    rows = (tmp_path / "merged" / "canvas.csv").read_text().splitlines()
+    assert rows[0].endswith(",minitorch (88002)") and rows[2].startswith('"Berg, Bo",10002') and len(rows) == 5
