@@ -32,7 +32,8 @@ adapt the course):
 
     intake/      reading hand-ins without trusting them: submissions.py (the folder's
                  entries: hand-ins and refusals, ids), hand_in.py (one hand-in's package,
-                 copied under checked names), unpack.py (a folder's or a zip's files).
+                 copied under checked names), unpack.py (a folder's or a zip's files),
+                 lms_download.py, canvas.py, moodle.py (an LMS's bulk download).
     grading/     running the checks: stages.py (one stage's parts against one package),
                  hand_ins.py (every stage of one hand-in: what check, the nbgrader
                  preprocessors, the platforms and the queue's workers all call).
@@ -51,7 +52,8 @@ adapt the course):
                  class_grading's ``record``), worker.py (grading on a grading machine).
     pipeline/    a forwarding address only: course folders made before the split import
                  ``grader.pipeline.course`` from their nbgrader_config.py.
-    outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py, lms.py.
+    outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py,
+                 lms/ (the LMS exports: one module per LMS, and their registry).
     platforms/   Gradescope's autograder and PrairieLearn's external grader.
     hub/         the course on a JupyterHub with nbgrader's exchange.
     release/     the release builder: build.py, regions.py, bundle.py and the learner

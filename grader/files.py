@@ -9,10 +9,10 @@ SCORES = "scores.png"
 MISTAKES_CSV = "mistakes.csv"
 MISTAKES_PNG = "mistakes.png"
 REPORT = "report.html"
-CANVAS = "canvas.csv"
-MOODLE = "moodle.csv"
+# and the LMS exports: grader/outputs/lms/registry.py's FILES
 FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
 COURSE = "course"                # a folder: the nbgrader course
+FROM_LMS = "from-lms"            # a folder: an LMS's download (--from), one hand-in per learner
 
 # Kept by the instructor, read by every run, never written by the grader.
 SUBMITTED = "submitted.csv"      # learner, submitted_at
@@ -24,5 +24,3 @@ KEPT = "hand-ins"                # a folder: every hand-in seen, by learner and 
 GRADED = "graded"                # a folder: each hand-in's verdicts, by what they were graded with
 LOG = "log.jsonl"                # every change to a score: when, which run, what, why
 TERM = "term.json"               # the course's term settings and what the gradebook last holds
-
-EXPORTS = (CANVAS, MOODLE)

@@ -32,6 +32,14 @@ class Sheets:
     submitted: dict
     corrections: list
     extensions: dict
+    names: dict = field(default_factory=dict)   # learner -> their files' names in an LMS's download
+    lms: str = ""                                # the LMS whose download the hand-ins come from
+
+    def from_lms(self, lms: str, times: dict, source: str, names: dict) -> None:
+        """The LMS's own times, after submitted.csv's rows (which win)."""
+        for learner, at in times.items():
+            self.submitted.setdefault(learner, []).append(sheets.Stated(learner, at, source=source))
+        self.lms, self.names = lms, names
 
 
 def known_learners(out: pathlib.Path) -> dict[str, str]:
@@ -64,7 +72,7 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     those in ``found``, as an unsharded run; ``manual``: the gradebook's manual scores,
     read before the course was brought up to date)."""
     out, run = term.out, Run()
-    times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted)
+    times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted, given.names, given.lms)
     if every and (changed := term.late_changed(late)):
         run.warnings.append(changed)
     sids = {**(known_learners(out) if every else {}), **{f.learner: f.sid for f in found}}

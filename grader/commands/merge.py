@@ -12,14 +12,20 @@ import time
 import grader.files as files
 
 
-def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path | None = None) -> int:
-    from grader.outputs.lms import read_roster
+def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path | None = None,
+         source: str | None = None) -> int:
+    import datetime as dt
+
+    from grader.intake.lms_download import lms_named
+    from grader.outputs.lms.registry import read_roster
     from grader.outputs.publish import merge as merge_parts
     from grader.outputs.publish import reasons_of, submissions_of
     from grader.term import log
     before = log.read_grades(out / files.GRADES)
     try:
-        report, missing = merge_parts(out.resolve(), parts, read_roster(roster) if roster else None)
+        learners = (lms_named(source).read_roster(roster, dt.UTC).learners if source and roster else
+                    read_roster(roster) if roster else None)   # with --from: the LMS's own roster, as autograde read it
+        report, missing = merge_parts(out.resolve(), parts, learners)
         folder, why = submissions_of(parts), reasons_of(parts)
     except (ValueError, OSError, KeyError) as error:
         print(f"error: {error}", file=sys.stderr)
@@ -27,7 +33,7 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
     run = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     log.append(out, log.changes(before, log.read_grades(out / files.GRADES), why, f"{run} (merged shards)"))
     for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}",
+        print(f"warning: {learner} is not in the roster: left out of the LMS exports",
               file=sys.stderr)
     print(f"merged {len(parts)} part(s); open {report}")
     if folder is None or not folder.is_dir():

@@ -1,0 +1,154 @@
+"""A class as an LMS's bulk download arrives (``autograde --from canvas|moodle``): the
+download (its .zip, or the folder it unzips to) and the LMS's own roster file. Each file
+of the download is its learner's, found by the ids the LMS writes into its name
+(``canvas.py``, ``moodle.py``); a learner's files become one hand-in in the staging
+folder, named by the learner's id: their .zip as it is when it is all they handed in,
+else a folder of their files. A file whose learner the roster lacks is refused, naming
+the roster's nearest names; nothing is ever graded as a stranger. Links are never
+followed, and sizes are bounded."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import functools
+import os
+import shutil
+import stat
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import IO, Protocol
+
+from grader.intake.submissions import Refused
+from grader.intake.unpack import printable
+
+MAX_MEMBER = 256 * 2**20       # one file of the download
+MAX_DOWNLOAD = 8 * 2**30       # all of them
+
+
+@dataclass(frozen=True)
+class Member:
+    parts: tuple[str, ...]             # its path in the download
+    size: int
+    open: Callable[[], IO[bytes]]      # a binary file object to copy from
+
+
+@dataclass(frozen=True)
+class Owned:
+    key: str                           # the LMS's id of the learner, as the file's name gives it
+    called: str                        # the learner's name, as the file's name gives it
+    inner: tuple[str, ...]             # the file's path inside the hand-in
+    note: str = ""                     # what the LMS says about it (Canvas's LATE)
+
+
+@dataclass
+class Roster:
+    learners: dict[str, dict[str, str]]          # learner id -> the roster row (exports read its identities)
+    by_key: dict[str, str]                       # the LMS's id in file names -> learner id
+    names: dict[str, str]                        # learner id -> the name the LMS shows
+    times: dict[str, dt.datetime] = field(default_factory=dict)   # learner id -> when the LMS says they handed in
+    source: str = ""                             # where those times come from, for people
+
+
+class Lms(Protocol):
+    NAME: str
+    ROSTER: str                        # the roster file, in the LMS's words
+
+    def read_roster(self, path: Path, zone: dt.tzinfo) -> Roster: ...
+
+    def owner(self, parts: tuple[str, ...]) -> Owned | None: ...
+
+
+@dataclass
+class Download:
+    lms: str                                                     # its name, for people
+    roster: Roster
+    names: dict[str, list[str]] = field(default_factory=dict)    # learner -> their files' names in the download
+    notes: dict[str, list[str]] = field(default_factory=dict)    # learner -> what the LMS marked
+    refused: list[Refused] = field(default_factory=list)
+
+
+def members(download: Path) -> Iterator[Member]:
+    """The files of the download (a .zip or a folder), without following links; hidden
+    files (``.DS_Store``, ``__MACOSX/``) are not a learner's."""
+    if download.is_file() and download.suffix.lower() == ".zip":
+        archive = zipfile.ZipFile(download)
+        for info in archive.infolist():
+            parts = tuple(p for p in PurePosixPath(info.filename.replace("\\", "/")).parts if p not in ("", "/", "."))
+            kind = (info.external_attr >> 16) & 0o170000
+            if info.is_dir() or not parts or ".." in parts or (kind and kind != stat.S_IFREG) or _hidden(parts):
+                continue
+            yield Member(parts, info.file_size, functools.partial(archive.open, info))
+        return
+    if not download.is_dir():
+        raise ValueError(f"{download} is neither the LMS's .zip nor the folder it unzips to")
+    for folder, dirs, names in os.walk(download, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(folder, name)
+            parts = path.relative_to(download).parts
+            if stat.S_ISREG(os.lstat(path).st_mode) and not _hidden(parts):
+                yield Member(parts, os.lstat(path).st_size, functools.partial(_open, path))
+
+
+def _open(path: Path) -> IO[bytes]:
+    return path.open("rb")
+
+
+def _hidden(parts: tuple[str, ...]) -> bool:
+    return any(p.startswith(".") or p == "__MACOSX" for p in parts)
+
+
+def nearest(called: str, roster: Roster) -> str:
+    """The roster's names nearest to ``called``, for a refusal."""
+    simple = {"".join(ch for ch in name.lower() if ch.isalnum()): name for name in roster.names.values()}
+    close = difflib.get_close_matches("".join(ch for ch in called.lower() if ch.isalnum()), list(simple), n=3,
+                                      cutoff=0.5)
+    return ", ".join(repr(simple[c]) for c in close) or "none alike"
+
+
+def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Path) -> Download:
+    """Read ``download`` against the roster and stage one hand-in per learner in ``into``
+    (emptied first). Raises ValueError, naming what is wrong, for a roster it cannot read."""
+    roster = lms.read_roster(roster_file, zone)
+    result = Download(lms.NAME, roster)
+    own: dict[str, list[tuple[Owned, Member]]] = {}
+    strangers: dict[str, tuple[str, list[str]]] = {}
+    for member in members(download):
+        shown = printable("/".join(member.parts))
+        owned = lms.owner(member.parts)
+        if owned is None:
+            result.refused.append(Refused(shown, f"not named as {lms.NAME} names a submission's files: not "
+                                                 "taken for anyone's"))
+        elif owned.key not in roster.by_key:
+            strangers.setdefault(owned.key, (owned.called, []))[1].append(shown)
+        else:
+            own.setdefault(roster.by_key[owned.key], []).append((owned, member))
+    for key, (called, files_shown) in strangers.items():
+        for name in files_shown:
+            result.refused.append(Refused(name, f"{lms.NAME}'s learner {called!r} ({key}) is not in the roster: "
+                                                f"not graded; the roster's nearest names: {nearest(called, roster)}"))
+    shutil.rmtree(into, ignore_errors=True)
+    into.mkdir(parents=True)
+    total = 0
+    for learner, files in sorted(own.items()):
+        result.names[learner] = [m.parts[-1] for _, m in files]
+        result.notes[learner] = sorted({o.note for o, _ in files if o.note})
+        alone = len(files) == 1 and files[0][0].inner[-1].lower().endswith(".zip")
+        for owned, member in files:
+            total += member.size
+            if member.size > MAX_MEMBER or total > MAX_DOWNLOAD:
+                raise ValueError(f"{'/'.join(member.parts)}: larger than a hand-in can be ({member.size} bytes)")
+            target = into / f"{learner}.zip" if alone else into / learner / Path(*owned.inner)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with member.open() as source, target.open("wb") as copy:
+                shutil.copyfileobj(source, copy)
+    return result
+
+
+def lms_named(name: str) -> Lms:
+    from grader.intake import canvas, moodle
+    choices: dict[str, Lms] = {"canvas": canvas, "moodle": moodle}
+    return choices[name]
