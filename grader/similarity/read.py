@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from grader.intake.hand_in import read_hand_in
 from grader.intake.submissions import Found
 from grader.similarity import engine, normal
-from grader.similarity.code import TaskCode, Unit, functions_of, units
+from grader.similarity.code import WORD, TaskCode, Unit, functions_of, units
 from grader.similarity.compare import REFERENCE
 from grader.similarity.package import Released, read_package, released
 from grader.tasks import stage_of
@@ -56,8 +56,10 @@ def shape() -> Shape:
     """The tasks' functions, the released stubs, and their fingerprints (the base code)."""
     base: set[int] = set()
     for path in sorted(RELEASED.rglob("*.py")):
-        file = path.relative_to(RELEASED).as_posix()
-        for _, node, nested in functions_of(ast.parse(path.read_text(encoding="utf-8"))):
+        file, text = path.relative_to(RELEASED).as_posix(), path.read_text(encoding="utf-8")
+        words = [(w, file, n) for n, line in enumerate(text.splitlines(), 1) for w in WORD.findall(line.split("#")[0])]
+        base |= {value for value, _ in engine.runs(words)}   # as a file that does not parse is read
+        for _, node, nested in functions_of(ast.parse(text)):
             if not nested:
                 canon = normal.canonical(node)
                 found: list = []

@@ -7,6 +7,7 @@ times, escaped code, hostile hand-ins named rather than crashing it."""
 
 import ast
 import csv
+import datetime as dt
 import itertools
 import pathlib
 import shutil
@@ -91,7 +92,7 @@ def test_class(tmp_path_factory):
     found, refused = find_learners(folder)
     assert not refused
     read = read_class(found, jobs=2)
-    return what, read
+    return what, read, found
 
 
 def compared(read, names, detailed=1000):
@@ -103,7 +104,7 @@ COPY_PAIRS = {frozenset((copier, REFERENCE if source == "reference" else source)
 
 
 def test_every_disguised_copy_ranks_above_every_honest_pair_and_is_flagged(test_class):
-    what, read = test_class
+    what, read, _ = test_class
     assert not read.notes and set(read.codes) == set(what) | {REFERENCE}
     pairs = compared(read, set(what))
     print("\nThe test class, ranked:")
@@ -122,7 +123,7 @@ def test_every_disguised_copy_ranks_above_every_honest_pair_and_is_flagged(test_
 
 
 def test_the_same_pair_gets_the_same_verdict_whoever_else_is_in_the_class(test_class):
-    what, read = test_class
+    what, read, _ = test_class
     names = sorted(what)
     verdicts: dict[frozenset, set[bool]] = {}
     parts = [()] + [(n,) for n in names] + list(itertools.combinations(names, 2)) + \
@@ -144,9 +145,38 @@ def test_the_disguise_changed_most_lines_of_the_copies_and_moved_every_body(test
     changed = disguise(bodies)
     same = sum(1 for name in bodies for line in changed[name].splitlines() if line.strip() in bodies[name])
     assert same < 0.5 * sum(len(b.splitlines()) for b in bodies.values())
-    what, read = test_class
+    what, read, _ = test_class
     shown = read.codes["copier-of-reference"]["1.3"].shown
     assert any(": _part" in where for where in shown)   # the task's function calls a helper, inlined
+
+
+def test_a_pair_says_who_handed_in_first_and_each_sides_kept_hand_ins(test_class, tmp_path):
+    from grader.similarity.compare import compare_class
+    from grader.similarity.report import write_html
+    from grader.similarity.tables import write_pairs
+    from grader.similarity.when import handed_in
+    from grader.term import kept
+    what, read, found = test_class
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "submitted.csv").write_text("learner,submitted_at\nverbose,2026-11-02T10:00:00+00:00\n"
+                                       "copier-of-verbose,2026-11-02T12:30:00+00:00\n")
+    early = next(f for f in found if f.learner == "verbose")
+    kept.keep(out, early.sid, early.path, dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC), "submitted.csv")
+    times, warnings = handed_in(found, out)
+    assert times["verbose"].source == "submitted.csv" and len(times["verbose"].kept) == 1
+    compared = compare_class(read.codes, read.prints)
+    write_pairs(compared, times, out / "similarity-pairs.csv")
+    with (out / "similarity-pairs.csv").open() as file:
+        row = next(r for r in csv.DictReader(file) if {r["learner_a"], r["learner_b"]} == {"verbose", "copier-of-verbose"})
+    assert row["flagged"] == "yes" and int(row["shared"]) >= PAIR_FLAG and int(row["matched_lines"]) > 100
+    assert {row["handed_in_a"], row["handed_in_b"]} == {"2026-11-02 10:00:00 UTC", "2026-11-02 12:30:00 UTC"}
+    assert row["first"] == "verbose, 2 h 30 min before copier-of-verbose"
+    write_html(compared, read.codes, read.notes, times, out / "similarity.html")
+    page = (out / "similarity.html").read_text()
+    assert "Handed in first: verbose, 2 h 30 min before copier-of-verbose" in page
+    assert "2026-11-01 09:00:00 UTC (submitted.csv)" in page   # verbose's kept hand-in
+    assert "1 pair(s) of learners flagged: copier-of-verbose and verbose" in page
 
 
 def hand_ins(folder: pathlib.Path) -> None:
@@ -175,7 +205,7 @@ def hand_ins(folder: pathlib.Path) -> None:
     (folder / "eve").symlink_to(folder / "ana")
 
 
-def test_the_command_writes_its_two_files_and_names_what_it_could_not_read(tmp_path, capsys):
+def test_the_command_writes_its_files_and_names_what_it_could_not_read(tmp_path, capsys):
     hand_ins(tmp_path / "class")
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "out") == 0
     printed = capsys.readouterr().out
@@ -187,15 +217,24 @@ def test_the_command_writes_its_two_files_and_names_what_it_could_not_read(tmp_p
     assert rows[0] == ["learner_a", "learner_b", "task", "score", "lines"]
     assert all(0 <= float(row[3]) <= 1 for row in rows[1:])
     pairs = {(a, b) for a, b, *_ in rows[1:]}
-    assert {("ana", "bo <b>"), ("ana", REFERENCE), ("bo <b>", REFERENCE)} <= pairs   # cy wrote nothing
-    assert not [p for p in pairs if "cy" in p]
+    # ana and bo are both the reference: each matches it; what they share with each other is the
+    # reference's code, which is no evidence between two learners. cy wrote nothing; fay's code
+    # cannot be parsed and is the released stubs' else
+    assert pairs == {("ana", REFERENCE), ("bo <b>", REFERENCE)}
     unbroadcast = [row for row in rows[1:] if row[:3] == ["ana", REFERENCE, "2.2"]]
-    assert unbroadcast[0][3] == "1.000" and unbroadcast[0][4] == "shapes.py:66-68 | shapes.py:66-68"
+    assert unbroadcast[0][3] == "1.000" and unbroadcast[0][4].endswith("66-68 | shapes.py:61-62,66-68")
+    with (tmp_path / "out" / "similarity-pairs.csv").open() as file:
+        table = list(csv.DictReader(file))
+    assert list(table[0]) == ["learner_a", "learner_b", "flagged", "score", "shared", "matched_lines", "tasks",
+                              "handed_in_a", "handed_in_b", "first"]
+    assert [(r["learner_a"], r["flagged"]) for r in table] == [("ana", "yes"), ("bo <b>", "yes")]
+    assert "2.2(" in table[0]["tasks"] and "2.2(" not in table[1]["tasks"]   # bo's shapes.py is read as text
     page = (tmp_path / "out" / "similarity.html").read_text()
     assert "<script>" not in page and "&lt;/pre&gt;&lt;script&gt;" in page and "bo &lt;b&gt;" in page
-    assert "cy: no task" in printed
-    assert "fay: minitorch/numerical.py: central_difference is nested too deeply to parse: compared as text" in printed
-    assert "minitorch/shapes.py does not parse" in printed.split("fay:")[1]
+    assert "cy: no task" in printed and "no late penalty" in printed   # copied folders: no time told
+    fay = next(line for line in printed.splitlines() if line.strip().startswith("fay:"))
+    assert "minitorch/numerical.py: central_difference is nested too deeply to parse: compared as text" in fay
+    assert "minitorch/shapes.py does not parse" in fay
 
 
 def test_the_command_refuses_an_output_inside_the_submissions(tmp_path, capsys):
