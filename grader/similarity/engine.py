@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable
+from itertools import compress
+
+import numpy as np
 
 from grader.similarity.code import TaskCode, Token
 
@@ -55,9 +58,16 @@ def fingerprint(codes: dict[str, TaskCode], base: frozenset[int] = frozenset()) 
 
 def matched_lines(codes: dict[str, TaskCode], prints: Prints, shared: Iterable[int]) -> dict[str, set[tuple[str, int]]]:
     """The lines (file, number) the ``shared`` fingerprints cover, task by task."""
-    found: dict[str, set[tuple[str, int]]] = {}
+    starts: dict[str, list[int]] = {}
     for value in shared:
         for task, start in prints.get(value, ()):
-            tokens = codes[task].tokens[start:start + K]
-            found.setdefault(task, set()).update((t[1], t[2]) for t in tokens)
+            starts.setdefault(task, []).append(start)
+    found: dict[str, set[tuple[str, int]]] = {}
+    for task, at in starts.items():
+        tokens = codes[task].tokens
+        cover = np.zeros(len(tokens) + 1, dtype=np.int32)
+        np.add.at(cover, np.asarray(at), 1)
+        np.add.at(cover, np.minimum(np.asarray(at) + K, len(tokens)), -1)
+        marked = np.cumsum(cover[:-1]) > 0
+        found[task] = {(t[1], t[2]) for t in compress(tokens, marked.tolist())}
     return found

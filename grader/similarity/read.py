@@ -61,10 +61,10 @@ def shape() -> Shape:
         base |= {value for value, _ in engine.runs(words)}   # as a file that does not parse is read
         for _, node, nested in functions_of(ast.parse(text)):
             if not nested:
-                canon = normal.canonical(node)
-                found: list = []
+                canon = normal.canonical(node, fresh=True)
+                bound, found = normal.bound_names(canon), []
                 for stmt in canon.body:
-                    normal.tokens(stmt, normal.bound_names(canon), getattr(stmt, "lineno", node.lineno), file, found)
+                    normal.tokens(stmt, bound, getattr(stmt, "lineno", node.lineno), file, found)
                 base |= {value for value, _ in engine.runs(found)}
     return Shape(units(SOLUTIONS), released(RELEASED), frozenset(base))
 

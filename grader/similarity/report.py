@@ -14,8 +14,9 @@ from grader.similarity.tables import detailed, task_name, tasks_of
 from grader.similarity.when import HandedIn, first, stamp
 from grader.tasks import TASKS
 
-SHOWN = 40          # pairs shown side by side (and every flagged pair)
+SHOWN = 40          # pairs shown side by side (and every flagged pair, up to MOST_SHOWN)
 LISTED = 500        # pairs in the ranked table
+MOST_SHOWN = 200    # pairs side by side at most, flagged ones included (the rest are in the tables)
 
 e = html.escape
 
@@ -27,7 +28,7 @@ def name(learner: str) -> str:
 def write_html(compared: Compared, codes: dict[str, dict[str, TaskCode]], notes: dict[str, list[str]],
                times: dict[str, HandedIn], target: pathlib.Path) -> None:
     pairs = detailed(compared)
-    shown = {id(p) for i, p in enumerate(pairs[:LISTED]) if i < SHOWN or p.flagged}
+    shown = {id(p) for i, p in enumerate(pairs[:MOST_SHOWN]) if i < SHOWN or p.flagged}
     of_reference = [p.learner for p in pairs if p.flagged and p.with_reference]
     of_learners = [p for p in pairs if p.flagged and not p.with_reference]
     parts = [HEAD, "<h1>Similarity of the hand-ins</h1>",
@@ -57,6 +58,9 @@ def write_html(compared: Compared, codes: dict[str, dict[str, TaskCode]], notes:
                      f"<td>{e(first(times.get(pair.a), times.get(pair.b), pair.a, pair.b))}</td>"
                      f"<td>{e(tasks_of(pair))}</td></tr>")
     parts.append("</table>")
+    if sum(p.flagged for p in pairs) > MOST_SHOWN:
+        parts.append(f"<p>Only the first {MOST_SHOWN} pairs are shown side by side below; every flagged pair is in "
+                     "similarity-pairs.csv and similarity.csv, with its matched lines.</p>")
     if len(pairs) > LISTED:
         parts.append(f"<p>{len(pairs) - LISTED} more pair(s) with less shared code are in similarity-pairs.csv.</p>")
     for i, pair in enumerate(pairs[:LISTED], 1):
