@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from grader.intake.hand_in import read_hand_in
 from grader.intake.submissions import Found
 from grader.similarity import engine, normal
-from grader.similarity.code import WORD, TaskCode, Unit, functions_of, units
+from grader.similarity.code import WORD, TaskCode, Token, Unit, functions_of, units
 from grader.similarity.compare import REFERENCE
 from grader.similarity.package import Released, read_package, released
 from grader.tasks import stage_of
@@ -62,7 +62,7 @@ def shape() -> Shape:
         for _, node, nested in functions_of(ast.parse(text)):
             if not nested:
                 canon = normal.canonical(node, fresh=True)
-                bound, found = normal.bound_names(canon), []
+                bound, found = normal.bound_names(canon), list[Token]()
                 for stmt in canon.body:
                     normal.tokens(stmt, bound, getattr(stmt, "lineno", node.lineno), file, found)
                 base |= {value for value, _ in engine.runs(found)}
