@@ -6,7 +6,8 @@ The honest learners are the six styles of similarity_styles.py, each written on 
 as in a real class, some of them wrote a few easy tasks exactly as the reference does, two
 of them wrote their code in helpers of their own (their task functions are one-line calls),
 and two took one short task from the same tutorial. The copies, of a classmate
-(``verbose``) and of the reference, use every disguise the issue names at once: names
+(``verbose``) and two of the reference (one with its helpers in a new module of the
+package), use every disguise the issue names at once: names
 renamed, bodies moved into module-level helpers (named anew, in another order), loops
 written as comprehensions and comprehensions as loops, dead code added (after a return,
 unused locals, an unused function), independent lines swapped, comments and layout
@@ -38,7 +39,8 @@ step = eps
 upper = [v + step if i == arg else v for i, v in enumerate(values)]
 lower = [v - step if i == arg else v for i, v in enumerate(values)]
 return (f(*upper) - f(*lower)) / (step + step)"""
-COPIES = {"copier-of-verbose": "verbose", "copier-of-reference": "reference"}
+COPIES = {"copier-of-verbose": "verbose", "copier-of-reference": "reference", "mover-of-reference": "reference"}
+IN_MODULE = {"mover-of-reference": "my_helpers"}   # this copier's helpers are all in a new module
 HONEST = tuple(STYLES)
 
 
@@ -221,18 +223,19 @@ def _helper(body: str, outer: set[str], module: set[str], name: str) -> tuple[st
 
 
 def build(bodies: dict[str, str], into: pathlib.Path, helpers: str | None = None, seed: int = 0,
-          unused: bool = False) -> pathlib.Path:
+          unused: bool = False, module: str | None = None) -> pathlib.Path:
     """A hand-in: the released package with each stub's ``raise`` replaced by its body; with
     ``helpers`` (a name prefix) each body is moved into a module-level helper its function calls,
-    the helpers at the end of the file in a shuffled order; ``unused`` adds a function nothing calls."""
+    the helpers at the end of the file in a shuffled order, or all in a new ``module`` of the
+    package that the files import; ``unused`` adds a function nothing calls."""
     rng = random.Random(seed)
     package = into / "minitorch"
     shutil.copytree(ROOT / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
-    used, count = set(), 0
+    used, count, moved = set(), 0, []
     for path in sorted(package.rglob("*.py")):
         text = path.read_text()
         tree = ast.parse(text)
-        module = _module_names(tree)
+        outside = _module_names(tree)
         lines = text.splitlines(keepends=True)
         defs = []
         for i, line in enumerate(lines):
@@ -245,16 +248,24 @@ def build(bodies: dict[str, str], into: pathlib.Path, helpers: str | None = None
                 count += 1
                 helper = f"{helpers}{re.sub(r'[^a-z]', '_', name.lower())}" if helpers == "_compute_" \
                     else f"{helpers}{count}"   # an honest learner names a helper for its task; a copier hides it
-                body, definition = _helper(body, _enclosing_locals(tree, i + 1), module, helper)
+                body, definition = _helper(body, _enclosing_locals(tree, i + 1), outside, helper)
                 defs.append(definition)
             lines[i] = "".join(stub["indent"] + row + "\n" if row.strip() else "\n" for row in body.splitlines())
             used.add(name)
+        if defs and module:
+            moved += defs
+            lines.append(f"\n\nfrom minitorch.{module} import *  # noqa: E402,F403\n")
+            defs = []
         if defs or (unused and path.name == "ops_unary.py"):
             rng.shuffle(defs)
             tail = "".join("\n\n" + d for d in defs) + (UNUSED_FUNCTION if unused and path.name == "ops_unary.py" else "")
             lines.append(tail)
         path.write_text("".join(lines))
         ast.parse(path.read_text())
+    if module:
+        rng.shuffle(moved)
+        (package / f"{module}.py").write_text('"""My helpers."""\n\nimport math\n\nimport numpy as np\n'
+                                              + "".join("\n\n" + d for d in moved))
     assert used == set(bodies), f"bodies for no region: {sorted(set(bodies) - used)}"
     return into
 
@@ -272,6 +283,7 @@ def make_class(folder: pathlib.Path, only: tuple[str, ...] | None = None) -> dic
     for n, (copier, source) in enumerate(COPIES.items()):
         if only is None or copier in only:
             bodies = reference_bodies() if source == "reference" else honest[source]
-            build(disguise_all(bodies), folder / copier, helpers=f"_part{n}x", seed=n + 7, unused=True)
+            build(disguise_all(bodies), folder / copier, helpers=f"_part{n}x", seed=n + 7, unused=True,
+                  module=IN_MODULE.get(copier))
             what[copier] = source
     return what

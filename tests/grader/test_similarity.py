@@ -115,9 +115,10 @@ def test_every_disguised_copy_ranks_above_every_honest_pair_and_is_flagged(test_
               f"{'  FLAGGED' * pair.flagged}")
     ranked = [frozenset((p.a, p.b)) for p in pairs]
     honest = [p for p in pairs if not {p.a, p.b} & set(COPIES)]
-    assert len(honest) >= 15 and {frozenset((p.a, p.b)) for p in pairs[:2]} == COPY_PAIRS
-    assert all(p.flagged for p in pairs[:2]) and not any(p.flagged for p in honest)
-    assert min(p.amount for p in pairs[:2]) > 2 * max(p.amount for p in honest)   # far apart, not just apart
+    top = pairs[:len(COPY_PAIRS)]
+    assert len(honest) >= 15 and {frozenset((p.a, p.b)) for p in top} == COPY_PAIRS
+    assert all(p.flagged for p in top) and not any(p.flagged for p in honest)
+    assert min(p.amount for p in top) > 2 * max(p.amount for p in honest)   # far apart, not just apart
     copy_of_verbose = pairs[ranked.index(frozenset(("copier-of-verbose", "verbose")))]
     assert len([t for t, n in copy_of_verbose.tasks.items() if n >= 10]) >= 20   # moved into helpers, still every task
 
@@ -132,8 +133,8 @@ def test_the_same_pair_gets_the_same_verdict_whoever_else_is_in_the_class(test_c
         pairs = compared(read, set(part), detailed=0)
         for pair in pairs:
             verdicts.setdefault(frozenset((pair.a, pair.b)), set()).add(pair.flagged)
-        if "copier-of-reference" in part:   # alone, with 1, 4 or 7 others: flagged
-            assert any(p.flagged and p.learner == "copier-of-reference" for p in pairs if p.with_reference), part
+        for copier in {"copier-of-reference", "mover-of-reference"} & set(part):   # alone, or with 1, 4 or 8 others
+            assert any(p.flagged and p.learner == copier for p in pairs if p.with_reference), part
     assert all(len(v) == 1 for v in verdicts.values()), {k: v for k, v in verdicts.items() if len(v) > 1}
     assert {k for k, v in verdicts.items() if True in v} == COPY_PAIRS   # and no honest learner, in any part
     tutorial = [p for p in compared(read, {"beginner", "defensive"}) if not p.with_reference][0]
@@ -148,6 +149,7 @@ def test_the_disguise_changed_most_lines_of_the_copies_and_moved_every_body(test
     what, read, _ = test_class
     shown = read.codes["copier-of-reference"]["1.3"].shown
     assert any(": _part" in where for where in shown)   # the task's function calls a helper, inlined
+    assert any(where.startswith("my_helpers.py: _part") for where in read.codes["mover-of-reference"]["1.3"].shown)
 
 
 def test_a_pair_says_who_handed_in_first_and_each_sides_kept_hand_ins(test_class, tmp_path):
