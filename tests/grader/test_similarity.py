@@ -128,7 +128,7 @@ def test_the_same_pair_gets_the_same_verdict_whoever_else_is_in_the_class(test_c
     names = sorted(what)
     verdicts: dict[frozenset, set[bool]] = {}
     parts = [()] + [(n,) for n in names] + list(itertools.combinations(names, 2)) + \
-        list(itertools.combinations(names, 5))[::4] + [tuple(names)]
+        list(itertools.combinations(names, 5))[::8] + [tuple(names)]
     for part in parts:
         pairs = compared(read, set(part), detailed=0)
         for pair in pairs:
