@@ -6,10 +6,12 @@ the class is graded as a term)."""
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import pathlib
 from dataclasses import dataclass, field
 
+import grader.files as files
 from grader.intake.submissions import Found
 from grader.term import kept, sheets
 from grader.term.times import hand_in_times
@@ -32,8 +34,8 @@ def stamp(at: dt.datetime) -> str:
 def handed_in(found: list[Found], out: pathlib.Path) -> tuple[dict[str, HandedIn], list[str]]:
     """Each learner's hand-in time and kept hand-ins; the warnings to print."""
     warnings = []
-    try:
-        given = sheets.submitted(out, {f.learner for f in found})
+    try:   # a roster's learners with no hand-in here may be listed too
+        given = sheets.submitted(out, {f.learner for f in found} | _listed(out / files.SUBMITTED))
     except (sheets.SheetError, OSError) as error:
         given = {}
         warnings.append(f"hand-in times: {error}; the other sources were used")
@@ -47,6 +49,14 @@ def handed_in(found: list[Found], out: pathlib.Path) -> tuple[dict[str, HandedIn
             out_kept[f.learner] = []
     return {f.learner: HandedIn(times[f.learner].at, times[f.learner].source, out_kept[f.learner])
             for f in found}, warnings
+
+
+def _listed(path: pathlib.Path) -> set[str]:
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as file:
+            return {(row.get("learner") or "").strip() for row in csv.DictReader(file)}
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return set()
 
 
 def first(a: HandedIn | None, b: HandedIn | None, name_a: str, name_b: str) -> str:

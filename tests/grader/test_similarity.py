@@ -161,8 +161,8 @@ def test_a_pair_says_who_handed_in_first_and_each_sides_kept_hand_ins(test_class
     what, read, found = test_class
     out = tmp_path / "out"
     out.mkdir()
-    (out / "submitted.csv").write_text("learner,submitted_at\nverbose,2026-11-02T10:00:00+00:00\n"
-                                       "copier-of-verbose,2026-11-02T12:30:00+00:00\n")
+    (out / "submitted.csv").write_text("learner,submitted_at\nverbose,2026-11-02T10:00:00+00:00\n"   # zoe: no hand-in
+                                       "copier-of-verbose,2026-11-02T12:30:00+00:00\nzoe,2026-11-03T08:00:00+00:00\n")
     early = next(f for f in found if f.learner == "verbose")
     kept.keep(out, early.sid, early.path, dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC), "submitted.csv")
     times, warnings = handed_in(found, out)
