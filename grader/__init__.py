@@ -58,8 +58,8 @@ adapt the course):
     hub/         the course on a JupyterHub with nbgrader's exchange.
     release/     the release builder: build.py, regions.py, bundle.py and the learner
                  bundle's own files. Imports nothing of the grader outside its folder.
-    similarity/  the copying check: each task's code of every hand-in (parsed, never run) against
-                 every other's and the reference's, with copydetect; similarity.csv and .html.
+    similarity/  the copying check: every hand-in's whole package (parsed, never run) against
+                 every other's and the reference's; similarity-pairs.csv, similarity.csv and .html.
     course_edit/ reshaping the course: add a task or a stage, drop a stage (the sources only).
 
 tests/grader/test_layout.py holds these directions.

@@ -208,15 +208,22 @@ def test_every_recipe_together_keeps_the_course_green(tmp_path):
 def test_checking_for_copying(tmp_path):
     copy = make_copy(tmp_path)
     files = follow(copy, recipe("Checking for copying"))
-    assert files["by hand"] == set() and {"try-class/ana.zip", "try-class/ben.zip"} <= files["by the tools"]
+    assert files["by hand"] <= {"try-similarity/submitted.csv"}
+    assert {"try-class/ana.zip", "try-class/ben.zip"} <= files["by the tools"]
+    with (copy / "try-similarity" / "similarity-pairs.csv").open() as file:
+        pairs = list(csv.DictReader(file))
+    assert list(pairs[0])[:7] == ["learner_a", "learner_b", "flagged", "score", "shared", "matched_lines", "tasks"]
+    # both match the reference; what they share with each other is the reference's, no evidence between them
+    assert [(p["learner_a"], p["learner_b"], p["flagged"]) for p in pairs] == [
+        ("ana", "solutions/minitorch", "yes"), ("ben", "solutions/minitorch", "yes")]
+    assert pairs[0]["handed_in_a"] == "2026-12-01 09:15:00 UTC" and pairs[1]["handed_in_a"] == "2026-12-01 22:40:00 UTC"
+    assert all(p["score"] == "1.000" and int(p["shared"]) > 1000 for p in pairs)   # copies of the package: all alike
     with (copy / "try-similarity" / "similarity.csv").open() as file:
         rows = list(csv.DictReader(file))
-    assert list(rows[0]) == ["learner_a", "learner_b", "task", "score", "lines"]
-    pairs = {(r["learner_a"], r["learner_b"]) for r in rows}
-    assert pairs == {("ana", "ben"), ("ana", "solutions/minitorch"), ("ben", "solutions/minitorch")}
-    assert all(r["score"] == "1.000" for r in rows)   # three copies of one package, every task alike
+    assert list(rows[0]) == ["learner_a", "learner_b", "task", "score", "lines"] and all(r["score"] == "1.000" for r in rows)
     page = (copy / "try-similarity" / "similarity.html").read_text()
-    assert "2 hand-in(s) match the reference solution" in page and "ana, ben" in page
+    assert "2 hand-in(s) match the reference solution: ana, ben" in page
+    assert "handed in 2026-12-01 09:15:00 UTC (submitted.csv)" in page
     report("checking for copying", files, "-")
 
 
