@@ -282,6 +282,18 @@ with checking("7.3"):
     check_set(check_block, {"down.weight": np.zeros((16, 64)), "down.bias": np.zeros(16)})  # both branches output 0
     same(check_block(mt.Tensor(check_x)).data, check_x, "nn.Block(16, 2)(x)", "both branches set to output 0",
          hint="A Block passes x through: x + attn(ln1(x)), then x + mlp(ln2(x)).")
+    block_weights.update({"down.weight": np.zeros((16, 64)), "down.bias": np.zeros(16), "ln1.weight": np.linspace(1.5, 0.5, 16),
+                          "ln1.bias": np.linspace(0.3, -0.3, 16)})  # ln1 of its own, unlike ln2's
+    block_weights.update({f"attn.{layer}.weight": np.zeros((16, 16)) if layer == "key" else np.eye(16)
+                          for layer in ("query", "value", "proj", "key")})  # every score 0: a running mean of ln1(x)
+    check_set(check_block, block_weights)
+    check_n = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln1
+    check_n = check_n * block_weights["ln1.weight"] + block_weights["ln1.bias"]
+    same(check_block(mt.Tensor(check_x)).data, check_x + np.cumsum(check_n, axis=1) / np.arange(1, 5)[:, None],
+         "nn.Block(16, 2)(x)", "the MLP set to output 0, attention's key = 0 (every score 0), query = value = proj = "
+         "identity: x plus the mean of ln1(x) up to each position", known=("block", {"x": check_x, "weights": block_weights,
+                                                                                     "heads": 2}),
+         hint="The attention branch reads ln1(x), ln1 with its own weights: x + attn(ln1(x)).")
     gpt_weights = {"token.weight": check_rng.standard_normal((27, 16)), "position.weight": check_rng.standard_normal((8, 16)),
                    "ln_f.weight": 1 + 0.1 * check_rng.standard_normal(16), "ln_f.bias": 0.1 * check_rng.standard_normal(16),
                    "head.weight": check_rng.standard_normal((27, 16)) / 4, "head.bias": 0.1 * check_rng.standard_normal(27)}
@@ -341,6 +353,15 @@ with checking("7.4"):
              f"how often language.sample_next(logits, {t}, rng) draws each token", "4000 rows of the logits [2, 0.5, -1, 1]",
              atol=0.03, rtol=0, known=("temperature", {"logits": check_logits[0], "temperature": t}),
              hint="Divide the logits by the temperature before the softmax, then draw each row's token with rng.")
+    check_rows = np.tile(check_logits[:2], (500, 1))  # rows 0, 2, 4...: the first logits; rows 1, 3, 5...: the second
+    drawn = np.asarray(language.sample_next(check_rows, 0.5, np.random.default_rng(1)), dtype=np.int64)
+    for r in (0, 1):
+        p = np.exp(check_logits[r] / 0.5) / np.exp(check_logits[r] / 0.5).sum()
+        same(np.bincount(drawn[r::2], minlength=4) / 500, p,
+             f"how often language.sample_next(logits, 0.5, rng) draws each token in rows {r}, {r + 2}, {r + 4}...",
+             "1000 rows alternating the logits [2, 0.5, -1, 1] and [0, 0.5, -1, 1.5]", atol=0.1, rtol=0,
+             hint="Draw each row from its own probabilities (rng.choice with p set to that row's softmax), not all "
+                  "from one row's.")
     check_vocab = language.vocabulary(datasets.names())
     check_stream = language.encode(datasets.names()[:2000], check_vocab)
     mt.manual_seed(0)

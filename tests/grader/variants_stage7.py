@@ -20,6 +20,8 @@ BUGGY = [
      "7.2", "several heads"),
     ("block without the residual around attention", ("nn/transformer.py", "x = x + self.attn(self.ln1(x))",
                                                      "x = self.attn(self.ln1(x))"), "7.3", "Block"),
+    ("block attention reads x without ln1", ("nn/transformer.py", "x = x + self.attn(self.ln1(x))",
+                                             "x = x + self.attn(x)"), "7.3", "Block"),
     ("block with ReLU instead of GELU", ("nn/transformer.py", 'gelu(self.up(self.ln2(x)), approximate="tanh")',
                                          "self.up(self.ln2(x)).relu()"), "7.3", "Block"),
     ("block applies GELU after the down projection", ("nn/transformer.py",
@@ -53,6 +55,9 @@ BUGGY = [
     ("sampling draws from np.random instead of rng", ("language.py",
         "chosen = np.array([rng.choice(len(row), p=row) for row in p])",
         "chosen = np.array([np.random.choice(len(row), p=row) for row in p])"), "7.4", "rng argument"),
+    ("sampling draws every row from the first row's probabilities", ("language.py",
+        "chosen = np.array([rng.choice(len(row), p=row) for row in p])",
+        "chosen = np.array([rng.choice(len(row), p=p[0]) for row in p])"), "7.4", "each row's own"),
     ("sampling exponentiates without subtracting the maximum", ("language.py",
         "p = np.exp(z - z.max(axis=-1, keepdims=True))", "p = np.exp(z)"), "7.4", "maximum before exp"),
 ]
