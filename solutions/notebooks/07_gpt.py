@@ -344,8 +344,10 @@ with checking("7.4"):
         check_greedy = error
     same(check_greedy, check_logits.argmax(axis=-1),
          "language.sample_next(logits, 0, rng)", "3 rows of 4 logits, temperature 0", known=("greedy", {"logits": check_logits}),
-         hint="At temperature 0 take each row's most likely token: its argmax, no draw (dividing by 0 gives inf and "
-              "NaN probabilities).")
+         hint={"raised": "At temperature 0 take each row's most likely token, with no draw: dividing by 0 gives inf "
+                         "and NaN probabilities.",
+               "values": "At temperature 0 take each row's most likely token: the position of its largest logit (argmax), "
+                         "no draw."})
     for t in (0.5, 2.0):
         drawn = language.sample_next(np.tile(check_logits[0], (4000, 1)), t, np.random.default_rng(0))
         p = np.exp(check_logits[0] / t) / np.exp(check_logits[0] / t).sum()
