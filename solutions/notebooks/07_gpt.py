@@ -126,9 +126,11 @@ with checking("7.1"):
         centred = x - x.mean(axis=-1, keepdims=True)
         return centred / np.sqrt((centred ** 2).mean(axis=-1, keepdims=True) + 1e-5) * w + b
 
-    check_backward(LayerNorm, [check_x.data, check_w.data, check_b.data], reference=layer_norm_numpy,
-                   hint="The weight and bias gradients sum over every axis but the last; x's goes through the mean "
-                        "and the variance too.")
+    for dtype in (np.float64, np.float32):  # float32 in, float32 gradients out
+        check_backward(LayerNorm, [a.astype(dtype) for a in (check_x.data, check_w.data, check_b.data)],
+                       reference=layer_norm_numpy,
+                       hint="The weight and bias gradients sum over every axis but the last; x's goes through the mean "
+                            "and the variance too.")
     mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])  # raises, naming input and element
     print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)")
 
