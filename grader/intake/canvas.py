@@ -39,12 +39,15 @@ def owner(parts: tuple[str, ...]) -> Owned | None:
         return None
     note = ("Canvas marked this submission late (LATE in its file name in Canvas's download)"
             if found["late"] else "")
-    return Owned(found["user"], found["name"], (found["original"],), note)
+    return Owned(found["user"], found["name"], (found["original"],), note, order=int(found["file"]))
 
 
 def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
     with path.open(newline="", encoding="utf-8-sig") as file:
-        rows = list(csv.reader(file))
+        first = file.readline()
+        file.seek(0)
+        # ";" when the instructor's Canvas settings ask for it (or their language writes 1,5)
+        rows = list(csv.reader(file, delimiter=";" if first.count(";") > first.count(",") else ","))
     head = [c.strip() for c in rows[0]] if rows else []
     if not set(COLUMNS[:2]) <= set(head):
         raise ValueError(f"{path}: not Canvas's gradebook export (its header has no Student and ID columns; it has "
@@ -54,10 +57,11 @@ def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
     roster = Roster({}, {}, {}, source="")
     for number, cells in enumerate(rows[1:], start=2):
         row = {c: (cells[i].strip() if i < len(cells) else "") for c, i in at.items()}
-        if row["Student"].lower() == "points possible" or not row["ID"].isdigit() or row["Student"] == TEST_STUDENT:
-            continue   # the maxima row, the posting-policy row, a blank line, Canvas's own test student
+        if row["Student"].lower() == "points possible" or not row["ID"].isdigit():
+            continue   # the maxima row, the posting-policy row, a blank line
         login = row.get("SIS Login ID", "")
-        learner = login if USABLE.match(login) else row["ID"]
+        test = row["Student"] == TEST_STUDENT   # its SIS Login ID is a hash Canvas made, not a login
+        learner = login if USABLE.match(login) and not test else row["ID"]
         if learner in roster.learners:
             raise ValueError(f"{path}, row {number}: a second student with the id {learner!r}")
         roster.learners[learner] = {"learner": learner, "name": row["Student"], "canvas_id": row["ID"],
@@ -65,6 +69,8 @@ def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
                                     "section": row.get("Section", ""), "canvas_assignment": ours}
         roster.by_key[row["ID"]] = learner
         roster.names[learner] = row["Student"]
+        if test:   # Student View's: in the class only when the instructor handed in as it
+            roster.if_handed_in.add(learner)
     if not roster.learners:
         raise ValueError(f"{path}: Canvas's gradebook export with no student in it")
     return roster

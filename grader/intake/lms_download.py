@@ -41,6 +41,7 @@ class Owned:
     called: str                        # the learner's name, as the file's name gives it
     inner: tuple[str, ...]             # the file's path inside the hand-in
     note: str = ""                     # what the LMS says about it (Canvas's LATE)
+    order: int = 0                     # among one learner's files, a newer one's is larger (Canvas's file id)
 
 
 @dataclass
@@ -50,6 +51,7 @@ class Roster:
     names: dict[str, str]                        # learner id -> the name the LMS shows
     times: dict[str, dt.datetime] = field(default_factory=dict)   # learner id -> when the LMS says they handed in
     source: str = ""                             # where those times come from, for people
+    if_handed_in: set[str] = field(default_factory=set)   # learners kept only when they hand in (a test student)
 
 
 class Lms(Protocol):
@@ -102,11 +104,32 @@ def _hidden(parts: tuple[str, ...]) -> bool:
 
 
 def nearest(called: str, roster: Roster) -> str:
-    """The roster's names nearest to ``called``, for a refusal."""
+    """The roster's three names nearest to ``called``, for a refusal (compared as letters
+    and digits only, so Canvas's ``fischertom`` is near "Fischer, Tom")."""
     simple = {"".join(ch for ch in name.lower() if ch.isalnum()): name for name in roster.names.values()}
     close = difflib.get_close_matches("".join(ch for ch in called.lower() if ch.isalnum()), list(simple), n=3,
-                                      cutoff=0.5)
-    return ", ".join(repr(simple[c]) for c in close) or "none alike"
+                                      cutoff=0.0)
+    return ", ".join(repr(simple[c]) for c in close) or "the roster is empty"
+
+
+def counted(lms: str, files: list[tuple[Owned, Member]]) -> tuple[list[tuple[Owned, Member]], list[Refused]]:
+    """What of one learner's files (oldest first) is their hand-in: their newest .zip, the
+    older ones refused as superseded, and any other file beside it; with no .zip, their
+    files as a folder when a minitorch/ package is among them, else nothing."""
+    zips = [f for f in files if f[0].inner[-1].lower().endswith(".zip")]
+    shown = [printable("/".join(m.parts)) for _, m in files]
+    if zips:
+        newest = zips[-1]
+        why = {id(f): (f"an older hand-in of the same learner; the newest, {newest[0].inner[-1]!r}, counts"
+                       if f in zips else f"not a hand-in .zip; {newest[0].inner[-1]!r} counts") for f in files}
+        return [newest], [Refused(name, f"{lms}'s download: {why[id(f)]}")
+                          for name, f in zip(shown, files) if f is not newest]
+    if any("minitorch" in o.inner[:-1] for o, _ in files):
+        return files, []
+    return [], [Refused(name, f"{lms}'s download: not a zip or a folder, and a {Path(o.inner[-1]).suffix or 'file'} "
+                              "alone holds no minitorch/ package: the learner has no hand-in (a .zip of "
+                              "minitorch/ and notebooks/, as `make handin` writes it)")
+                for name, (o, _) in zip(shown, files)]
 
 
 def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Path) -> Download:
@@ -133,9 +156,16 @@ def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Pat
     shutil.rmtree(into, ignore_errors=True)
     into.mkdir(parents=True)
     total = 0
-    for learner, files in sorted(own.items()):
-        result.names[learner] = [m.parts[-1] for _, m in files]
+    for learner in roster.if_handed_in - set(own):
+        del roster.learners[learner]
+    for learner, every in sorted(own.items()):
+        files, superseded = counted(lms.NAME, sorted(every, key=lambda f: f[0].order))   # stable: ties keep the download's order
+        result.refused += superseded
         result.notes[learner] = sorted({o.note for o, _ in files if o.note})
+        result.notes[learner] += [f"{r.name}: {r.reason}" for r in superseded]
+        if not files:
+            continue
+        result.names[learner] = sorted({n for o, m in files for n in (m.parts[-1], o.inner[-1])})
         alone = len(files) == 1 and files[0][0].inner[-1].lower().endswith(".zip")
         for owned, member in files:
             total += member.size
