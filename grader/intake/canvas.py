@@ -1,15 +1,17 @@
 """Canvas: the assignment's "Download Submissions" zip and the gradebook's export.
 
-Canvas names each file ``sortablename[_LATE]_userid_submissionid_filename``: the
+Canvas names each file ``sortablename[_LATE]_userid_fileid_filename``: the
 student's sortable name ("Pereira, Ana") lowercased with every space and punctuation
 mark removed (``pereiraana``), ``LATE`` when Canvas marked the submission late, the
-student's Canvas user id, an id of the submitted file, and the file's name as the student
+student's Canvas user id, the id of the uploaded file (larger for a later upload), and the file's name as the student
 uploaded it (a file uploaded again under the same name carries Canvas's ``-1``, ``-2``
 before its extension). The roster is the gradebook's CSV export (Grades, Export): a
 header (Student, ID, SIS User ID, SIS Login ID, Section, then a column per assignment
 and the totals), a "Points Possible" row, and in some courses a row above it saying how
-grades are posted ("Manual Posting"); neither is a student, nor is "Student, Test", the
-student Canvas's Student View adds. A learner's id is their SIS
+grades are posted ("Manual Posting"); neither is a student. Fields are separated by ``,``
+or, as an instructor's settings may ask, ``;``. "Student, Test", the student Canvas's
+Student View adds, is in the class only when the instructor handed in as it, under its
+Canvas user id (its SIS Login ID is a hash). A learner's id is their SIS
 Login ID, or their Canvas user id when they have none. When the gradebook already has
 an assignment named ``minitorch...`` (Canvas writes it "minitorch (88002)", with its id),
 the Canvas export fills that column rather than making a new assignment. Canvas's download carries no

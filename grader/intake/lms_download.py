@@ -2,8 +2,9 @@
 download (its .zip, or the folder it unzips to) and the LMS's own roster file. Each file
 of the download is its learner's, found by the ids the LMS writes into its name
 (``canvas.py``, ``moodle.py``); a learner's files become one hand-in in the staging
-folder, named by the learner's id: their .zip as it is when it is all they handed in,
-else a folder of their files. A file whose learner the roster lacks is refused, naming
+folder, named by the learner's id: their newest .zip (``counted``), the older ones and
+any file beside it refused and named; with no .zip, a folder of their files when a
+minitorch/ package is among them, else nothing (a notebook alone is no hand-in). A file whose learner the roster lacks is refused, naming
 the roster's nearest names; nothing is ever graded as a stranger. Links are never
 followed, and sizes are bounded."""
 

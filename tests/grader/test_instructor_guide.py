@@ -310,7 +310,7 @@ def test_from_your_lms(tmp_path):
     with (out / "moodle-worksheet.csv").open() as file:
         sheet = {r["Identifier"]: r for r in csv.DictReader(file)}
     assert list(sheet) == ["Participant 5501", "Participant 5503"]
-    assert float(sheet["Participant 5501"]["Grade"]) == pytest.approx(total * 0.9, abs=0.01)
+    assert float(sheet["Participant 5501"]["Grade"]) == pytest.approx(100 * 0.9, abs=0.01)   # of its maximum, 100.00
     assert sheet["Participant 5501"]["Last modified (grade)"] == "-" and sheet["Participant 5503"]["Grade"] == ""
     assert "less 10% for 1 day late" in sheet["Participant 5501"]["Feedback comments"]
     assert not (out / "canvas.csv").exists()
