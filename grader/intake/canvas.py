@@ -25,6 +25,7 @@ import datetime as dt
 import re
 from pathlib import Path
 
+from grader.files import ONLY_IF_HANDED_IN
 from grader.intake.lms_download import Owned, Roster
 
 NAME = "Canvas"
@@ -72,7 +73,7 @@ def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
         roster.by_key[row["ID"]] = learner
         roster.names[learner] = row["Student"]
         if test:   # Student View's: in the class only when the instructor handed in as it
-            roster.if_handed_in.add(learner)
+            roster.learners[learner][ONLY_IF_HANDED_IN] = "yes"
     if not roster.learners:
         raise ValueError(f"{path}: Canvas's gradebook export with no student in it")
     return roster

@@ -4,9 +4,9 @@ of the download is its learner's, found by the ids the LMS writes into its name
 (``canvas.py``, ``moodle.py``); a learner's files become one hand-in in the staging
 folder, named by the learner's id: their newest .zip (``counted``), the older ones and
 any file beside it refused and named; with no .zip, a folder of their files when a
-minitorch/ package is among them, else nothing (a notebook alone is no hand-in). A file whose learner the roster lacks is refused, naming
-the roster's nearest names; nothing is ever graded as a stranger. Links are never
-followed, and sizes are bounded."""
+minitorch/ package is among them, else nothing (a notebook alone is no hand-in). A file
+whose learner the roster lacks is refused, naming the roster's nearest names; nothing is
+ever graded as a stranger. Links are never followed, and sizes are bounded."""
 
 from __future__ import annotations
 
@@ -52,7 +52,6 @@ class Roster:
     names: dict[str, str]                        # learner id -> the name the LMS shows
     times: dict[str, dt.datetime] = field(default_factory=dict)   # learner id -> when the LMS says they handed in
     source: str = ""                             # where those times come from, for people
-    if_handed_in: set[str] = field(default_factory=set)   # learners kept only when they hand in (a test student)
 
 
 class Lms(Protocol):
@@ -157,8 +156,6 @@ def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Pat
     shutil.rmtree(into, ignore_errors=True)
     into.mkdir(parents=True)
     total = 0
-    for learner in roster.if_handed_in - set(own):
-        del roster.learners[learner]
     for learner, every in sorted(own.items()):
         files, superseded = counted(lms.NAME, sorted(every, key=lambda f: f[0].order))   # stable: ties keep the download's order
         result.refused += superseded

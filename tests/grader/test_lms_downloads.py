@@ -31,7 +31,8 @@ def test_a_canvas_download_is_its_learners_and_a_stranger_is_refused_with_the_ne
         "README.txt": b"not a submission",
     })
     got = lms_download.read(canvas, download, tmp_path / "gradebook.csv", dt.UTC, tmp_path / "staged")
-    assert sorted(got.roster.learners) == ["10002", "apereira", "cchen"]   # no SIS login: the Canvas id; no test student
+    assert sorted(got.roster.learners) == ["10002", "10999", "apereira", "cchen"]   # no SIS login: the Canvas id
+    assert got.roster.learners["10999"]["only_if_handed_in"] and "10999" not in got.names   # the test student
     assert got.roster.learners["apereira"]["canvas_id"] == "10001" and got.roster.times == {}
     assert sorted(p.name for p in (tmp_path / "staged").iterdir()) == ["apereira.zip"]
     assert (tmp_path / "staged" / "apereira.zip").read_bytes() == b"PK-ana"
