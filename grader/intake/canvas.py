@@ -14,7 +14,8 @@ Student View adds, is in the class only when the instructor handed in as it, und
 Canvas user id (its SIS Login ID is a hash). A learner's id is their SIS
 Login ID, or their Canvas user id when they have none. When the gradebook already has
 an assignment named ``minitorch...`` (Canvas writes it "minitorch (88002)", with its id),
-the Canvas export fills that column rather than making a new assignment. Canvas's download carries no
+the Canvas export fills that column rather than making a new assignment, on that
+assignment's own points (its "Points Possible"). Canvas's download carries no
 submission times: its ``LATE`` marker is shown in the learner's feedback, and
 ``submitted.csv`` gives times for a late penalty."""
 
@@ -57,6 +58,8 @@ def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
                          f"{', '.join(head[:8]) or 'nothing'})")
     at = {c: head.index(c) for c in COLUMNS if c in head}
     ours = next((c for c in head if ASSIGNMENT.match(c)), "")   # the course's own minitorch assignment, if made
+    maxima = next((r for r in rows[1:] if r and r[0].strip().lower() == "points possible"), [])
+    points = maxima[head.index(ours)].strip().replace(",", ".") if ours and head.index(ours) < len(maxima) else ""
     roster = Roster({}, {}, {}, source="")
     for number, cells in enumerate(rows[1:], start=2):
         row = {c: (cells[i].strip() if i < len(cells) else "") for c, i in at.items()}
@@ -69,7 +72,8 @@ def read_roster(path: Path, zone: dt.tzinfo) -> Roster:
             raise ValueError(f"{path}, row {number}: a second student with the id {learner!r}")
         roster.learners[learner] = {"learner": learner, "name": row["Student"], "canvas_id": row["ID"],
                                     "sis_user_id": row.get("SIS User ID", ""), "sis_login_id": login,
-                                    "section": row.get("Section", ""), "canvas_assignment": ours}
+                                    "section": row.get("Section", ""), "canvas_assignment": ours,
+                                    "canvas_points": points}
         roster.by_key[row["ID"]] = learner
         roster.names[learner] = row["Student"]
         if test:   # Student View's: in the class only when the instructor handed in as it

@@ -6,6 +6,7 @@ whom, the stranger refused with the roster's nearest names, Canvas's LATE marker
 lateness from Moodle's worksheet read in the course's zone. Nothing is graded: the
 score bands are the guide's recipes' to show (test_instructor_guide.py)."""
 
+import csv
 import datetime as dt
 import importlib.util
 import json
@@ -16,6 +17,9 @@ import pytest
 
 from grader.intake import canvas, lms_download, moodle
 from grader.lateness import lateness, parse_deadline
+from grader.outputs.lms.registry import write_exports
+from grader.results import LearnerResult, Verdict
+from grader.tasks import PARTS, TOTAL
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -84,3 +88,46 @@ def test_the_intake_concludes_what_the_lms_downloads_expect(built, tmp_path, lms
     assert (want["strangers"][0].get("user_id_in_name") or want["strangers"][0]["participant_in_name"]) in stranger
     reason = refused[stranger]
     assert "is not in the roster: not graded; the roster's nearest names: '" in reason and reason.count("'") >= 6
+
+
+def _full(learner: str) -> LearnerResult:
+    result = LearnerResult(learner, learner)
+    result.add([Verdict(t, p, pts, pts, "", "", None) for t, parts in PARTS.items() for p, pts in parts.items()])
+    return result
+
+
+@pytest.mark.parametrize("lms", ["canvas", "moodle"])
+def test_the_exports_go_back_into_the_lms_the_roster_came_from(built, tmp_path, lms):
+    """Canvas's import and Moodle's worksheet, from their own roster files: a full grade is
+    the assignment's own maximum (100 points here), never the grader's 88.5 raw; Canvas's
+    Test Student has a line only when it handed in; the worksheet keeps Moodle's rows."""
+    want = EXPECTED[lms]
+    roster = (canvas if lms == "canvas" else moodle).read_roster(built / want["roster"], dt.UTC).learners
+    key = "canvas_id" if lms == "canvas" else "identifier"
+    handed_in = {learner for learner, row in roster.items() if want["learners"][row[key]]["counts"]}
+    handed_in -= {learner for learner, row in roster.items() if row[key] == "10099"}   # the Test Student, not this time
+    written, unknown = write_exports({learner: _full(learner) for learner in handed_in}, TOTAL, roster, tmp_path)
+    assert unknown == []
+    if lms == "canvas":
+        assert written == ["canvas.csv"]
+        rows = list(csv.reader((tmp_path / "canvas.csv").open(encoding="utf-8")))
+        assert rows[:2] == [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", want["assignment_column"]],
+                            ["Points Possible", "", "", "", "", "100"]]
+        grades = {r[1]: r[5] for r in rows[2:]}
+        assert "10099" not in grades and sorted(grades) == sorted(k for k in want["learners"] if k != "10099")
+        assert {k: v for k, v in grades.items() if v != "0"} == {roster_row["canvas_id"]: "100" for learner, roster_row
+                                                                  in roster.items() if learner in handed_in}
+        return
+    assert written == ["moodle-worksheet.csv", "moodle.csv"]
+    with (built / want["roster"]).open(encoding="utf-8-sig", newline="") as file:
+        before = list(csv.DictReader(file))
+    with (tmp_path / "moodle-worksheet.csv").open(encoding="utf-8", newline="") as file:
+        after = list(csv.DictReader(file))
+    assert sorted(r["Identifier"] for r in after) == sorted(r["Identifier"] for r in before)   # every row, none added
+    old = {r["Identifier"]: r for r in before}
+    for row in after:
+        mine = want["learners"][row["Identifier"]]["counts"] is not None
+        assert row["Grade"] == ("100.00" if mine else old[row["Identifier"]]["Grade"]), row
+        assert ("minitorch: 88.5 / 88.5" in row["Feedback comments"]) == mine
+        same = {k: v for k, v in row.items() if k not in ("Grade", "Feedback comments")}
+        assert same == {k: v for k, v in old[row["Identifier"]].items() if k not in ("Grade", "Feedback comments")}
