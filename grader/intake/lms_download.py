@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Protocol
 
+from grader.files import ONLY_IF_HANDED_IN
 from grader.intake.submissions import Refused
 from grader.intake.unpack import printable
 
@@ -106,7 +107,8 @@ def _hidden(parts: tuple[str, ...]) -> bool:
 def nearest(called: str, roster: Roster) -> str:
     """The roster's three names nearest to ``called``, for a refusal (compared as letters
     and digits only, so Canvas's ``fischertom`` is near "Fischer, Tom")."""
-    simple = {"".join(ch for ch in name.lower() if ch.isalnum()): name for name in roster.names.values()}
+    simple = {"".join(ch for ch in name.lower() if ch.isalnum()): name for learner, name in roster.names.items()
+              if not roster.learners.get(learner, {}).get(ONLY_IF_HANDED_IN)}   # never Canvas's Test Student
     close = difflib.get_close_matches("".join(ch for ch in called.lower() if ch.isalnum()), list(simple), n=3,
                                       cutoff=0.0)
     return ", ".join(repr(simple[c]) for c in close) or "the roster is empty"

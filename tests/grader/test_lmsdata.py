@@ -88,6 +88,7 @@ def test_the_intake_concludes_what_the_lms_downloads_expect(built, tmp_path, lms
     assert (want["strangers"][0].get("user_id_in_name") or want["strangers"][0]["participant_in_name"]) in stranger
     reason = refused[stranger]
     assert "is not in the roster: not graded; the roster's nearest names: '" in reason and reason.count("'") >= 6
+    assert "Student, Test" not in reason   # the Test Student is nobody's near name
 
 
 def _full(learner: str) -> LearnerResult:
