@@ -20,6 +20,8 @@ from grader.lateness import lateness, parse_deadline
 from grader.outputs.lms.registry import write_exports
 from grader.results import LearnerResult, Verdict
 from grader.tasks import PARTS, TOTAL
+from grader.term import sheets
+from grader.term.times import hand_in_times
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -132,3 +134,25 @@ def test_the_exports_go_back_into_the_lms_the_roster_came_from(built, tmp_path, 
         assert ("minitorch: 88.5 / 88.5" in row["Feedback comments"]) == mine
         same = {k: v for k, v in row.items() if k not in ("Grade", "Feedback comments")}
         assert same == {k: v for k, v in old[row["Identifier"]].items() if k not in ("Grade", "Feedback comments")}
+
+
+def test_canvas_times_given_in_submitted_csv_make_the_late_days(built, tmp_path):
+    """Canvas's download has no times: the guide's submitted.csv, one row per hand-in named
+    by its file in the download, gives them, and the late days follow (Seán's LATE file
+    8 h 31 min after the deadline starts one day; Kim's superseded file has no time)."""
+    want = EXPECTED["canvas"]
+    got = lms_download.read(canvas, built / want["download"], built / want["roster"], dt.UTC, tmp_path / "staged")
+    learner_of = {row["canvas_id"]: learner for learner, row in got.roster.learners.items()}
+    lines = ["learner,submitted_at,file"] + [
+        f"{learner_of[k]},{who['submitted_at_in_canvas']},{file}" for k, who in want["learners"].items()
+        for file in [who["counts"], *(s["file"] for s in who["superseded"])] if file]
+    (tmp_path / "submitted.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    given = sheets.submitted(tmp_path, set(got.roster.learners))
+    paths = {learner: tmp_path / "staged" / f"{learner}.zip" for learner in got.names}
+    times, warnings = hand_in_times(paths, given, got.names, "Canvas")
+    deadline = parse_deadline(want["deadline"])
+    for key, who in want["learners"].items():
+        if who["counts"]:
+            assert times[learner_of[key]].source == "submitted.csv"
+            assert lateness(times[learner_of[key]].at, deadline, 10)[0] == who["late_days_started_if_times_given"]
+    assert warnings == []
