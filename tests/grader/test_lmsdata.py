@@ -3,7 +3,8 @@ written from Canvas's and Moodle's own sources by someone who never read the int
 held to what its ``expected.json`` says a correct autograder concludes: each roster
 learner's hand-in (the newest, byte for byte), the files superseded or refused and for
 whom, the stranger refused with the roster's nearest names, Canvas's LATE marker, and
-lateness from Moodle's worksheet read in the course's zone. Nothing is graded: the
+lateness from Moodle's worksheet read in the course's zone (Canvas's from submitted.csv);
+and the exports written back from those rosters. Nothing is graded (a few seconds): the
 score bands are the guide's recipes' to show (test_instructor_guide.py)."""
 
 import csv
