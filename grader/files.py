@@ -13,6 +13,9 @@ REPORT = "report.html"
 FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
 COURSE = "course"                # a folder: the nbgrader course
 FROM_LMS = "from-lms"            # a folder: an LMS's download (--from), one hand-in per learner
+# A roster row's mark: a learner in the class only once they hand in (Canvas's Test Student):
+# without a hand-in, no "missing" row and no line in the exports.
+ONLY_IF_HANDED_IN = "only_if_handed_in"
 
 # Kept by the instructor, read by every run, never written by the grader.
 SUBMITTED = "submitted.csv"      # learner, submitted_at

@@ -2,10 +2,11 @@
 download (its .zip, or the folder it unzips to) and the LMS's own roster file. Each file
 of the download is its learner's, found by the ids the LMS writes into its name
 (``canvas.py``, ``moodle.py``); a learner's files become one hand-in in the staging
-folder, named by the learner's id: their .zip as it is when it is all they handed in,
-else a folder of their files. A file whose learner the roster lacks is refused, naming
-the roster's nearest names; nothing is ever graded as a stranger. Links are never
-followed, and sizes are bounded."""
+folder, named by the learner's id: their newest .zip (``counted``), the older ones and
+any file beside it refused and named; with no .zip, a folder of their files when a
+minitorch/ package is among them, else nothing (a notebook alone is no hand-in). A file
+whose learner the roster lacks is refused, naming the roster's nearest names; nothing is
+ever graded as a stranger. Links are never followed, and sizes are bounded."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Protocol
 
+from grader.files import ONLY_IF_HANDED_IN
 from grader.intake.submissions import Refused
 from grader.intake.unpack import printable
 
@@ -41,6 +43,7 @@ class Owned:
     called: str                        # the learner's name, as the file's name gives it
     inner: tuple[str, ...]             # the file's path inside the hand-in
     note: str = ""                     # what the LMS says about it (Canvas's LATE)
+    order: int = 0                     # among one learner's files, a newer one's is larger (Canvas's file id)
 
 
 @dataclass
@@ -102,11 +105,33 @@ def _hidden(parts: tuple[str, ...]) -> bool:
 
 
 def nearest(called: str, roster: Roster) -> str:
-    """The roster's names nearest to ``called``, for a refusal."""
-    simple = {"".join(ch for ch in name.lower() if ch.isalnum()): name for name in roster.names.values()}
+    """The roster's three names nearest to ``called``, for a refusal (compared as letters
+    and digits only, so Canvas's ``fischertom`` is near "Fischer, Tom")."""
+    simple = {"".join(ch for ch in name.lower() if ch.isalnum()): name for learner, name in roster.names.items()
+              if not roster.learners.get(learner, {}).get(ONLY_IF_HANDED_IN)}   # never Canvas's Test Student
     close = difflib.get_close_matches("".join(ch for ch in called.lower() if ch.isalnum()), list(simple), n=3,
-                                      cutoff=0.5)
-    return ", ".join(repr(simple[c]) for c in close) or "none alike"
+                                      cutoff=0.0)
+    return ", ".join(repr(simple[c]) for c in close) or "the roster is empty"
+
+
+def counted(lms: str, files: list[tuple[Owned, Member]]) -> tuple[list[tuple[Owned, Member]], list[Refused]]:
+    """What of one learner's files (oldest first) is their hand-in: their newest .zip, the
+    older ones refused as superseded, and any other file beside it; with no .zip, their
+    files as a folder when a minitorch/ package is among them, else nothing."""
+    zips = [f for f in files if f[0].inner[-1].lower().endswith(".zip")]
+    shown = [printable("/".join(m.parts)) for _, m in files]
+    if zips:
+        newest = zips[-1]
+        why = {id(f): (f"an older hand-in of the same learner; the newest, {newest[0].inner[-1]!r}, counts"
+                       if f in zips else f"not a hand-in .zip; {newest[0].inner[-1]!r} counts") for f in files}
+        return [newest], [Refused(name, f"{lms}'s download: {why[id(f)]}")
+                          for name, f in zip(shown, files) if f is not newest]
+    if any("minitorch" in o.inner[:-1] for o, _ in files):
+        return files, []
+    return [], [Refused(name, f"{lms}'s download: not a zip or a folder, and a {Path(o.inner[-1]).suffix or 'file'} "
+                              "alone holds no minitorch/ package: the learner has no hand-in (a .zip of "
+                              "minitorch/ and notebooks/, as `make handin` writes it)")
+                for name, (o, _) in zip(shown, files)]
 
 
 def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Path) -> Download:
@@ -133,9 +158,14 @@ def read(lms: Lms, download: Path, roster_file: Path, zone: dt.tzinfo, into: Pat
     shutil.rmtree(into, ignore_errors=True)
     into.mkdir(parents=True)
     total = 0
-    for learner, files in sorted(own.items()):
-        result.names[learner] = [m.parts[-1] for _, m in files]
+    for learner, every in sorted(own.items()):
+        files, superseded = counted(lms.NAME, sorted(every, key=lambda f: f[0].order))   # stable: ties keep the download's order
+        result.refused += superseded
         result.notes[learner] = sorted({o.note for o, _ in files if o.note})
+        result.notes[learner] += [f"{r.name}: {r.reason}" for r in superseded]
+        if not files:
+            continue
+        result.names[learner] = sorted({n for o, m in files for n in (m.parts[-1], o.inner[-1])})
         alone = len(files) == 1 and files[0][0].inner[-1].lower().endswith(".zip")
         for owned, member in files:
             total += member.size

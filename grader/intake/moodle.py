@@ -21,7 +21,9 @@ from pathlib import Path
 from grader.intake.lms_download import Owned, Roster
 
 NAME = "Moodle"
-PREFIX = re.compile(r"^(?P<name>.*)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<rest>.*)$", re.S)
+# Moodle 4.1 and later name the folder without the final "_"
+PREFIX = re.compile(r"^(?P<name>.*)_(?P<participant>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<rest>.*))?$", re.S)
+COPY = re.compile(r" \((\d+)\)(\.[^.]*)?$")   # the file picker's name for a second upload of one name
 PARTICIPANT = re.compile(r"^Participant (\d+)$")
 FORMATS = ("%A, %d %B %Y, %I:%M %p", "%A, %d %B %Y, %I:%M:%S %p", "%d %B %Y, %I:%M %p", "%A, %d %B %Y, %H:%M")
 NOT_SUBMITTED = {"", "-"}
@@ -33,7 +35,8 @@ def owner(parts: tuple[str, ...]) -> Owned | None:
         if found is None:
             continue
         inner = parts[at + 1:] if not found["rest"] else (found["rest"], *parts[at + 1:])
-        return Owned(found["participant"], found["name"], inner) if inner else None
+        copy = COPY.search(inner[-1]) if inner else None
+        return Owned(found["participant"], found["name"], inner, order=int(copy[1]) if copy else 0) if inner else None
     return None
 
 

@@ -38,8 +38,10 @@ def write_all(results: list[LearnerResult], out: pathlib.Path, roster: dict | No
 
 
 def absentees(results: list[LearnerResult], roster: dict | None) -> list[str]:
-    """The learners of the roster without a result: no hand-in."""
-    return sorted(set(roster or {}) - {r.learner for r in results})
+    """The learners of the roster without a result: no hand-in (but for one in the roster
+    only if they hand in, as Canvas's Test Student)."""
+    roster = roster or {}
+    return sorted(k for k in set(roster) - {r.learner for r in results} if not roster[k].get(files.ONLY_IF_HANDED_IN))
 
 
 def write_part(results: list[LearnerResult], out: pathlib.Path, shard: str,

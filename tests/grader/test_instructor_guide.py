@@ -298,8 +298,8 @@ def test_from_your_lms(tmp_path):
     with (out / "canvas.csv").open() as file:
         canvas = list(csv.reader(file))
     assert canvas[:2] == [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "minitorch (88002)"],
-                          ["Points Possible", "", "", "", "", f"{total:g}"]]
-    assert {r[0]: (r[1], float(r[5])) for r in canvas[2:]} == {"Pereira, Ana": ("10001", pytest.approx(total * 0.9, abs=0.01)),
+                          ["Points Possible", "", "", "", "", "100"]]   # the assignment's own, as the export gave
+    assert {r[0]: (r[1], float(r[5])) for r in canvas[2:]} == {"Pereira, Ana": ("10001", pytest.approx(100 * 0.9, abs=0.01)),
                                                                "O'Neil-Chen, Cy": ("10003", 0.0)}
 
     work = folder("moodle")
@@ -317,7 +317,7 @@ def test_from_your_lms(tmp_path):
     with (out / "moodle-worksheet.csv").open() as file:
         sheet = {r["Identifier"]: r for r in csv.DictReader(file)}
     assert list(sheet) == ["Participant 5501", "Participant 5503"]
-    assert float(sheet["Participant 5501"]["Grade"]) == pytest.approx(total * 0.9, abs=0.01)
+    assert float(sheet["Participant 5501"]["Grade"]) == pytest.approx(100 * 0.9, abs=0.01)   # of its maximum, 100.00
     assert sheet["Participant 5501"]["Last modified (grade)"] == "-" and sheet["Participant 5503"]["Grade"] == ""
     assert "less 10% for 1 day late" in sheet["Participant 5501"]["Feedback comments"]
     assert not (out / "canvas.csv").exists()

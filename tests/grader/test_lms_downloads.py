@@ -25,21 +25,23 @@ def test_a_canvas_download_is_its_learners_and_a_stranger_is_refused_with_the_ne
     canvas_gradebook(tmp_path / "gradebook.csv", STUDENTS)
     download = write_zip(tmp_path / "submissions.zip", {
         "pereiraana_LATE_10001_4502_minitorch-1.zip": b"PK-ana",          # resubmitted under the same name
-        "bergbo_10002_4503_scalar.py": b"x = 1\n",                          # two loose files: one hand-in
+        "bergbo_10002_4503_scalar.py": b"x = 1\n",                          # loose files, no package: refused
         "bergbo_10002_4504_autodiff.py": b"y = 2\n",
         "pereiranna_10077_4505_minitorch.zip": b"PK-stranger",             # not in the gradebook
         "README.txt": b"not a submission",
     })
     got = lms_download.read(canvas, download, tmp_path / "gradebook.csv", dt.UTC, tmp_path / "staged")
-    assert sorted(got.roster.learners) == ["10002", "apereira", "cchen"]   # no SIS login: the Canvas id; no test student
+    assert sorted(got.roster.learners) == ["10002", "10999", "apereira", "cchen"]   # no SIS login: the Canvas id
+    assert got.roster.learners["10999"]["only_if_handed_in"] and "10999" not in got.names   # the test student
     assert got.roster.learners["apereira"]["canvas_id"] == "10001" and got.roster.times == {}
-    assert sorted(p.name for p in (tmp_path / "staged").iterdir()) == ["10002", "apereira.zip"]
+    assert sorted(p.name for p in (tmp_path / "staged").iterdir()) == ["apereira.zip"]
     assert (tmp_path / "staged" / "apereira.zip").read_bytes() == b"PK-ana"
-    assert sorted(p.name for p in (tmp_path / "staged" / "10002").iterdir()) == ["autodiff.py", "scalar.py"]
     assert got.notes["apereira"] == ["Canvas marked this submission late (LATE in its file name in Canvas's download)"]
-    assert got.names["apereira"] == ["pereiraana_LATE_10001_4502_minitorch-1.zip"] and got.notes["10002"] == []
+    assert got.names["apereira"] == ["minitorch-1.zip", "pereiraana_LATE_10001_4502_minitorch-1.zip"]
     refused = {r.name: r.reason for r in got.refused}
-    assert set(refused) == {"pereiranna_10077_4505_minitorch.zip", "README.txt"}
+    assert set(refused) == {"pereiranna_10077_4505_minitorch.zip", "README.txt", "bergbo_10002_4503_scalar.py",
+                            "bergbo_10002_4504_autodiff.py"}
+    assert "a .py alone holds no minitorch/ package" in refused["bergbo_10002_4503_scalar.py"]
     assert "'pereiranna' (10077) is not in the roster" in refused["pereiranna_10077_4505_minitorch.zip"]
     assert "nearest names: 'Pereira, Ana'" in refused["pereiranna_10077_4505_minitorch.zip"]
     assert "not named as Canvas names" in refused["README.txt"]
@@ -72,10 +74,10 @@ def test_a_moodle_download_in_folders_or_prefixed_files_and_its_worksheet_times(
     got = lms_download.read(moodle, download, tmp_path / "worksheet.csv", PARIS, tmp_path / "staged")
     assert got.roster.times == {"ana@uni.example": dt.datetime(2026, 12, 1, 22, 30, tzinfo=dt.UTC),
                                 "participant-5502": dt.datetime(2026, 12, 2, 8, 5, tzinfo=dt.UTC)}
-    assert sorted(p.name for p in (tmp_path / "staged").iterdir()) == ["ana@uni.example.zip", "participant-5502"]
-    assert sorted(p.name for p in (tmp_path / "staged" / "participant-5502").iterdir()) == ["handin.zip",
-                                                                                            "onlinetext.html"]
-    (stranger,) = got.refused
+    assert sorted(p.name for p in (tmp_path / "staged").iterdir()) == ["ana@uni.example.zip", "participant-5502.zip"]
+    assert (tmp_path / "staged" / "participant-5502.zip").read_bytes() == b"PK-bo"   # the online text beside it is not
+    (beside,), (stranger,) = ([r for r in got.refused if key in r.name] for key in ("onlinetext", "5509"))
+    assert beside.name.endswith("onlinetext.html") and "not a hand-in .zip; 'handin.zip' counts" in beside.reason
     assert "'Zed Pereira' (5509) is not in the roster" in stranger.reason and "'Ana Pereira'" in stranger.reason
 
 

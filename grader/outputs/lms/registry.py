@@ -20,6 +20,7 @@ import csv
 import pathlib
 from collections.abc import Mapping
 
+import grader.files as files
 from grader.outputs.lms import blackboard, canvas, moodle
 from grader.outputs.lms.export import Export, Row
 from grader.outputs.words import plural
@@ -57,7 +58,7 @@ def write_exports(results: Mapping[str, LearnerResult], most: float, roster: dic
     roster; returns the files written, and the learners graded whom the roster lacks."""
     rows = [Row(learner, roster[learner], results[learner].final if learner in results else 0.0,
                 learner in results, comment(results[learner]) if learner in results else "")
-            for learner in sorted(roster)]
+            for learner in sorted(roster) if learner in results or not roster[learner].get(files.ONLY_IF_HANDED_IN)]
     written = []
     for export in EXPORTS:
         mine = [row for row in rows if export.identifies(row)]
