@@ -20,8 +20,9 @@ import inspect
 import re
 import textwrap
 import types
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
 
 KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
          "axis": "an axis, keepdims or a transpose", "constant": "a constant (a number or a power)",
@@ -88,14 +89,15 @@ def _locals(node: ast.FunctionDef) -> list[str]:
 
 
 def _swapaxes(value: ast.expr) -> ast.expr:
-    args = [ast.UnaryOp(ast.USub(), ast.Constant(1)), ast.UnaryOp(ast.USub(), ast.Constant(2))]
+    args: list[ast.expr] = [ast.UnaryOp(ast.USub(), ast.Constant(1)), ast.UnaryOp(ast.USub(), ast.Constant(2))]
     return ast.Call(ast.Attribute(value, "swapaxes", ast.Load()), args, [])
 
 
-def _numbers(value: float | int, axis: bool) -> list:
+def _numbers(value: Any, axis: bool) -> list:
     if axis:
         return [v for v in dict.fromkeys([value - 1, value + 1, -1, 0]) if v != value]
-    found = {1: [2, 0, -1], 2: [1, 3, 0.5], 0: [1], -1: [1, -2], 0.5: [2, 1, -0.5]}.get(value)
+    table: dict[float, list] = {1: [2, 0, -1], 2: [1, 3, 0.5], 0: [1], -1: [1, -2], 0.5: [2, 1, -0.5]}
+    found = table.get(value)
     return found if found is not None else [v for v in dict.fromkeys([-value, 2 * value, value / 2, value + 1, value - 1])
                                               if v != value]
 

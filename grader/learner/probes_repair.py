@@ -1,0 +1,52 @@
+"""The learner's side of the autograder's repair search: small edits of one Function's own
+methods (``mutants.py``, the notebooks' error model, a copy written by ``make release``),
+each put in place in turn and run on the cases the grader sent. It returns what each edit
+gave (its line, its kind, the output and gradients per case) and judges nothing: the
+grader compares the answers with its own expected values, which never come here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import types
+from typing import Any
+
+from grader.learner import mutants
+from grader.learner.probes import plain, probe, resolve, rule
+
+
+@probe
+def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | None = None,
+               views: list | None = None, seconds: float = 2.0) -> dict:
+    """Every edit of ``function``'s forward and backward (those holding a "# Task" label),
+    each run on every case ({"arrays", "upstream"}) until one raises; stops after ``seconds``."""
+    owner = resolve(mt, function)
+    root = os.path.dirname(os.path.realpath(mt.__file__))
+    planned: list = []
+    for name in ("forward", "backward"):
+        method = getattr(owner, name, None)
+        found = mutants.edits(method) if isinstance(method, types.FunctionType) else []
+        if found is None:
+            return {"skipped": f"{name} is too long to search"}
+        planned += [(method, edit) for edit in found]
+    if len(planned) > mutants.LIMIT:
+        return {"skipped": "too many edits to search"}
+    until, answers = time.monotonic() + seconds, list[dict]()
+    for method, edit in planned:
+        if time.monotonic() > until:
+            return {"edits": answers, "incomplete": True}
+        seen: list = []
+        with mutants.patched(method, edit.code):
+            for case in cases:
+                try:
+                    ran = rule(mt, function, case["arrays"], case["upstream"], params, swaps, views)
+                except Exception:  # noqa: BLE001 - an edit that raises is no repair
+                    seen.append(None)
+                    break
+                seen.append({"out": plain(ran["out"]), "grads": ran["grads"]})
+        path = os.path.realpath(method.__code__.co_filename)
+        file = "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")
+        answers.append({"line": edit.line, "kind": edit.kind, "file": file, "function": method.__qualname__,
+                        "seen": seen})
+    return {"edits": answers}
