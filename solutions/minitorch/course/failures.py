@@ -96,7 +96,7 @@ def raised(error: Exception, call: str, case: str, hint: str = "", named: str = 
     text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}" \
         + (f" (known mistake: {named})" if named else "")
     learner = [f for f, labelled in frames if labelled]
-    for frame in learner[-1:] or frames[-1:]:  # your own line; given code's only when none of yours ran
+    for frame in learner[-1:] or [f for f, _ in frames[-1:]]:  # your own line; given code's only when none of yours ran
         shown = pathlib.Path(frame.filename).relative_to(PACKAGE.parent).as_posix()
         whose = "your line" if learner else "raised"
         text += f"\n  {whose}: {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"

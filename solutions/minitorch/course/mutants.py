@@ -95,11 +95,28 @@ def _swapaxes(value: ast.expr) -> ast.expr:
 
 def _numbers(value: Any, axis: bool) -> list:
     if axis:
-        return [v for v in dict.fromkeys([value - 1, value + 1, -1, 0]) if v != value]
+        return [v for v in dict.fromkeys([value - 1, value + 1, -value, -1, 0]) if v != value]
     table: dict[float, list] = {1: [2, 0, -1], 2: [1, 3, 0.5], 0: [1], -1: [1, -2], 0.5: [2, 1, -0.5]}
     found = table.get(value)
     return found if found is not None else [v for v in dict.fromkeys([-value, 2 * value, value / 2, value + 1, value - 1])
                                               if v != value]
+
+
+def _number(node: ast.AST) -> Any:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    return node.value if isinstance(node, ast.Constant) and type(node.value) in (int, float) else None
+
+
+def _constants(parent: ast.AST, value: float) -> Iterator[tuple[str, Callable]]:
+    """Another number in place of ``value``: an axis (a keyword such as axis=, an argument
+    of swapaxes and the like) by one or to 0 or -1, any other number as ``_numbers`` says."""
+    axis = (isinstance(parent, ast.keyword) and parent.arg in ("axis", "axes", "axis1", "axis2", "dim")) or \
+        (isinstance(parent, ast.Call) and getattr(parent.func, "attr", getattr(parent.func, "id", "")) in AXIS_CALLS)
+    for new in _numbers(value, axis and isinstance(value, int)):
+        yield ("axis" if axis else "constant"), lambda c, v=new: ast.Constant(v) if v >= 0 else \
+            ast.UnaryOp(ast.USub(), ast.Constant(-v))
 
 
 def _changes(parent: ast.AST, field: str, child: ast.AST, names: list[str]) -> Iterator[tuple[str, Callable]]:
@@ -123,17 +140,16 @@ def _changes(parent: ast.AST, field: str, child: ast.AST, names: list[str]) -> I
         if isinstance(child.op, ast.MatMult):
             yield "axis", lambda c: ast.BinOp(_swapaxes(c.left), c.op, c.right)
             yield "axis", lambda c: ast.BinOp(c.left, c.op, _swapaxes(c.right))
+    number = _number(child)
+    if number is not None:  # a literal, -1 included: another number
+        if not isinstance(parent, ast.UnaryOp):
+            yield from _constants(parent, number)
+        return
     if isinstance(child, ast.UnaryOp) and isinstance(child.op, ast.USub):
         yield "sign", lambda c: c.operand
     if field == "value" and isinstance(parent, (ast.Return, ast.Assign, ast.AugAssign)) and \
             isinstance(child, (ast.BinOp, ast.Call, ast.Name)):
         yield "sign", lambda c: ast.UnaryOp(ast.USub(), c)
-    if isinstance(child, ast.Constant) and type(child.value) in (int, float):
-        axis = (isinstance(parent, ast.keyword) and parent.arg in ("axis", "axes", "axis1", "axis2", "dim")) or \
-            (isinstance(parent, ast.Call) and isinstance(parent.func, (ast.Attribute, ast.Name)) and
-             getattr(parent.func, "attr", getattr(parent.func, "id", "")) in AXIS_CALLS)
-        for value in _numbers(child.value, axis and isinstance(child.value, int)):
-            yield ("axis" if axis else "constant"), lambda c, v=value: ast.Constant(v)
     if isinstance(child, ast.keyword) and child.arg == "keepdims" and isinstance(child.value, ast.Constant):
         yield "axis", lambda c: ast.keyword("keepdims", ast.Constant(not c.value.value))
     if isinstance(child, ast.keyword) and child.arg == "axis" and isinstance(child.value, ast.Constant) \
@@ -162,28 +178,34 @@ def edits(fn: Callable, limit: int = LIMIT) -> list[Edit] | None:
         return []
     node, label = found
     names = _locals(node)
-    plans = [(number, kind, change) for number, (parent, field, _, child) in enumerate(_slots(node))
-             if getattr(child, "lineno", label + 1) > label for kind, change in _changes(parent, field, child, names)]
+    plans = [(slot, kind, change) for slot in _slots(node) if getattr(slot[3], "lineno", label + 1) > label
+             for kind, change in _changes(slot[0], slot[1], slot[3], names)]
     if len(plans) > limit:
         return None
     made: list[Edit] = []
-    for number, kind, change in plans:
-        tree = copy.deepcopy(node)
-        parent, field, index, child = next(s for i, s in enumerate(_slots(tree)) if i == number)
-        new = ast.copy_location(change(child), child) if hasattr(child, "lineno") else change(child)
-        if index is None:
-            setattr(parent, field, new)
-        else:
-            getattr(parent, field)[index] = new
-        ast.fix_missing_locations(tree)
+    for (parent, field, index, child), kind, change in plans:  # each edit made in place, compiled, then undone
+        new = change(copy.copy(child))
+        if hasattr(child, "lineno") and not hasattr(new, "lineno"):  # a node of the tree keeps its own place
+            new = ast.copy_location(new, child)
+        new = ast.fix_missing_locations(new)
+        _put(parent, field, index, new)
         try:
-            module = compile(ast.Module([tree], []), fn.__code__.co_filename, "exec", dont_inherit=True)
+            module = compile(ast.Module([node], []), fn.__code__.co_filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError, TypeError):
             continue
+        finally:
+            _put(parent, field, index, child)
         code = next(c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == node.name)
         if not code.co_freevars:
             made.append(Edit(getattr(child, "lineno", label + 1), kind, code))
     return made
+
+
+def _put(parent: ast.AST, field: str, index: int | None, child: ast.AST) -> None:
+    if index is None:
+        setattr(parent, field, child)
+    else:
+        getattr(parent, field)[index] = child
 
 
 @contextlib.contextmanager

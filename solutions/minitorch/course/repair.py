@@ -109,7 +109,7 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     ``cell`` is the frame of the check's cell (module code, run again under each edit) and
     ``began`` when it started: a cell that took long to fail is not run again."""
     start, case = time.perf_counter(), _state["case"]
-    if _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
+    if SECONDS <= 0 or _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
             "known mistake" in str(error) or start - began > (SECONDS / 2 if case else SECONDS / 10):
         return ""
     suspects = _suspects(task, error, package)
