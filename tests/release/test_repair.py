@@ -50,7 +50,7 @@ def test_the_visible_check_names_the_line_an_edit_mends_and_only_then(tmp_path):
     done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT / "notebooks"), *PLANTED], capture_output=True,
                           text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=120)
     messages = json.loads(done.stdout.strip().splitlines()[-1])
-    for task, (_, _, mistake, words, mended) in PLANTED.items():
+    for task, (_, _, _, words, mended) in PLANTED.items():
         message = messages[task]
         assert message.startswith("CheckFailed") and "known mistake" not in message, message
         if words:
