@@ -69,7 +69,8 @@ def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays:
              "upstream": up} for a, up in cases]
     try:
         answer = w.call("rule_edits", doing=f"trying small edits of {function}", function=function, cases=sent,
-                        params=params, swaps=swaps or {}, views=list(views), seconds=seconds)
+                        params=params, swaps=swaps or {}, views=list(views), seconds=seconds,
+                        task=str(getattr(w, "task", "") or ""))
     except (Raised, Lost):
         return ""
     if not isinstance(answer, dict) or answer.get("incomplete") or not isinstance(answer.get("edits"), list):

@@ -7,7 +7,10 @@ grader compares the answers with its own expected values, which never come here.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import os
+import sys
 import time
 import types
 from typing import Any
@@ -16,19 +19,35 @@ from grader.learner import mutants
 from grader.learner.probes import plain, probe, resolve, rule
 
 
+def _suspects(owner: Any, task: str) -> list:
+    """The Function's own forward and backward; when neither holds a "# Task" label (the
+    task is a helper they call), the functions of its module labelled with ``task``."""
+    methods = [m for name in ("forward", "backward") if isinstance(m := getattr(owner, name, None), types.FunctionType)]
+    if any(mutants.edits(m, limit=0) is None for m in methods):  # None: it has a label and lines to edit
+        return methods
+    module = sys.modules.get(getattr(owner, "__module__", ""), None)
+    found = []
+    for value in list(vars(module).values()) if module is not None and task else []:
+        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+            with contextlib.suppress(OSError, TypeError):
+                if f"# Task {task}:" in inspect.getsource(value):
+                    found.append(value)
+    return found
+
+
 @probe
 def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | None = None,
-               views: list | None = None, seconds: float = 2.0) -> dict:
+               views: list | None = None, seconds: float = 2.0, task: str = "") -> dict:
     """Every edit of ``function``'s forward and backward (those holding a "# Task" label),
-    each run on every case ({"arrays", "upstream"}) until one raises; stops after ``seconds``."""
+    or else of its module's functions labelled with ``task``, each run on every case
+    ({"arrays", "upstream"}) until one raises; stops after ``seconds``."""
     owner = resolve(mt, function)
     root = os.path.dirname(os.path.realpath(mt.__file__))
     planned: list = []
-    for name in ("forward", "backward"):
-        method = getattr(owner, name, None)
-        found = mutants.edits(method) if isinstance(method, types.FunctionType) else []
+    for method in _suspects(owner, task):
+        found = mutants.edits(method)
         if found is None:
-            return {"skipped": f"{name} is too long to search"}
+            return {"skipped": f"{method.__qualname__} is too long to search"}
         planned += [(method, edit) for edit in found]
     if len(planned) > mutants.LIMIT:
         return {"skipped": "too many edits to search"}

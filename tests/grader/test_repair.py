@@ -95,7 +95,7 @@ def test_the_search_names_the_one_line_an_edit_mends_and_only_then(tmp_path, mon
     sent = [a for args in learner.sent for case in args["cases"] for a in [*case["arrays"], case["upstream"]]]
     assert len(expected) >= 6 and len(sent) >= 6
     assert not any(np.shape(a) == np.shape(e) and np.allclose(a, e) for a in sent for e in expected)
-    assert all(set(args) == {"function", "cases", "params", "swaps", "views", "seconds"} for args in learner.sent)
+    assert all(set(args) == {"function", "cases", "params", "swaps", "views", "seconds", "task"} for args in learner.sent)
 
 
 def test_a_search_stops_when_the_hand_ins_budget_is_spent(tmp_path):
