@@ -25,10 +25,11 @@ def _suspects(owner: Any, task: str) -> list:
     methods = [m for name in ("forward", "backward") if isinstance(m := getattr(owner, name, None), types.FunctionType)]
     if any(mutants.edits(m, limit=0) is None for m in methods):  # None: it has a label and lines to edit
         return methods
-    module = sys.modules.get(getattr(owner, "__module__", ""), None)
+    name = str(getattr(owner, "__module__", ""))
+    module = sys.modules.get(name)
     found = []
     for value in list(vars(module).values()) if module is not None and task else []:
-        if isinstance(value, types.FunctionType) and value.__module__ == module.__name__:
+        if isinstance(value, types.FunctionType) and value.__module__ == name:
             with contextlib.suppress(OSError, TypeError):
                 if f"# Task {task}:" in inspect.getsource(value):
                     found.append(value)
