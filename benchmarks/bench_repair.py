@@ -31,8 +31,11 @@ PLANTED = [  # (what, file, the reference's text, the mistake, task)
     ("keepdims dropped (LogSoftmax)", "ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
      "np.exp(out) * np.sum(grad, axis=ctx.axis)", "5.3"),
     ("operands swapped (Sub)", "ops_binary.py", "unbroadcast(-grad, b_shape)", "unbroadcast(-grad, a_shape)", "2.3"),
-    ("outside the model (axis=-1 for ctx.axis)", "ops_softmax.py", "np.sum(grad * out, axis=ctx.axis, keepdims=True)",
+    ("operands swapped in a helper (_to_extremes)", "ops_reduce.py", "return hit * (grad / ties)",
+     "return hit * (ties / grad)", "3.3"),
+    ("axis=-1 for ctx.axis (Softmax)", "ops_softmax.py", "np.sum(grad * out, axis=ctx.axis, keepdims=True)",
      "np.sum(grad * out, axis=-1, keepdims=True)", "5.3"),
+    ("outside the model (x >= out: Min's ties)", "ops_reduce.py", "hit = x == out", "hit = x >= out", "3.3"),
 ]
 
 NOTEBOOK = r"""
@@ -113,7 +116,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     repeats = parser.parse_args().repeats
     sys.path.insert(0, str(ROOT))
-    print(f"{'planted mistake':42} {'notebook: search':>17} {'check':>7} {'autograder: search':>19} {'hand-in':>8}")
+    print(f"{'planted mistake':44} {'notebook: search':>17} {'check':>7} {'autograder: search':>19} {'hand-in':>8}")
     worst_notebook = worst_hand_in = 0.0
     for what, file, old, new, task in PLANTED:
         with tempfile.TemporaryDirectory() as tmp:
@@ -122,7 +125,7 @@ def main() -> None:
             graded = autograder(package, task, repeats)
         search = max(seen["with"] - seen["without"], 0.0)
         worst_notebook, worst_hand_in = max(worst_notebook, search), max(worst_hand_in, graded["per_hand_in"])
-        print(f"{what:42} {search:>15.3f} s {seen['with']:>5.2f} s {graded['search']:>17.3f} s "
+        print(f"{what:44} {search:>15.3f} s {seen['with']:>5.2f} s {graded['search']:>17.3f} s "
               f"{graded['per_hand_in']:>6.2f} s   (Task {task}, {graded['count']} search(es) in the stage)")
         print(f"    notebook:   {seen['found'] or 'no line named'}")
         print(f"    autograder: {graded['found'] or 'no line named'}")

@@ -38,21 +38,8 @@ def located(failure: CheckFailure, w: Any, function: str, reference: Callable[..
             atol: float = 1e-7) -> CheckFailure:
     """``failure`` (a rule's wrong gradient or its exception), with the line a repair search
     points at when one does; unchanged for a named known mistake, or once the budget is spent."""
-    spent = getattr(w, "repair_seconds", 0.0)
-    if failure.kind not in (Failure.WRONG, Failure.RAISED) or "known mistake" in str(failure) \
-            or spent > BUDGET - 0.2:
-        return failure
-    start = time.monotonic()
-    try:
-        note = _search(w, function, reference, arrays, upstream, differentiable, params, swaps, views, rtol, atol,
-                       min(SEARCH, BUDGET - spent))
-    finally:
-        w.repair_seconds = spent + time.monotonic() - start
-    if not note:
-        return failure
-    text = str(failure).rstrip()
-    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{note}", failure.pitfall, failure.keep,
-                        failure.kind, failure.not_finite)
+    return _budgeted(failure, w, lambda seconds: _search(w, function, reference, arrays, upstream, differentiable,
+                                                          params, swaps, views, rtol, atol, seconds))
 
 
 def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
@@ -73,9 +60,48 @@ def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays:
                         task=str(getattr(w, "task", "") or ""))
     except (Raised, Lost):
         return ""
+    return _place(answer, lambda seen: _right(seen, expected, rtol, atol), "makes this case and fresh random ones right")
+
+
+def located_value(failure: CheckFailure, w: Any, function: str, probe: str, calls: Sequence[dict],
+                  expected: Sequence[Any], rtol: float = 1e-5, atol: float = 1e-7) -> CheckFailure:
+    """``failure`` of a value's check (``probe`` on each of ``calls``, whose right answers are
+    ``expected``, the failing case and fresh ones among them), with the line a repair search
+    of the package's ``function`` points at, when one does."""
+    def search(seconds: float) -> str:
+        try:
+            answer = w.call("call_edits", doing=f"trying small edits of {function}", function=function, inner=probe,
+                            calls=list(calls), seconds=seconds)
+        except (Raised, Lost):
+            return ""
+        right = lambda seen: isinstance(seen, list) and len(seen) == len(expected) and all(  # noqa: E731
+            _close(got, np.asarray(want, np.float64), rtol, atol) for got, want in zip(seen, expected))
+        return _place(answer, right, "makes every case of this check right")
+    return _budgeted(failure, w, search)
+
+
+def _budgeted(failure: CheckFailure, w: Any, search: Callable[[float], str]) -> CheckFailure:
+    spent = getattr(w, "repair_seconds", 0.0)
+    if failure.kind not in (Failure.WRONG, Failure.RAISED) or "known mistake" in str(failure) \
+            or spent > BUDGET - 0.2:
+        return failure
+    start = time.monotonic()
+    try:
+        note = search(min(SEARCH, BUDGET - spent))
+    finally:
+        w.repair_seconds = spent + time.monotonic() - start
+    if not note:
+        return failure
+    text = str(failure).rstrip()
+    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{note}", failure.pitfall, failure.keep,
+                        failure.kind, failure.not_finite)
+
+
+def _place(answer: Any, right: Callable[[Any], bool], claim: str) -> str:
+    """The one line of every edit whose answers are ``right``, in words; "" unless there is one."""
     if not isinstance(answer, dict) or answer.get("incomplete") or not isinstance(answer.get("edits"), list):
         return ""  # not searched to the end: no line can be named honestly
-    accepted = [e for e in answer["edits"] if isinstance(e, dict) and _right(e.get("seen"), expected, rtol, atol)]
+    accepted = [e for e in answer["edits"] if isinstance(e, dict) and right(e.get("seen"))]
     places = {(e.get("file"), e.get("function"), e.get("line")) for e in accepted}
     if len(places) != 1:
         return ""
@@ -84,8 +110,7 @@ def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays:
     if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
             and isinstance(line, int) and kinds):
         return ""
-    return (f"A small edit of line {line} of {file} ({name}) makes this case and fresh random ones right: "
-            f"look there at {' or '.join(kinds)}.")
+    return f"A small edit of line {line} of {file} ({name}) {claim}: look there at {' or '.join(kinds)}."
 
 
 def _right(seen: Any, expected: list, rtol: float, atol: float) -> bool:

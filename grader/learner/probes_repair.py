@@ -16,7 +16,7 @@ import types
 from typing import Any
 
 from grader.learner import mutants
-from grader.learner.probes import plain, probe, resolve, rule
+from grader.learner.probes import PROBES, plain, probe, resolve, rule
 
 
 def _suspects(owner: Any, task: str) -> list:
@@ -69,4 +69,32 @@ def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | 
         file = "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")
         answers.append({"line": edit.line, "kind": edit.kind, "file": file, "function": method.__qualname__,
                         "seen": seen})
+    return {"edits": answers}
+
+
+@probe
+def call_edits(mt: Any, function: str, inner: str, calls: list, seconds: float = 2.0) -> dict:
+    """Every edit of the package's function ``function`` (a value's task, such as
+    ``central_difference``), each running probe ``inner`` on every call's arguments; an
+    answer is None where the edited function raised. Stops after ``seconds``."""
+    target = resolve(mt, function)
+    found = mutants.edits(target) if isinstance(target, types.FunctionType) else []
+    if found is None:
+        return {"skipped": f"{function} is too long to search"}
+    root = os.path.dirname(os.path.realpath(mt.__file__))
+    until, answers = time.monotonic() + seconds, list[dict]()
+    for edit in found:
+        if time.monotonic() > until:
+            return {"edits": answers, "incomplete": True}
+        seen: list = []
+        with mutants.patched(target, edit.code):
+            for args in calls:
+                try:
+                    seen.append(plain(PROBES[inner](mt, **args)))
+                except Exception:  # noqa: BLE001 - an edit that raises is no repair
+                    seen.append(None)
+                    break
+        path = os.path.realpath(target.__code__.co_filename)
+        answers.append({"line": edit.line, "kind": edit.kind, "function": target.__qualname__, "seen": seen,
+                        "file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")})
     return {"edits": answers}

@@ -108,3 +108,23 @@ def test_a_search_stops_when_the_hand_ins_budget_is_spent(tmp_path):
 
 def test_both_sides_word_each_kind_of_edit_alike():
     assert repair.WORDS == mutants.KINDS
+
+
+def test_a_value_check_is_searched_too_and_names_the_precedence_slip(tmp_path):
+    path = tmp_path / "minitorch" / "numerical.py"
+    path.parent.mkdir()
+    path.write_text("def central_difference(f, *values, arg=0, eps=1e-6):\n    # Task 1.1: central_difference\n"
+                    "    up, down = list(values), list(values)\n    up[arg] += eps\n    down[arg] -= eps\n"
+                    "    return (f(*up) - f(*down)) / 2 * eps\n")
+    spec = importlib.util.spec_from_file_location("planted_numerical", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    learner = Learner(types.SimpleNamespace(central_difference=module.central_difference,
+                                            __file__=str(path.parent / "__init__.py")))
+    calls = [{"f": "sin", "values": [x], "kwargs": {}} for x in (0.3, -1.2)] + \
+        [{"f": "square", "values": [1.0], "kwargs": {"eps": 1e-2}}]
+    failure = CheckFailure("central_difference(sin, 0.3) is wrong.")
+    message = str(repair.located_value(failure, learner, "central_difference", "central_difference", calls,
+                                       [np.cos(0.3), np.cos(-1.2), 2.0]))
+    assert "line 6 of minitorch/numerical.py (central_difference)" in message and "which operations group" in message
+    assert "(2 * eps)" not in message and learner.sent[0]["calls"] == calls  # the calls' inputs, no expected value
