@@ -126,12 +126,12 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     accepted: list[tuple[str, mutants.Edit]] = []
     _state["searching"] = True
     try:
-        for i, (where, function, edit) in enumerate(plans):
+        for where, function, edit in plans:
             if time.perf_counter() - start > SECONDS:
                 return ""  # not searched to the end: no line can be named honestly
             with mutants.patched(function, edit.code):
-                if case and not _passes(case[1]) or not _passes(whole) or case and case[2] and not _passes(case[2]):
-                    continue
+                if case and not _passes(case[1]) or case and case[2] and not _passes(case[2]) or not _passes(whole):
+                    continue  # the failing case first, then fresh ones, then the whole cell
             accepted.append((where, edit))
             if len({(w, e.line) for w, e in accepted}) > 1:
                 return ""  # edits on two lines make the check pass: no one line to name
