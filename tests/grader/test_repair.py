@@ -128,3 +128,22 @@ def test_a_value_check_is_searched_too_and_names_the_precedence_slip(tmp_path):
                                        [np.cos(0.3), np.cos(-1.2), 2.0]))
     assert "line 6 of minitorch/numerical.py (central_difference)" in message and "which operations group" in message
     assert "(2 * eps)" not in message and learner.sent[0]["calls"] == calls  # the calls' inputs, no expected value
+
+
+def test_a_raised_error_shows_the_learners_own_line_never_given_code(tmp_path):
+    from grader.learner.process import describe
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    (package / "shapes.py").write_text("def check_broadcast(a, b):\n    raise ValueError('cannot be broadcast')\n")
+    (package / "model.py").write_text("# check_broadcast: given, from shapes.py\n\n\ndef forward(x):\n"
+                                      "    # Task 7.3: GPT.forward\n    y = x + 1\n    return check_broadcast(y, x)\n")
+    spec = importlib.util.spec_from_file_location("shapes", package / "shapes.py")
+    shapes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shapes)
+    model = types.ModuleType("model")
+    model.__dict__["check_broadcast"] = shapes.check_broadcast
+    exec(compile((package / "model.py").read_text(), str(package / "model.py"), "exec"), model.__dict__)
+    with pytest.raises(ValueError) as raised:
+        model.forward(1)
+    where = describe(raised.value, package)["where"]
+    assert where == "minitorch/model.py, line 7, in forward: return check_broadcast(y, x)", where

@@ -1,7 +1,8 @@
 """The notebook's repair search (minitorch/course/repair.py): with mistakes planted in a copy
 of the reference that no known mistake names, the visible check names the learner's line
 and the kind of change an edit of the error model makes there, never the edited code; for
-a mistake outside the model it claims nothing. One process runs all the checks."""
+a mistake outside the model it claims nothing. A raised error shows the learner's own line,
+never a line of given code. One process runs all the checks."""
 
 import json
 import os
@@ -21,6 +22,9 @@ PLANTED = {  # task: (file, the reference's text, the mistake, what the message 
             "np.exp(out) * np.sum(grad, axis=ctx.axis)", "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward)",
             "keepdims=True"),
     "3.3": ("ops_reduce.py", "hit = x == out", "hit = x >= out", "", ""),  # Min's ties: no one edit mends both
+    # the GPT's position table one row short: the learner's line, never the given shape check that raised
+    "7.3": ("nn/transformer.py", "x = self.token(idx) + self.position(np.arange(idx.shape[1]))",
+            "x = self.token(idx) + self.position(np.arange(idx.shape[1]))[:-1]", "", ""),
 }
 RUNNER = r"""
 import json, sys, pathlib
@@ -58,3 +62,5 @@ def test_the_visible_check_names_the_line_an_edit_mends_and_only_then(tmp_path):
             assert mended not in message, message  # the line and the kind, never the edited code
         else:
             assert "A small edit" not in message, message
+    assert "your line: minitorch/nn/transformer.py, line 112, in forward" in messages["7.3"], messages["7.3"]
+    assert "shapes.py" not in messages["7.3"] and "check_broadcast" not in messages["7.3"], messages["7.3"]
