@@ -13,6 +13,7 @@ import os
 import sys
 import time
 import types
+import warnings
 from typing import Any
 
 from grader.learner import mutants
@@ -57,7 +58,8 @@ def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | 
         if time.monotonic() > until:
             return {"edits": answers, "incomplete": True}
         seen: list = []
-        with mutants.patched(method, edit.code):
+        with mutants.patched(method, edit.code), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             for case in cases:
                 try:
                     ran = rule(mt, function, case["arrays"], case["upstream"], params, swaps, views)
@@ -87,7 +89,8 @@ def call_edits(mt: Any, function: str, inner: str, calls: list, seconds: float =
         if time.monotonic() > until:
             return {"edits": answers, "incomplete": True}
         seen: list = []
-        with mutants.patched(target, edit.code):
+        with mutants.patched(target, edit.code), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             for args in calls:
                 try:
                     seen.append(plain(PROBES[inner](mt, **args)))

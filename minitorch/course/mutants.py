@@ -82,10 +82,17 @@ def _slots(node: ast.AST) -> Iterator[tuple[ast.AST, str, int | None, ast.AST]]:
             yield from _slots(value)
 
 
-def _locals(node: ast.FunctionDef) -> list[str]:
+def _locals(node: ast.FunctionDef) -> dict[str, str]:
+    """The function's variables, each with its kind: a loop's variable, an object (its
+    attributes or items are read) or a value; a variable is swapped only for one of its kind."""
     names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
     names += [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-    return [n for n in dict.fromkeys(names) if n not in UNNAMED]
+    loops = {n.id for f in ast.walk(node) if isinstance(f, (ast.For, ast.comprehension))
+             for n in ast.walk(f.target) if isinstance(n, ast.Name)}
+    objects = {n.value.id for n in ast.walk(node) if isinstance(n, (ast.Attribute, ast.Subscript))
+               and isinstance(n.value, ast.Name)}
+    return {n: "loop" if n in loops else "object" if n in objects else "value"
+            for n in dict.fromkeys(names) if n not in UNNAMED}
 
 
 def _swapaxes(value: ast.expr) -> ast.expr:
@@ -119,12 +126,12 @@ def _constants(parent: ast.AST, value: float) -> Iterator[tuple[str, Callable]]:
             ast.UnaryOp(ast.USub(), ast.Constant(-v))
 
 
-def _changes(parent: ast.AST, field: str, child: ast.AST, names: list[str]) -> Iterator[tuple[str, Callable]]:
+def _changes(parent: ast.AST, field: str, child: ast.AST, names: dict[str, str]) -> Iterator[tuple[str, Callable]]:
     """The kinds of edit that apply to ``child`` (in ``parent``'s ``field``), each with a
     function making the edited node from a copy of it."""
     if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and child.id in names:
-        for other in names:
-            if other != child.id:
+        for other, kind in names.items():
+            if other != child.id and kind == names[child.id]:
                 yield "variable", lambda c, o=other: ast.Name(o, ast.Load())
     if isinstance(child, ast.BinOp):
         if isinstance(child.op, (ast.Add, ast.Sub)):

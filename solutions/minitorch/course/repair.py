@@ -21,6 +21,7 @@ import re
 import sys
 import time
 import types
+import warnings
 from typing import Any, Callable
 
 from . import mutants
@@ -96,7 +97,8 @@ def _suspects(task: str, error: BaseException, package: pathlib.Path) -> list[tu
 
 def _passes(run: Callable[[], Any]) -> bool:
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an edit's overflow or 0/0 is not the learner's to read
             run()
     except Exception:  # noqa: BLE001 - an edit that fails in any way is simply not a repair
         return False
