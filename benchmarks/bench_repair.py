@@ -36,6 +36,8 @@ PLANTED = [  # (what, file, the reference's text, the mistake, task)
     ("axis=-1 for ctx.axis (Softmax)", "ops_softmax.py", "np.sum(grad * out, axis=ctx.axis, keepdims=True)",
      "np.sum(grad * out, axis=-1, keepdims=True)", "5.3"),
     ("outside the model (x >= out: Min's ties)", "ops_reduce.py", "hit = x == out", "hit = x >= out", "3.3"),
+    ("Adam's v corrected with beta1", "optim.py", "denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps",
+     "denom = np.sqrt(v) / math.sqrt(1 - beta1 ** t) + self.eps", "6.3"),
 ]
 
 NOTEBOOK = r"""
