@@ -64,19 +64,23 @@ def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays:
 
 
 def located_value(failure: CheckFailure, w: Any, function: str, probe: str, calls: Sequence[dict],
-                  expected: Sequence[Any], rtol: float = 1e-5, atol: float = 1e-7) -> CheckFailure:
+                  expected: Sequence[Any], rtol: float = 1e-5, atol: float = 1e-7,
+                  right: Callable[[Any, Any], bool] | None = None) -> CheckFailure:
     """``failure`` of a value's check (``probe`` on each of ``calls``, whose right answers are
     ``expected``, the failing case and fresh ones among them), with the line a repair search
-    of the package's ``function`` points at, when one does."""
+    of the package's ``function`` points at, when one does. ``right(answer, expected)``
+    judges one answer (default: a number or an array close to ``expected``)."""
+    fits = right or (lambda got, want: _close(got, np.asarray(want, np.float64), rtol, atol))
+
     def search(seconds: float) -> str:
         try:
             answer = w.call("call_edits", doing=f"trying small edits of {function}", function=function, inner=probe,
                             calls=list(calls), seconds=seconds)
         except (Raised, Lost):
             return ""
-        right = lambda seen: isinstance(seen, list) and len(seen) == len(expected) and all(  # noqa: E731
-            _close(got, np.asarray(want, np.float64), rtol, atol) for got, want in zip(seen, expected))
-        return _place(answer, right, "makes every case of this check right")
+        every = lambda seen: isinstance(seen, list) and len(seen) == len(expected) and all(  # noqa: E731
+            fits(got, want) for got, want in zip(seen, expected))
+        return _place(answer, every, "makes every case of this check right")
     return _budgeted(failure, w, search)
 
 

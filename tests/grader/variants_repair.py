@@ -14,4 +14,8 @@ BUGGY = [
      ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
       "np.exp(out) * np.sum(grad, axis=ctx.axis)"), "5.3",
      "a small edit of line 112 of minitorch/ops_softmax.py (LogSoftmax.backward)"),
+    ("adam's v corrected with beta1",
+     ("optim.py", "denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps",
+      "denom = np.sqrt(v) / math.sqrt(1 - beta1 ** t) + self.eps"), "6.3",
+     "a small edit of line 87 of minitorch/optim.py (Adam.step)"),
 ]
