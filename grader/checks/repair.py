@@ -1,8 +1,10 @@
-"""The autograder's repair search for a failed rule that no known mistake explains: the
-learner's process tries small edits of the Function's own forward and backward
-(``learner/probes_repair.py``, the notebooks' error model) on the failing case and on two
-fresh random ones, and sends back what each edit gave; the comparison with the expected
-values happens here, and those values never leave this process. When every edit that
+"""The autograder's repair search for a failure that no known mistake explains: for a rule
+(``located``), the learner's process tries small edits of the Function's own forward and
+backward (``learner/probes_repair.py``, the notebooks' error model) on the failing case and
+on two fresh random ones; for a value (``located_value``: Task 1.1's central difference, an
+optimizer's steps), edits of the package function that computes it, on every kind of the
+check's cases and fresh ones. It sends back what each edit gave; the comparison with the
+expected values happens here, and those values never leave this process. When every edit that
 makes all the cases right changes the same line, the message names that line and the kind
 of change, never the edited code.
 
