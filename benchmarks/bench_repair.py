@@ -7,7 +7,7 @@ copy. For the notebook, a fresh process runs the task's visible check with the s
 and without it (``repair.SECONDS = 0``), interleaved, ``--repeats`` times each; the
 difference of the medians is the search's time, held to 1 s. For the autograder, the
 task's stage is graded (``run_stage``) with the search and without it (``BUDGET = 0``),
-interleaved; the search's own time (``checks/repair.py``'s ``_search``, the call into the
+interleaved; the search's own time (each search ``checks/repair.py`` runs, the call into the
 learner's process included) is held to 5 s per hand-in. Each row also says what the
 search found: the line it names, or nothing.
 """
@@ -88,15 +88,17 @@ def autograder(package: pathlib.Path, task: str, repeats: int) -> dict:
     from grader.tasks import stage_of
     searches: list[float] = []
     found: list[str] = []
-    original = repair._search
+    original = repair._budgeted
 
-    def timed(*args, **kwargs):
-        began = time.perf_counter()
-        note = original(*args, **kwargs)
-        searches.append(time.perf_counter() - began)
-        found.append(note)
-        return note
-    repair._search = timed
+    def timed(failure, w, search):  # every search, of a rule or of a value, as it runs
+        def measured(seconds):
+            began = time.perf_counter()
+            note = search(seconds)
+            searches.append(time.perf_counter() - began)
+            found.append(note)
+            return note
+        return original(failure, w, measured)
+    repair._budgeted = timed
     times: dict[bool, list[float]] = {True: [], False: []}
     try:
         for _ in range(repeats):
@@ -106,7 +108,7 @@ def autograder(package: pathlib.Path, task: str, repeats: int) -> dict:
                 run_stage(package, stage_of(task), Settings())
                 times[search].append(time.perf_counter() - began)
     finally:
-        repair._search, repair.BUDGET = original, 5.0
+        repair._budgeted, repair.BUDGET = original, 5.0
     per_hand_in = sum(searches) / repeats
     return {"with": statistics.median(times[True]), "without": statistics.median(times[False]),
             "search": statistics.median(searches) if searches else 0.0, "per_hand_in": per_hand_in,
