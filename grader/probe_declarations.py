@@ -39,6 +39,9 @@ PROBES: dict[str, Probe] = {
     # probes.py: one rule, one call, stage 1's engine
     "rule": Probe(("{function}",)),
     "call": Probe(("{function}",)),
+    # probes_repair.py: the repair search's edits of one rule
+    "rule_edits": Probe(("{function}",)),
+    "call_edits": Probe(("{function}",)),
     "unbroadcast_effects": Probe(("unbroadcast",)),
     "central_difference": Probe(("central_difference",)),
     "scalar_op": Probe(("Scalar",)),

@@ -20,6 +20,7 @@ from grader.checks.diagnose import shape_pattern, value_pattern
 from grader.checks.mistakes import fits, fits_value, predict, predict_value, raised_as_predicted, slips
 from grader.checks.mistakes import of as library_of
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
+from grader.checks.repair import located
 from grader.results import Failure
 
 
@@ -94,7 +95,8 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
     try:
         out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)
     except CheckFailure as failure:
-        raise named_raise(failure, known) from None
+        raise located(named_raise(failure, known), w, function, reference, arrays, upstream, differentiable, params,
+                      swaps, views) from None
     name = function.rpartition(".")[2] + label
     shapes = " and ".join(str(a.shape) + (" (a transposed view)" if i in views else "") for i, a in enumerate(arrays))
     explain(f"{name}.forward on input shape(s) {shapes}", out, expected_out, rtol=1e-7, atol=1e-10)
@@ -103,7 +105,7 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
         what = f"{name}.backward: the gradient for input {i} (shape {arrays[i].shape}, inputs {shapes})"
         try:
             explain(what, grads[i], expected, rtol=rtol, atol=atol, kind=kind)
-        except CheckFailure:
+        except CheckFailure as failure:
             tolerance = scaled_atol(expected, atol)
             for _, words, pitfall, wrong in (m for m in mistakes if m[0] == i):
                 got = grads[i]
@@ -111,7 +113,8 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
                         np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=tolerance):
                     raise CheckFailure(f"{what} is wrong: {words}.", pitfall) from None
             name_known(known, i, what, grads[i], expected, rtol, tolerance)
-            raise
+            raise located(failure, w, function, reference, arrays, upstream, differentiable, params, swaps, views,
+                          rtol, atol) from None
     if changed:  # the right numbers, but the caller's array was changed: half the part's points
         raise in_place_upstream(changed[0], keep=0.5)
 

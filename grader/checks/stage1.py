@@ -10,6 +10,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain
+from grader.checks.repair import located_value
 from grader.checks.rules import judge_value, name_slip, slip_raised
 
 
@@ -23,8 +24,16 @@ def _central(w, f: str, shown: str, values: list, arg: int = 0, eps: float = 1e-
     if not isinstance(got, (int, float, np.floating)) or isinstance(got, bool):
         raise CheckFailure(f"{call} gave {got!r}, expected a number", "wrong type")
     expected = options.pop("expected")
-    judge_value(call, "central difference", {"f": f, "values": values, "arg": arg, "eps": eps}, np.float64(got),
-                np.float64(expected), **options)
+    try:
+        judge_value(call, "central difference", {"f": f, "values": values, "arg": arg, "eps": eps}, np.float64(got),
+                    np.float64(expected), **options)
+    except CheckFailure as failure:  # a repair search on this case, every other kind of case and fresh points
+        fresh = [float(x) for x in np.random.default_rng(17).uniform(-2, 2, 3)]
+        calls = [{"f": f, "values": values, "kwargs": kwargs}, *({"f": "sin", "values": [x], "kwargs": {}} for x in fresh),
+                 {"f": "poly", "values": [1.5, -2.0, 3.0], "kwargs": {"arg": 1}}, {"f": "square", "values": [1.0],
+                                                                                  "kwargs": {"eps": 1e-2}}]
+        right = [expected, *(math.cos(x) for x in fresh), -6.0, 2.0]
+        raise located_value(failure, w, "central_difference", "central_difference", calls, right) from None
 
 
 @part("1.1", "values")

@@ -13,6 +13,7 @@ from grader.boundary.failures import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.mistakes.stage6_optim import adam_run, sgd_run
+from grader.checks.repair import located_value
 from grader.checks.rules import name_slip, slip_raised
 
 
@@ -124,10 +125,23 @@ def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):
         try:
             _optimizer(w, name, site, case, kwargs, run, label)
         except CheckFailure as failure:
-            if not settings["weight_decay"]:
-                raise
+            if not settings["weight_decay"]:  # a repair search on this case and a fresh one
+                starts, steps = _schedule(np.random.default_rng(23), len(lrs))
+                fresh = {**case, "starts": starts, "grads": [[g * scale if g is not None else None for g in grads]
+                                                              for grads in steps]}
+                calls = [{"name": name, "starts": c["starts"], "steps": c["grads"], "kwargs": kwargs, "lrs": c["lrs"]}
+                         for c in (case, fresh)]
+                raise located_value(failure, w, f"optim.{name}.step", "optimizer", calls, [run(**case), run(**fresh)],
+                                    right=_moves_as) from None
             _decay_apart(w, name, site, case, kwargs, run, failure)
     return judge
+
+
+def _moves_as(seen, expected) -> bool:
+    """Whether an optimizer's run (the probe's answer) took exactly the ``expected`` steps."""
+    return isinstance(seen, dict) and isinstance(seen.get("idle"), np.ndarray) and \
+        np.array_equal(seen["idle"], np.ones(2)) and isinstance(seen.get("history"), list) and \
+        _trajectory_matches(seen["history"], expected)
 
 
 SGD_LRS = [0.1, 0.1, 0.04, 0.04, 0.2]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import linecache
 import os
 import pathlib
 import sys
@@ -21,6 +22,8 @@ import warnings
 from typing import Any
 
 from grader.learner.probes import probe
+
+LABEL = "# Task "  # a learner's function holds a "# Task X.Y:" line above its region
 
 
 class LookedFor:
@@ -56,17 +59,21 @@ def unused_files(mt: Any, package: str) -> list:
 
 
 def describe(error: BaseException, package: pathlib.Path) -> dict:
-    """The exception in words, and the last line of the learner's package it passed (and,
-    when that line is in another file, such as a shape check the package gives, the line
-    that called into that file: usually the learner's own)."""
-    lines = []
-    for frame in traceback.extract_tb(error.__traceback__):
-        path = pathlib.Path(frame.filename)
+    """The exception in words, and the learner's own line: the innermost frame of a
+    function holding a "# Task X.Y:" label (never a line of given code, such as a shape
+    check the package gives). Without such a frame, the last line of the package it passed
+    (and, when that line is in another file, the line that called into that file)."""
+    lines, yours = [], []
+    for frame, number in traceback.walk_tb(error.__traceback__):
+        path = pathlib.Path(frame.f_code.co_filename)
         if path.is_relative_to(package):
-            line = f"minitorch/{path.relative_to(package)}, line {frame.lineno}, in {frame.name}"
-            lines.append((path, line + (f": {frame.line.strip()}" if frame.line else "")))
-    where = lines[-1][1] if lines else ""
-    caller = next((line for path, line in reversed(lines) if path != lines[-1][0]), None) if lines else None
+            text = linecache.getline(str(path), number).strip()
+            line = f"minitorch/{path.relative_to(package)}, line {number}, in {frame.f_code.co_name}"
+            lines.append((path, line + (f": {text}" if text else "")))
+            if any(LABEL in linecache.getline(str(path), n) for n in range(frame.f_code.co_firstlineno, number + 1)):
+                yours.append(lines[-1][1])
+    where = yours[-1] if yours else lines[-1][1] if lines else ""
+    caller = next((line for path, line in reversed(lines) if path != lines[-1][0]), None) if lines and not yours else None
     if caller:
         where += f" (called from {caller})"
     return {"type": type(error).__name__, "message": str(error)[:1500], "where": where[:500]}
@@ -74,7 +81,7 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
 
 def main(config_json: str) -> None:
     from grader.boundary import confinement, wire
-    from grader.learner import probes, probes_gpt, probes_modules, stand_ins  # noqa: F401  (each registers its probes)
+    from grader.learner import probes, probes_gpt, probes_modules, probes_repair, stand_ins  # noqa: F401  (each registers its probes)
 
     config = json.loads(config_json)
     requests, answers = os.dup(0), os.dup(1)

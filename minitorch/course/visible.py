@@ -20,7 +20,7 @@ import numpy as np
 
 from ..function import Context
 from ..gradcheck import numerical_grads
-from . import diagnose, known_mistakes
+from . import diagnose, known_mistakes, repair
 from .failures import CheckFailed, checking, raised, stuck
 
 __all__ = ["CheckFailed", "check_backward", "checking", "fail", "same"]
@@ -150,7 +150,7 @@ def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: f
             start = np.asarray(moved_from, np.float64)
             step = diagnose.value_pattern(got - start, expected - start, rtol=rtol, atol=atol).text
             pattern = f"The step it took, compared with the right step: {step}" if step else pattern
-        if expected.ndim >= 2:
+        if expected.ndim >= 2 and not repair.searching():
             from .heatmaps import show_after_cell
             show_after_cell(got, expected, f"{call}{f' with {case}' if case else ''}")
         fail(call, case, f"came back with wrong values. {pattern + ' ' if pattern else ''}The largest difference: "
@@ -190,6 +190,7 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     name = f"{op.__name__}.backward"
     what = _describe(inputs, params) + (f", {case}" if case else "")
     kept = [np.array(a, copy=True) for a in inputs]
+    _note(op, inputs, upstream, expected, reference, params, needs, atol)
     ctx = Context(tuple(needs) if needs is not None else (True,) * len(inputs))
     try:
         out = op.forward(ctx, *inputs, **params)
@@ -222,6 +223,7 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     if expected is None:
         exact = [np.asarray(a, np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in inputs]
         expected = numerical_grads(reference, exact, np.asarray(upstream, np.float64))
+        _note(op, inputs, upstream, expected, reference, params, needs, atol)
     for i, (got, want) in enumerate(zip(grads, expected)):
         if want is None:
             continue
@@ -240,4 +242,21 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
              dtype=dtype if dtype.kind == "f" else None, hint=hint, swapped=others[0] if len(others) == 1 else None,
              inputs=[np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"], full=np.shape(upstream))
+    repair.forget()
     return grads
+
+
+def _note(op: Any, inputs: Sequence[np.ndarray], upstream: Any, expected: Any, reference: Callable | None,
+          params: dict, needs: Any, atol: float) -> None:
+    """The case for a repair search (``repair.note``): this call again, and, with a NumPy
+    ``reference``, two fresh cases (each input scaled by random factors near 1, signs kept)."""
+    def again() -> None:
+        check_backward(op, inputs, upstream, expected, reference=reference, params=params, needs=needs, atol=atol)
+
+    def fresh() -> None:
+        rng = np.random.default_rng(7)
+        for _ in range(2):
+            scaled = [np.asarray(a) * (1 + 0.3 * rng.uniform(-1, 1, np.shape(a))).astype(np.asarray(a).dtype)
+                      if np.asarray(a).dtype.kind == "f" else a for a in inputs]
+            check_backward(op, scaled, None, reference=reference, params=params, needs=needs, atol=atol)
+    repair.note(op, again, fresh if reference is not None else None)

@@ -10,6 +10,7 @@ import pytest
 import variants
 import variants_edges
 import variants_known
+import variants_repair
 import variants_stage7
 from batch import Batch
 from conftest import ROOT, write_package
@@ -21,7 +22,8 @@ from grader.tasks import PARTS, POINTS, STAGES, TASKS
 from tests.messages_log import note_message
 
 # a variant of a task the course no longer has (its stage dropped, docs/INSTRUCTOR.md) is left out
-BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY if b[2] in TASKS]
+BUGGY = [b for b in variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY
+         + variants_repair.BUGGY if b[2] in TASKS]
 ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES
 
 # run by `make test`, not `make test-fast`; the first test to ask pays for the whole batch
@@ -31,7 +33,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 SETTINGS = Settings()
 # The variants that make a known mistake are there to test its naming: each is graded in its own
 # stage only (a task's bug costing only that task is the other variants' test, every stage graded).
-OWN_STAGE = {b[0]: {b[2].split(".")[0]} for b in variants_known.BUGGY}
+OWN_STAGE = {b[0]: {b[2].split(".")[0]} for b in variants_known.BUGGY + variants_repair.BUGGY}
 BY_NAME = {b[0]: [b[1]] for b in BUGGY} | {f"alternative: {a[0]}": a[1] for a in ALTERNATIVES}
 
 

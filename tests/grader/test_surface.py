@@ -121,7 +121,7 @@ def test_the_course_config_replaces_nbgraders_execute_and_fails_loudly_if_it_can
 
 def test_the_learners_process_knows_every_probe():
     from grader.boundary.runner import LearnerProcess
-    from grader.learner import probes_gpt, probes_modules, process  # noqa: F401  (each registers its probes)
+    from grader.learner import probes_gpt, probes_modules, probes_repair, process  # noqa: F401  (each registers its probes)
     from grader.learner.probes import PROBES
     from grader.probe_declarations import PROBES as DECLARED
     from grader.settings import Settings

@@ -10,11 +10,12 @@ import pytest
 import variants
 import variants_edges
 import variants_known
+import variants_repair
 import variants_stage7
 
 REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "solutions" / "minitorch"
 
-BUGGY = variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY
+BUGGY = variants.BUGGY + variants_stage7.BUGGY + variants_edges.BUGGY + variants_known.BUGGY + variants_repair.BUGGY
 ALTERNATIVES = variants.ALTERNATIVES + variants_stage7.ALTERNATIVES + variants_edges.ALTERNATIVES
 PATCHES = [(b[0], b[1]) for b in BUGGY] + [(a[0], p) for a in ALTERNATIVES for p in a[1]]
 

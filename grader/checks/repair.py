@@ -1,0 +1,137 @@
+"""The autograder's repair search for a failure that no known mistake explains: for a rule
+(``located``), the learner's process tries small edits of the Function's own forward and
+backward (``learner/probes_repair.py``, the notebooks' error model) on the failing case and
+on two fresh random ones; for a value (``located_value``: Task 1.1's central difference, an
+optimizer's steps), edits of the package function that computes it, on every kind of the
+check's cases and fresh ones. It sends back what each edit gave; the comparison with the
+expected values happens here, and those values never leave this process. When every edit that
+makes all the cases right changes the same line, the message names that line and the kind
+of change, never the edited code.
+
+Time: one search takes at most ``SEARCH`` seconds, and a hand-in's learner process at most
+``BUDGET`` seconds of searches in all (later failures go without one).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from grader.boundary.failures import Lost, Raised
+from grader.checks.common import CheckFailure, scaled_atol
+from grader.checks.numeric import numeric_vjp
+from grader.results import Failure
+
+SEARCH, BUDGET = 2.0, 5.0
+WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  # mutants.KINDS (a test holds them equal)
+         "axis": "an axis, keepdims or a transpose", "constant": "a constant (a number or a power)",
+         "group": "which operations group first (parentheses around a product or quotient)",
+         "variable": "which variable is used", "term": "one term of a sum (one too many)"}
+FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
+
+
+def located(failure: CheckFailure, w: Any, function: str, reference: Callable[..., np.ndarray],
+            arrays: Sequence[np.ndarray], upstream: np.ndarray, differentiable: Sequence[int] | None,
+            params: dict, swaps: dict | None = None, views: Sequence[int] = (), rtol: float = 1e-5,
+            atol: float = 1e-7) -> CheckFailure:
+    """``failure`` (a rule's wrong gradient or its exception), with the line a repair search
+    points at when one does; unchanged for a named known mistake, or once the budget is spent."""
+    return _budgeted(failure, w, lambda seconds: _search(w, function, reference, arrays, upstream, differentiable,
+                                                          params, swaps, views, rtol, atol, seconds))
+
+
+def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
+            upstream: np.ndarray, differentiable: Sequence[int] | None, params: dict, swaps: dict | None,
+            views: Sequence[int], rtol: float, atol: float, seconds: float) -> str:
+    rng = np.random.default_rng(11)
+    cases = [(list(arrays), np.asarray(upstream))]
+    for _ in range(2):  # fresh cases: each input scaled by random factors near 1, its signs kept
+        scaled = [a * (1 + 0.3 * rng.uniform(-1, 1, a.shape)) if a.dtype.kind == "f" else a for a in arrays]
+        cases.append((scaled, rng.standard_normal(np.shape(reference(*scaled)))))
+    inputs = range(len(arrays)) if differentiable is None else differentiable
+    expected = [(np.asarray(reference(*a)), {i: numeric_vjp(reference, a, up, i) for i in inputs}) for a, up in cases]
+    sent = [{"arrays": [np.ascontiguousarray(np.swapaxes(x, -1, -2)) if i in views else x for i, x in enumerate(a)],
+             "upstream": up} for a, up in cases]
+    try:
+        answer = w.call("rule_edits", doing=f"trying small edits of {function}", function=function, cases=sent,
+                        params=params, swaps=swaps or {}, views=list(views), seconds=seconds,
+                        task=str(getattr(w, "task", "") or ""))
+    except (Raised, Lost):
+        return ""
+    return _place(answer, lambda seen: _right(seen, expected, rtol, atol), "makes this case and fresh random ones right")
+
+
+def located_value(failure: CheckFailure, w: Any, function: str, probe: str, calls: Sequence[dict],
+                  expected: Sequence[Any], rtol: float = 1e-5, atol: float = 1e-7,
+                  right: Callable[[Any, Any], bool] | None = None) -> CheckFailure:
+    """``failure`` of a value's check (``probe`` on each of ``calls``, whose right answers are
+    ``expected``, the failing case and fresh ones among them), with the line a repair search
+    of the package's ``function`` points at, when one does. ``right(answer, expected)``
+    judges one answer (default: a number or an array close to ``expected``)."""
+    fits = right or (lambda got, want: _close(got, np.asarray(want, np.float64), rtol, atol))
+
+    def search(seconds: float) -> str:
+        try:
+            answer = w.call("call_edits", doing=f"trying small edits of {function}", function=function, inner=probe,
+                            calls=list(calls), seconds=seconds)
+        except (Raised, Lost):
+            return ""
+        every = lambda seen: isinstance(seen, list) and len(seen) == len(expected) and all(  # noqa: E731
+            fits(got, want) for got, want in zip(seen, expected))
+        return _place(answer, every, "makes every case of this check right")
+    return _budgeted(failure, w, search)
+
+
+def _budgeted(failure: CheckFailure, w: Any, search: Callable[[float], str]) -> CheckFailure:
+    spent = getattr(w, "repair_seconds", 0.0)
+    if failure.kind not in (Failure.WRONG, Failure.RAISED) or "known mistake" in str(failure) \
+            or spent > BUDGET - 0.2:
+        return failure
+    start = time.monotonic()
+    try:
+        note = search(min(SEARCH, BUDGET - spent))
+    finally:
+        w.repair_seconds = spent + time.monotonic() - start
+    if not note:
+        return failure
+    text = str(failure).rstrip()
+    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{note}", failure.pitfall, failure.keep,
+                        failure.kind, failure.not_finite)
+
+
+def _place(answer: Any, right: Callable[[Any], bool], claim: str) -> str:
+    """The one line of every edit whose answers are ``right``, in words; "" unless there is one."""
+    if not isinstance(answer, dict) or answer.get("incomplete") or not isinstance(answer.get("edits"), list):
+        return ""  # not searched to the end: no line can be named honestly
+    accepted = [e for e in answer["edits"] if isinstance(e, dict) and right(e.get("seen"))]
+    places = {(e.get("file"), e.get("function"), e.get("line")) for e in accepted}
+    if len(places) != 1:
+        return ""
+    file, name, line = places.pop()
+    kinds = [WORDS[k] for k in dict.fromkeys(e.get("kind") for e in accepted) if k in WORDS]
+    if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
+            and isinstance(line, int) and kinds):
+        return ""
+    return f"A small edit of line {line} of {file} ({name}) {claim}: look there at {' or '.join(kinds)}."
+
+
+def _right(seen: Any, expected: list, rtol: float, atol: float) -> bool:
+    """Whether an edit's answers (output and gradients per case) are all right."""
+    if not isinstance(seen, list) or len(seen) != len(expected):
+        return False
+    for got, (out, grads) in zip(seen, expected):
+        if not isinstance(got, dict) or not isinstance(got.get("grads"), list) or not _close(got.get("out"), out, 1e-7, 1e-10):
+            return False
+        if any(i >= len(got["grads"]) or not _close(got["grads"][i], want, rtol, atol) for i, want in grads.items()):
+            return False
+    return True
+
+
+def _close(got: Any, want: np.ndarray, rtol: float, atol: float) -> bool:
+    got = np.asarray(got) if isinstance(got, (np.generic, float, int)) else got
+    return isinstance(got, np.ndarray) and got.shape == want.shape and got.dtype.kind in "fiub" and \
+        bool(np.allclose(got.astype(np.float64), want, rtol=rtol, atol=scaled_atol(want, atol), equal_nan=True))

@@ -1,0 +1,103 @@
+"""The learner's side of the autograder's repair search: small edits of one Function's own
+methods (``mutants.py``, the notebooks' error model, a copy written by ``make release``),
+each put in place in turn and run on the cases the grader sent. It returns what each edit
+gave (its line, its kind, the output and gradients per case) and judges nothing: the
+grader compares the answers with its own expected values, which never come here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+import sys
+import time
+import types
+import warnings
+from typing import Any
+
+from grader.learner import mutants
+from grader.learner.probes import PROBES, plain, probe, resolve, rule
+
+
+def _suspects(owner: Any, task: str) -> list:
+    """The Function's own forward and backward; when neither holds a "# Task" label (the
+    task is a helper they call), the functions of its module labelled with ``task``."""
+    methods = [m for name in ("forward", "backward") if isinstance(m := getattr(owner, name, None), types.FunctionType)]
+    if any(mutants.edits(m, limit=0) is None for m in methods):  # None: it has a label and lines to edit
+        return methods
+    name = str(getattr(owner, "__module__", ""))
+    module = sys.modules.get(name)
+    found = []
+    for value in list(vars(module).values()) if module is not None and task else []:
+        if isinstance(value, types.FunctionType) and value.__module__ == name:
+            with contextlib.suppress(OSError, TypeError):
+                if f"# Task {task}:" in inspect.getsource(value):
+                    found.append(value)
+    return found
+
+
+@probe
+def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | None = None,
+               views: list | None = None, seconds: float = 2.0, task: str = "") -> dict:
+    """Every edit of ``function``'s forward and backward (those holding a "# Task" label),
+    or else of its module's functions labelled with ``task``, each run on every case
+    ({"arrays", "upstream"}) until one raises; stops after ``seconds``."""
+    owner = resolve(mt, function)
+    root = os.path.dirname(os.path.realpath(mt.__file__))
+    planned: list = []
+    for method in _suspects(owner, task):
+        found = mutants.edits(method)
+        if found is None:
+            return {"skipped": f"{method.__qualname__} is too long to search"}
+        planned += [(method, edit) for edit in found]
+    if len(planned) > mutants.LIMIT:
+        return {"skipped": "too many edits to search"}
+    until, answers = time.monotonic() + seconds, list[dict]()
+    for method, edit in planned:
+        if time.monotonic() > until:
+            return {"edits": answers, "incomplete": True}
+        seen: list = []
+        with mutants.patched(method, edit.code), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for case in cases:
+                try:
+                    ran = rule(mt, function, case["arrays"], case["upstream"], params, swaps, views)
+                except Exception:  # noqa: BLE001 - an edit that raises is no repair
+                    seen.append(None)
+                    break
+                seen.append({"out": plain(ran["out"]), "grads": ran["grads"]})
+        path = os.path.realpath(method.__code__.co_filename)
+        file = "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")
+        answers.append({"line": edit.line, "kind": edit.kind, "file": file, "function": method.__qualname__,
+                        "seen": seen})
+    return {"edits": answers}
+
+
+@probe
+def call_edits(mt: Any, function: str, inner: str, calls: list, seconds: float = 2.0) -> dict:
+    """Every edit of the package's function ``function`` (a value's task, such as
+    ``central_difference``), each running probe ``inner`` on every call's arguments; an
+    answer is None where the edited function raised. Stops after ``seconds``."""
+    target = resolve(mt, function)
+    found = mutants.edits(target) if isinstance(target, types.FunctionType) else []
+    if found is None:
+        return {"skipped": f"{function} is too long to search"}
+    root = os.path.dirname(os.path.realpath(mt.__file__))
+    until, answers = time.monotonic() + seconds, list[dict]()
+    for edit in found:
+        if time.monotonic() > until:
+            return {"edits": answers, "incomplete": True}
+        seen: list = []
+        with mutants.patched(target, edit.code), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for args in calls:
+                try:
+                    seen.append(plain(PROBES[inner](mt, **args)))
+                except Exception:  # noqa: BLE001 - an edit that raises is no repair
+                    seen.append(None)
+                    break
+        path = os.path.realpath(target.__code__.co_filename)
+        answers.append({"line": edit.line, "kind": edit.kind, "function": target.__qualname__, "seen": seen,
+                        "file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")})
+    return {"edits": answers}

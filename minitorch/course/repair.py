@@ -1,0 +1,148 @@
+"""The repair search of a failed visible check: when no known mistake was named, small
+edits of the learner's own function (``mutants.py``'s error model) are tried, and the
+check's cell runs again with each; an edit is accepted only when every case of the cell
+passes with it (and, for a rule checked against a NumPy reference, fresh random cases
+too). When every accepted edit is on one line, the message names that line and the kind
+of change, never the edited code.
+
+It needs nothing but the check itself: its own cases and expected values. ``failures.
+checking`` calls ``found_line`` with the failure; ``visible.check_backward`` notes the case
+it runs (``note``) so that each edit is tried on the failing case first, which is cheap.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import inspect
+import io
+import pathlib
+import re
+import sys
+import time
+import types
+import warnings
+from typing import Any, Callable
+
+from . import mutants
+
+SECONDS = 1.0      # at most this long per failing check
+_state: dict[str, Any] = {"searching": False, "case": None}
+
+
+def searching() -> bool:
+    """True while a check runs again under an edit: no second search, no pictures, no hints."""
+    return bool(_state["searching"])
+
+
+def note(owner: Any, replay: Callable[[], Any], fresh: Callable[[], Any] | None = None) -> None:
+    """The case a check is about to run: ``owner`` (a Function, whose methods are searched
+    first), ``replay`` runs it again, ``fresh`` runs it on new random inputs (or None)."""
+    if not _state["searching"]:
+        _state["case"] = (owner, replay, fresh)
+
+
+def forget() -> None:
+    _state["case"] = None
+
+
+def _functions(task: str, package: pathlib.Path) -> list[tuple[str, Callable]]:
+    """The package's functions that hold a "# Task {task}:" label, as (where, function)."""
+    found = []
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if not name.startswith("minitorch.") or not file or ".course" in name:
+            continue
+        path = pathlib.Path(file).resolve()
+        if not path.is_relative_to(package):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if f"# Task {task}:" not in text:
+            continue
+        labels = [n for n, line in enumerate(text.splitlines(), 1) if re.match(rf"\s*# Task {re.escape(task)}:", line)]
+        for qualname, node in _defs(ast.parse(text), ""):
+            if any(node.lineno <= n <= (node.end_lineno or 0) for n in labels):
+                obj: Any = module
+                for part in qualname.split("."):
+                    obj = getattr(obj, part, None)
+                if isinstance(obj, types.FunctionType):
+                    found.append((f"{path.relative_to(package.parent).as_posix()} ({qualname})", obj))
+    return found
+
+
+def _defs(node: ast.AST, prefix: str):
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.ClassDef):
+            yield from _defs(child, f"{prefix}{child.name}.")
+        elif isinstance(child, ast.FunctionDef):
+            yield f"{prefix}{child.name}", child
+
+
+def _suspects(task: str, error: BaseException, package: pathlib.Path) -> list[tuple[str, Callable]]:
+    """The functions to edit: the one whose line raised, else the checked Function's, else the task's."""
+    functions = _functions(task, package)
+    codes = {f.__code__: (w, f) for w, f in functions}
+    frames = [frame.f_code for frame, _ in __import__("traceback").walk_tb(error.__traceback__)]
+    raised = [codes[c] for c in frames if c in codes]
+    if raised:
+        return raised[-1:]
+    case = _state["case"]
+    owner = getattr(case[0], "__name__", None) if case else None
+    mine = [(w, f) for w, f in functions if owner and f.__qualname__.startswith(f"{owner}.")]
+    return mine or functions
+
+
+def _passes(run: Callable[[], Any]) -> bool:
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an edit's overflow or 0/0 is not the learner's to read
+            run()
+    except Exception:  # noqa: BLE001 - an edit that fails in any way is simply not a repair
+        return False
+    return True
+
+
+def found_line(task: str, error: BaseException, cell: types.FrameType | None, package: pathlib.Path,
+               began: float) -> str:
+    """The line a repair search points at, in words ("" when none, or more than one line, fits).
+    ``cell`` is the frame of the check's cell (module code, run again under each edit) and
+    ``began`` when it started: a cell that took long to fail is not run again."""
+    start, case = time.perf_counter(), _state["case"]
+    if SECONDS <= 0 or _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
+            "known mistake" in str(error) or start - began > (SECONDS / 2 if case else SECONDS / 10):
+        return ""
+    suspects = _suspects(task, error, package)
+    plans = []
+    for where, function in suspects:
+        found = mutants.edits(function)
+        if found is None:
+            return ""  # too long to search in time
+        plans += [(where, function, edit) for edit in found]
+    if not plans or len(plans) > mutants.LIMIT:
+        return ""
+    code, names = cell.f_code, cell.f_globals
+    whole = lambda: exec(code, dict(names))  # noqa: E731, S102 - the check's own cell, run again
+    accepted: list[tuple[str, mutants.Edit]] = []
+    _state["searching"] = True
+    try:
+        for where, function, edit in plans:
+            if time.perf_counter() - start > SECONDS:
+                return ""  # not searched to the end: no line can be named honestly
+            with mutants.patched(function, edit.code):
+                if case and not _passes(case[1]) or case and case[2] and not _passes(case[2]) or not _passes(whole):
+                    continue  # the failing case first, then fresh ones, then the whole cell
+            accepted.append((where, edit))
+            if len({(w, e.line) for w, e in accepted}) > 1:
+                return ""  # edits on two lines make the check pass: no one line to name
+    finally:
+        _state["searching"] = False
+    if not accepted:
+        return ""
+    where, edit = accepted[0]
+    kinds = " or ".join(dict.fromkeys(mutants.KINDS[e.kind] for _, e in accepted))
+    file, _, function = where.partition(" ")
+    return (f"A small edit of line {edit.line} of {file} {function} makes every case of this check pass: "
+            f"look there at {kinds}.")

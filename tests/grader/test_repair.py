@@ -1,0 +1,149 @@
+"""The autograder's repair search (grader/checks/repair.py, its probe grader/learner/
+probes_repair.py and the error model grader/learner/mutants.py), run on small planted
+Functions with the probe called in this process: it names the one line an edit mends, says
+the kind of change and never the edited code, claims nothing for a mistake outside its
+model, and never sends an expected value to the learner's side. (The variants of
+tests/grader/variants_repair.py run it through the real learner's process.)"""
+
+import importlib.util
+import pathlib
+import types
+
+import numpy as np
+import pytest
+
+from grader.checks import repair
+from grader.checks.common import CheckFailure
+from grader.checks.numeric import numeric_vjp
+from grader.learner import mutants, probes_repair
+
+PLANTED = '''
+import numpy as np
+
+
+class Planted:
+    @staticmethod
+    def forward(ctx, *arrays):
+        ctx.saved = arrays
+        return FORWARD
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, *rest = ctx.saved
+        # Task 9.9: Planted.backward
+        BACKWARD
+'''
+CASES = {  # name: (forward, the learner's backward, the reference, the inputs, the line, the kind, the mended code)
+    "sign": ("1 / (1 + np.exp(-arrays[0]))", "return grad * (1 / (1 + np.exp(-x))) * (1 + 1 / (1 + np.exp(-x)))",
+             lambda x: 1 / (1 + np.exp(-x)), [np.linspace(-2, 2, 6).reshape(2, 3)], "the sign of one term",
+             "(1 - 1 / (1 + np.exp(-x)))"),
+    "precedence": ("arrays[0] / arrays[1]", "return grad / rest[0], -grad * x / rest[0] * rest[0]",
+                   np.divide, [np.array([1.0, -2.0, 3.0]), np.array([0.5, 2.0, -1.5])], "which operations group first",
+                   "(rest[0] * rest[0])"),
+    "axis": ("arrays[0] - arrays[0].mean(axis=-1, keepdims=True)", "return grad - np.mean(grad, axis=-1)",
+             lambda x: x - x.mean(axis=-1, keepdims=True), [np.arange(12.0).reshape(3, 4) ** 0.5],
+             "an axis, keepdims or a transpose", "keepdims=True)"),
+    "outside the model": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
+}
+
+
+class Context:
+    def __init__(self, needs):
+        self.needs = needs
+
+
+class Learner:
+    """A stand-in for the learner's process: each call runs the probe here, and is kept."""
+
+    def __init__(self, mt):
+        self.mt, self.sent = mt, []
+
+    def call(self, probe, doing="", **args):
+        self.sent.append(args)
+        return getattr(probes_repair, probe)(self.mt, **args)
+
+
+def planted(tmp_path: pathlib.Path, name: str) -> types.SimpleNamespace:
+    forward, backward = CASES[name][:2]
+    path = tmp_path / name / "minitorch" / "planted.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(PLANTED.replace("FORWARD", forward).replace("BACKWARD", backward))
+    spec = importlib.util.spec_from_file_location(f"planted_{name.replace(' ', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return types.SimpleNamespace(Planted=module.Planted, function=types.SimpleNamespace(Context=Context),
+                                 __file__=str(path.parent / "__init__.py"))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # edits that take the mean of nothing
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_search_names_the_one_line_an_edit_mends_and_only_then(tmp_path, monkeypatch, name):
+    _, backward, reference, arrays, kind, mended = CASES[name]
+    learner = Learner(planted(tmp_path, name))
+    upstream = np.random.default_rng(0).standard_normal(np.shape(reference(*arrays)))
+    expected = []  # every expected value the search computes: outputs and gradients
+    monkeypatch.setattr(repair, "numeric_vjp", lambda *a, **k: expected.append(numeric_vjp(*a, **k)) or expected[-1])
+    failure = CheckFailure("Planted.backward: the gradient for input 0 is wrong.")
+    message = str(repair.located(failure, learner, "Planted", lambda *a: expected.append(reference(*a)) or expected[-1],
+                                 arrays, upstream, None, {}))
+    if not kind:
+        assert message == str(failure)  # no edit of the model mends it: nothing claimed
+    else:
+        assert "line 15 of minitorch/planted.py (Planted.backward)" in message and kind in message, message
+        assert mended not in message and backward not in message  # the line and the kind, never the code
+    # the learner's side got the inputs and upstream gradients, never an expected value
+    sent = [a for args in learner.sent for case in args["cases"] for a in [*case["arrays"], case["upstream"]]]
+    assert len(expected) >= 6 and len(sent) >= 6
+    assert not any(np.shape(a) == np.shape(e) and np.allclose(a, e) for a in sent for e in expected)
+    assert all(set(args) == {"function", "cases", "params", "swaps", "views", "seconds", "task"} for args in learner.sent)
+
+
+def test_a_search_stops_when_the_hand_ins_budget_is_spent(tmp_path):
+    learner = Learner(planted(tmp_path, "sign"))
+    learner.repair_seconds = repair.BUDGET
+    failure = CheckFailure("wrong")
+    assert repair.located(failure, learner, "Planted", np.exp, [np.ones(2)], np.ones(2), None, {}) is failure
+    assert learner.sent == []
+
+
+def test_both_sides_word_each_kind_of_edit_alike():
+    assert repair.WORDS == mutants.KINDS
+
+
+def test_a_value_check_is_searched_too_and_names_the_precedence_slip(tmp_path):
+    path = tmp_path / "minitorch" / "numerical.py"
+    path.parent.mkdir()
+    path.write_text("def central_difference(f, *values, arg=0, eps=1e-6):\n    # Task 1.1: central_difference\n"
+                    "    up, down = list(values), list(values)\n    up[arg] += eps\n    down[arg] -= eps\n"
+                    "    return (f(*up) - f(*down)) / 2 * eps\n")
+    spec = importlib.util.spec_from_file_location("planted_numerical", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    learner = Learner(types.SimpleNamespace(central_difference=module.central_difference,
+                                            __file__=str(path.parent / "__init__.py")))
+    calls = [{"f": "sin", "values": [x], "kwargs": {}} for x in (0.3, -1.2)] + \
+        [{"f": "square", "values": [1.0], "kwargs": {"eps": 1e-2}}]
+    failure = CheckFailure("central_difference(sin, 0.3) is wrong.")
+    message = str(repair.located_value(failure, learner, "central_difference", "central_difference", calls,
+                                       [np.cos(0.3), np.cos(-1.2), 2.0]))
+    assert "line 6 of minitorch/numerical.py (central_difference)" in message and "which operations group" in message
+    assert "(2 * eps)" not in message and learner.sent[0]["calls"] == calls  # the calls' inputs, no expected value
+
+
+def test_a_raised_error_shows_the_learners_own_line_never_given_code(tmp_path):
+    from grader.learner.process import describe
+    package = tmp_path / "minitorch"
+    package.mkdir()
+    (package / "shapes.py").write_text("def check_broadcast(a, b):\n    raise ValueError('cannot be broadcast')\n")
+    (package / "model.py").write_text("# check_broadcast: given, from shapes.py\n\n\ndef forward(x):\n"
+                                      "    # Task 7.3: GPT.forward\n    y = x + 1\n    return check_broadcast(y, x)\n")
+    spec = importlib.util.spec_from_file_location("shapes", package / "shapes.py")
+    shapes = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shapes)
+    model = types.ModuleType("model")
+    model.__dict__["check_broadcast"] = shapes.check_broadcast
+    exec(compile((package / "model.py").read_text(), str(package / "model.py"), "exec"), model.__dict__)
+    with pytest.raises(ValueError) as raised:
+        model.forward(1)
+    where = describe(raised.value, package)["where"]
+    assert where == "minitorch/model.py, line 7, in forward: return check_broadcast(y, x)", where

@@ -1,0 +1,66 @@
+"""The notebook's repair search (minitorch/course/repair.py): with mistakes planted in a copy
+of the reference that no known mistake names, the visible check names the learner's line
+and the kind of change an edit of the error model makes there, never the edited code; for
+a mistake outside the model it claims nothing. A raised error shows the learner's own line,
+never a line of given code. One process runs all the checks."""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PLANTED = {  # task: (file, the reference's text, the mistake, what the message must say, the mended code)
+    "3.1": ("ops_unary.py", "return grad * out * (1 - out)", "return grad * out * (1 + out)",
+            "A small edit of line 174 of minitorch/ops_unary.py (Sigmoid.backward) makes every case of this check "
+            "pass: look there at the sign of one term.", "(1 - out)"),
+    "2.3": ("ops_binary.py", "-grad * a / (b * b)", "-grad * a / b * b",
+            "line 94 of minitorch/ops_binary.py (Div.backward)", "(b * b)"),
+    "5.3": ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
+            "np.exp(out) * np.sum(grad, axis=ctx.axis)", "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward)",
+            "keepdims=True"),
+    "3.3": ("ops_reduce.py", "hit = x == out", "hit = x >= out", "", ""),  # Min's ties: no one edit mends both
+    # the GPT's position table one row short: the learner's line, never the given shape check that raised
+    "7.3": ("nn/transformer.py", "x = self.token(idx) + self.position(np.arange(idx.shape[1]))",
+            "x = self.token(idx) + self.position(np.arange(idx.shape[1]))[:-1]", "", ""),
+}
+RUNNER = r"""
+import json, sys, pathlib
+from minitorch.course import progress
+found = {}
+for task in sys.argv[2:]:
+    path = next(pathlib.Path(sys.argv[1]).glob(f"0{task[0]}_*.ipynb"))
+    setup, checks, _, _ = progress._cells(path)
+    names = {"__name__": "__check__"}
+    exec(compile("\n".join(l for l in setup.splitlines() if not l.lstrip().startswith(("%", "!"))), "setup", "exec"), names)
+    try:
+        exec(compile(dict(checks)[task], f"check {task}", "exec"), names)
+        found[task] = ""
+    except Exception as error:
+        found[task] = f"{type(error).__name__}: {error}"
+print(json.dumps(found))
+"""
+
+
+def test_the_visible_check_names_the_line_an_edit_mends_and_only_then(tmp_path):
+    package = tmp_path / "minitorch"
+    shutil.copytree(ROOT / "solutions" / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
+    for file, old, new, *_ in PLANTED.values():
+        text = (package / file).read_text()
+        assert text.count(old) == 1, old
+        (package / file).write_text(text.replace(old, new))
+    done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT / "notebooks"), *PLANTED], capture_output=True,
+                          text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=120)
+    messages = json.loads(done.stdout.strip().splitlines()[-1])
+    for task, (_, _, _, words, mended) in PLANTED.items():
+        message = messages[task]
+        assert message.startswith("CheckFailed") and "known mistake" not in message, message
+        if words:
+            assert message.splitlines()[1].strip().startswith("A small edit of line") and words in message, message
+            assert mended not in message, message  # the line and the kind, never the edited code
+        else:
+            assert "A small edit" not in message, message
+    assert "your line: minitorch/nn/transformer.py, line 112, in forward" in messages["7.3"], messages["7.3"]
+    assert "shapes.py" not in messages["7.3"] and "check_broadcast" not in messages["7.3"], messages["7.3"]
