@@ -33,10 +33,10 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.gradebook.term import manual_scores
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms import read_roster
-    from grader.outputs.publish import Progress, absentees, write_all, write_part
+    from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
     from grader.term import log
     from grader.term.sheets import SheetError
-    folder, out = submissions.resolve(), out.resolve()
+    folder, out, clock = submissions.resolve(), out.resolve(), Phases()
     if not folder.is_dir():
         return _fail(f"{folder} is not a folder of submissions")
     if folder.is_relative_to(out) or out.is_relative_to(folder):
@@ -60,6 +60,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    clock.lap("intake")
     manual = manual_scores(book)   # before a changed stage is made again; on the hub, formgrader's
     try:
         course = book.create()
@@ -71,9 +72,11 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
                      f"and run again (every kept hand-in in {out / files.KEPT} is graded again); "
                      f"{', '.join(stale) or 'no grades'} removed as stale, {out / files.LOG} keeps their scores")
     term = Term.open(out, counts)
+    clock.lap("set-up")
     if course.regenerated:
         term.recorded.clear()
         term.settled.clear()
+        term.rerecord = f"the course changed ({', '.join(course.regenerated)})"
         print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
     before = log.read_grades(out / files.GRADES)
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
@@ -92,11 +95,13 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     template = GradeJob("", "", "", str(course.root), str(out), settings, (), late)
     run = term_run.plan(term, manual, found, given, base, template, late, every=shard is None,
                         only=set(only) if only else None, grade=local)
+    clock.lap("intake")
     for warning in run.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     where = f"the queue at {_no_password(broker)}" if broker else f"{jobs} job(s)"
-    print(f"Grading {len(run.jobs)} hand-in(s) from {folder} with {where}; {len(run.reused)} unchanged, reused ...",
-          flush=True)
+    fresh = [j for j in run.jobs if not pathlib.Path(j.verdicts).exists()]   # the others' verdicts are kept
+    print(f"Grading {len(fresh) + run.graded} hand-in(s) from {folder} with {where}; {len(run.jobs) - len(fresh)} "
+          f"recorded again from their kept verdicts; {len(run.reused)} unchanged, reused ...", flush=True)
     reasons = Counter(run.why.get(job.learner, "a new run of the grader") for job in run.jobs)
     for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
         print(f"  {count} for {reason}")
@@ -107,7 +112,6 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         score, most = result.total
         print(progress.line(result.learner, score, most, seconds), flush=True)
 
-    fresh = [j for j in run.jobs if not pathlib.Path(j.verdicts).exists()]
     if broker and fresh:
         from grader.queue.instructor import QueueError, grade_class_on_queue, lease_for
         try:
@@ -122,10 +126,15 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         grade_class(run.jobs, jobs, done)
     graded = {r.learner for r in results}
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
+    clock.lap("grading")
+    term_run.record_all(course, run.jobs, results)
+    clock.lap("gradebook")
     results += term_run.reuse(run.reused)
+    clock.lap("feedback")
     term_run.settle_all(term, course, run.jobs + run.reused)
     term_run.annotate_all(course, run.jobs + run.reused, results)
     term.save()
+    clock.lap("gradebook")
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
     if shard:
@@ -134,7 +143,9 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
               "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0
     report, unknown = write_all(results, out, lms, refusals)
+    clock.lap("reports and exports")
     _similarity(folder, out, jobs)
+    clock.lap("copying check")
     why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
     changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                                          time.gmtime()))
@@ -144,6 +155,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}", file=sys.stderr)
     for learner in absentees(results, lms):
         print(f"  missing {learner!r}: in the roster, no hand-in: 0 in {files.GRADES} and the exports")
+    print(clock.line())
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / files.GRADES}, {out / files.MISTAKES_CSV}, "
           f"feedback in {out / files.FEEDBACK}/; open {report}")
     return 0
