@@ -23,9 +23,15 @@ still grades through ``GradeFromChecks``.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import json
+import os
+import pathlib
 import shutil
 from collections.abc import Iterable
 from typing import Any
+
+from nbformat import from_dict
 
 from grader.intake.hand_in import HandIn
 from grader.lateness import days_and_percent
@@ -33,55 +39,86 @@ from grader.results import LearnerResult
 from grader.tasks import STAGES, stage_of
 
 Course = Any   # gradebook.course.Course, which calls these
+CHUNK = 50     # learners per commit
 
 
 def lay_out(course: Course, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime | None) -> None:
     """The learner's submitted and autograded folders, one per stage (any left before are
-    replaced)."""
-    import nbformat
+    replaced). The package is copied once; its other places in the course are links to that
+    copy (nothing in the course writes into a package: nbgrader replaces files whole)."""
+    from nbformat.v4.nbjson import writes
 
     from grader.gradebook.preprocessor import keep
+    stamp = handed_in.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC") if handed_in else None
+    copies: dict[pathlib.Path, pathlib.Path] = {}   # a package -> its first copy in the course
     for stage, name in STAGES.items():
-        notebook = course.root / "release" / name / f"{name}.ipynb"
-        stamp = handed_in.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC") if handed_in else None
         for kind in ("submitted", "autograded"):
             folder = course.root / kind / result.sid / name
             shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir(parents=True)
             if stamp is not None:   # none known: never late
                 (folder / "timestamp.txt").write_text(stamp)
-            if stage in hand_in.packages:
-                shutil.copytree(hand_in.packages[stage], folder / "minitorch")
-        shutil.copyfile(notebook, course.root / "submitted" / result.sid / name / f"{name}.ipynb")
-        nb = nbformat.read(notebook, as_version=4)
+            package = hand_in.packages.get(stage)
+            if package is None:
+                continue
+            if package in copies:
+                shutil.copytree(copies[package], folder / "minitorch", copy_function=os.link)
+            else:
+                copies[package] = shutil.copytree(package, folder / "minitorch")
+        text = _release(course.root, name)
+        (course.root / "submitted" / result.sid / name / f"{name}.ipynb").write_text(text, encoding="utf-8")
+        nb = from_dict(json.loads(text))
         ours = LearnerResult(result.sid)   # as GradeFromChecks makes it from the verdicts handed in
         ours.add([v for v in result.all_verdicts() if stage_of(v.task) == stage])
         folder = course.root / "autograded" / result.sid / name
         keep(nb, ours, folder / "verdicts.json")
-        nbformat.write(nb, folder / f"{name}.ipynb")
+        (folder / f"{name}.ipynb").write_text(writes(nb), encoding="utf-8")   # nbformat's own writer
+
+
+@functools.lru_cache(maxsize=16)
+def _release(root: pathlib.Path, name: str) -> str:
+    """A stage's notebook as released in the course (read once per process)."""
+    return (root / "release" / name / f"{name}.ipynb").read_text(encoding="utf-8")
 
 
 def record_all(course: Course, entries: Iterable[tuple[str, dt.datetime | None]]) -> dict[str, str]:
     """Every ``(safe id, time handed in)`` of ``entries``, laid out before (``lay_out``), in
-    the gradebook, in one session (one commit per learner); returns why for each learner it
-    could not record."""
-    import nbformat
-    from nbgrader.utils import determine_grade
+    the gradebook, in one session, committed every ``CHUNK`` learners; returns why for each
+    learner it could not record (a chunk that fails is recorded again one learner at a
+    time, so that only that learner is left out)."""
     failed: dict[str, str] = {}
+    entries = list(entries)
     with course.gradebook() as gradebook:
-        for sid, handed_in in entries:
+        for start in range(0, len(entries), CHUNK):
+            chunk = entries[start:start + CHUNK]
             try:
-                gradebook.update_or_create_student(sid)
-                for name in STAGES.values():
-                    nb = nbformat.read(course.root / "autograded" / sid / name / f"{name}.ipynb", as_version=4)
-                    scores = {c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0] for c in nb.cells
-                              if c.metadata.get("nbgrader", {}).get("grade")}
-                    _submission(gradebook, course, name, sid, handed_in, scores)
+                for sid, handed_in in chunk:
+                    _learner(gradebook, course, sid, handed_in)
                 gradebook.db.commit()
-            except Exception as error:  # noqa: BLE001 - one learner, never the class; named in their result
+                continue
+            except Exception:  # noqa: BLE001 - found again below, learner by learner
                 gradebook.db.rollback()
-                failed[sid] = f"{type(error).__name__}: {str(error)[:200]}"
+            for sid, handed_in in chunk:
+                try:
+                    _learner(gradebook, course, sid, handed_in)
+                    gradebook.db.commit()
+                except Exception as error:  # noqa: BLE001 - one learner, never the class; named in their result
+                    gradebook.db.rollback()
+                    failed[sid] = f"{type(error).__name__}: {str(error)[:200]}"
     return failed
+
+
+def _learner(gradebook: Any, course: Course, sid: str, handed_in: dt.datetime | None) -> None:
+    from nbgrader.api import Student
+    from nbgrader.utils import determine_grade
+    if gradebook.db.get(Student, sid) is None:   # as update_or_create_student, without its commit
+        gradebook.db.add(Student(id=sid))
+    for name in STAGES.values():
+        path = course.root / "autograded" / sid / name / f"{name}.ipynb"
+        nb = from_dict(json.loads(path.read_text(encoding="utf-8")))
+        scores = {c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0] for c in nb.cells
+                  if c.metadata.get("nbgrader", {}).get("grade")}
+        _submission(gradebook, course, name, sid, handed_in, scores)
 
 
 def _submission(gradebook: Any, course: Course, name: str, sid: str, handed_in: dt.datetime | None,

@@ -2,14 +2,14 @@
 
 Each stage is an nbgrader assignment whose notebook has one graded cell per task (points
 from the manifest). A learner's package is put beside that notebook in
-``submitted/<id>/<stage>/`` with the hand-in's time in ``timestamp.txt``, and nbgrader's own
-``autograde`` records it with one change (``nbgrader_config.py`` and ``config`` below):
-instead of executing the notebook, it runs ``GradeFromChecks`` (``preprocessor.py``), which
-writes each task's result into its cell; nbgrader's SaveAutoGrades writes the gradebook
-from them, once, and its AssignLatePenalties takes off the late penalty with the course's
-rule (``preprocessor.CourseLatePolicy``; each assignment's due date is the deadline). So the
-gradebook's score less its late penalty is grades.csv's ``final``, and ``nbgrader
-autograde`` run by hand in the course grades the same way, through the same code.
+``submitted/<id>/<stage>/`` with the hand-in's time in ``timestamp.txt``, and recorded as
+nbgrader's own ``autograde`` records it (``batch.py``, one gradebook session for a class):
+each task's result written into its cell, the cell scored by nbgrader's rule, the late
+penalty taken off with the course's rule (``preprocessor.CourseLatePolicy``; each
+assignment's due date is the deadline). So the gradebook's score less its late penalty is
+grades.csv's ``final``. ``nbgrader autograde`` run by hand in the course (``nbgrader_config.py``
+and ``config`` below) runs ``GradeFromChecks`` (``preprocessor.py``) instead of executing
+the notebook, and grades the same way, through the same checks.
 
 Learner ids reach nbgrader only as safe ids (``intake.submissions.safe_id``); ``learners.csv`` in the course
 maps them back.
