@@ -16,7 +16,7 @@ import grader.files as files
 from grader.class_grading.jobs import CRASHED, GradeJob
 from grader.class_grading.plan import Learner, Term, best, corrections_of, deadline_of, finished, job_for, stamp
 from grader.gradebook.course import Course
-from grader.gradebook.term import settle
+from grader.gradebook.term import settle_all as settle_in_gradebook
 from grader.intake.submissions import Found
 from grader.lateness import LatePolicy
 from grader.results import LearnerResult
@@ -142,15 +142,17 @@ def settle_all(term: Term, course: Course, jobs: list[GradeJob]) -> None:
     """Each learner's own deadline and the instructor's scores into the gradebook, where
     they changed (a manual grade from formgrader is written back too, in case its stage was
     made again; ``written`` holds only corrections.csv's, to tell the two apart)."""
+    due = []
     for job in jobs:
         ours = {t: p for t, p, r in job.corrections if r.startswith("correction:")}
         scores: dict[str, float | None] = {t: None for t in term.written.get(job.sid, {}) if t not in ours}
         scores.update({t: p for t, p, _ in job.corrections})
         key = hashlib.sha256(json.dumps([str(job.late.deadline), sorted(scores.items())]).encode()).hexdigest()[:16]
         if term.settled.get(job.sid) != key:
-            settle(course, job.sid, job.late.deadline, scores)
+            due.append((job.sid, job.late.deadline, scores))
             term.settled[job.sid] = key
         term.written[job.sid] = ours
+    settle_in_gradebook(course, due)   # in one gradebook session
 
 
 def record_all(course: Course, jobs: list[GradeJob], results: list[LearnerResult]) -> None:
