@@ -12,6 +12,8 @@ REPORT = "report.html"
 CANVAS = "canvas.csv"
 MOODLE = "moodle.csv"
 FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
+SIMILARITY = ("similarity.csv", "similarity.html")   # the copying check's
+SIMILARITY_INPUTS = "similarity-inputs.txt"   # what the copying check last read: kept while it is unchanged
 COURSE = "course"                # a folder: the nbgrader course
 
 # Kept by the instructor, read by every run, never written by the grader.

@@ -171,6 +171,7 @@ def test_a_term(tmp_path):
     shutil.move(out, moved)
     said = autograde(folder, moved)
     assert graded_count(said) == 0 and "; 0 recorded again" in said and not re.search(r"^  \d+ for ", said, re.M), said
+    assert "Similarity: no hand-in and nothing of the check changed" in said   # its files stand
     assert grades(moved) == rows and len(log.read(moved)) == lines and str(out) not in (moved / "term.json").read_text()
     out = moved
 
