@@ -133,8 +133,8 @@ def _submission(gradebook: Any, course: Course, name: str, sid: str, handed_in: 
     submission.timestamp = timestamp
     for notebook in submission.notebooks:
         for grade in notebook.grades:
-            if grade.name in scores:
-                grade.auto_score = scores[grade.name]
+            if grade.name in scores and (grade.auto_score is None or grade.auto_score != scores[grade.name]):
+                grade.auto_score = scores[grade.name]   # an unchanged score keeps its record, as it stood
                 grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
         gradebook.db.flush()
         gradebook.db.expire(notebook)   # its score is a query over its grades: read again
