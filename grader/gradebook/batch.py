@@ -13,7 +13,8 @@ the same happens in two steps:
   (the same, the notebook with its cells written by ``preprocessor.write_cells`` and the
   verdicts kept in ``verdicts.json``), as nbgrader's autograde leaves them;
 * ``record_all`` (once, for the whole class): every learner's submissions, cell scores
-  (``determine_grade`` on those notebooks) and late penalties, in one gradebook session.
+  (``determine_grade`` on those notebooks) and late penalties, in one gradebook session
+  (a cell whose score did not change keeps its record, formgrader's flags included).
 
 ``tests/grader/test_gradebook_batch.py`` records a learner both ways and compares the
 gradebook and the autograded folders. ``nbgrader autograde`` run by hand in the course
