@@ -76,10 +76,11 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     term = Term.open(out, counts)
     clock.lap("set-up")
     if course.regenerated:
+        if term.recorded:   # a first run makes every stage, and records everyone anyway: nothing changed
+            term.rerecord = f"the course changed ({', '.join(course.regenerated)})"
+            print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
         term.recorded.clear()
         term.settled.clear()
-        term.rerecord = f"the course changed ({', '.join(course.regenerated)})"
-        print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
     before = log.read_grades(out / files.GRADES)
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
