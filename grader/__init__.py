@@ -64,3 +64,13 @@ adapt the course):
 
 tests/grader/test_layout.py holds these directions.
 """
+
+import sys
+
+# jsonschema (under nbformat and nbgrader) builds some forty grammars at import when
+# rfc3987_syntax is installed (Jupyter's event schemas bring it), only to check "iri"
+# strings, which no notebook or gradebook schema holds: 1.1 CPU-seconds in every process
+# of a class's run (the command's, each pool process, each recorder). The grader's
+# processes go without it; in a process that imported it before (a Jupyter server) this
+# changes nothing.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

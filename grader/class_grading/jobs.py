@@ -63,15 +63,16 @@ def grade_job(job: GradeJob) -> tuple[LearnerResult, float]:
 
 
 def record(job: GradeJob, hand_in: HandIn, result: LearnerResult) -> None:
-    """The verdicts kept, then the corrections and the late policy, then the gradebook,
-    then the feedback page: once each."""
+    """The verdicts kept, then the corrections and the late policy, then the learner's
+    folders in the course (the gradebook is written once for the class: ``record_all``
+    in ``term_run``), then the feedback page: once each."""
     result.learner, result.sid = job.learner, job.sid   # verdicts kept may be another's of the same content
     if job.verdicts:
         graded.save(pathlib.Path(job.verdicts), result)
     if not job.gradebook:
         return
     finish(job, result)
-    open_course(job.course, job.settings, job.late.percent_per_day).record(hand_in, result, job.handed_in)
+    open_course(job.course, job.settings, job.late.percent_per_day).lay_out(hand_in, result, job.handed_in)
     feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{result.sid}.html", job.about)
 
 
@@ -87,9 +88,14 @@ def finish(job: GradeJob, result: LearnerResult) -> LearnerResult:
     return result
 
 
+CRASHED = ("grading this hand-in made the grading process itself crash; nothing of it was graded (ask the "
+           "instructor to look at it)")
+
+
 def crashed(job: GradeJob) -> LearnerResult:
-    result = LearnerResult(job.learner, job.sid, problems=["grading this hand-in made the grading process itself crash; "
-                                                  "nothing of it was graded (ask the instructor to look at it)"])
+    """A learner whose grading crashed its process: zero, with why (the gradebook keeps what
+    it held)."""
+    result = LearnerResult(job.learner, job.sid, problems=[CRASHED])
     result.add(failed_everywhere("not graded: the grading process crashed", Failure.NOT_GRADED))
     feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{job.sid}.html")
     return result

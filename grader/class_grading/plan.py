@@ -48,6 +48,7 @@ class Term:
     settled: dict[str, str] = field(default_factory=dict)      # sid -> the deadline and scores last settled
     last: dict[str, dict] = field(default_factory=dict)        # sid -> what counted last run, and why
     late: list = field(default_factory=list)                   # the class's deadline and rate, last run
+    rerecord: str = "its gradebook record missing"             # why a learner not in ``recorded`` is recorded
 
     @classmethod
     def open(cls, out: pathlib.Path, counts: str | None) -> Term:
@@ -119,7 +120,7 @@ def job_for(base: GradeJob, who: Learner, entry: kept.Kept, counts: str, about: 
 
 def stamp(job: GradeJob, content: str) -> str:
     """What the gradebook holds for a learner once ``job`` is recorded."""
-    text = json.dumps([content, job.verdicts, job.handed_in.isoformat() if job.handed_in else None])
+    text = json.dumps([content, graded.name_of(job.verdicts), job.handed_in.isoformat() if job.handed_in else None])
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

@@ -13,18 +13,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import grader.files as files
-from grader.class_grading.jobs import GradeJob
+from grader.class_grading.jobs import CRASHED, GradeJob
 from grader.class_grading.plan import Learner, Term, best, corrections_of, deadline_of, finished, job_for, stamp
 from grader.gradebook.course import Course
-from grader.gradebook.term import settle
+from grader.gradebook.term import settle_all as settle_in_gradebook
 from grader.intake.submissions import Found
 from grader.lateness import LatePolicy
 from grader.results import LearnerResult
 from grader.settings import Settings
-from grader.term import kept, sheets
+from grader.term import graded, kept, sheets
 from grader.term.times import hand_in_times
 
 Runner = Callable[[list[GradeJob]], list[LearnerResult]]
+AGAIN = "a new run of the grader"   # nothing changed for the learner
 
 
 @dataclass
@@ -64,6 +65,7 @@ class Run:
     reused: list[GradeJob] = field(default_factory=list)     # verdicts and gradebook unchanged
     why: dict[str, str] = field(default_factory=dict)        # learner -> why their score may change
     warnings: list[str] = field(default_factory=list)
+    graded: int = 0     # hand-ins graded while planning (every kept one, when the best counts)
 
 
 def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict[str, GradeJob], template: GradeJob,
@@ -94,23 +96,29 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
         candidates = [job_for(own, who, e, term.counts, about, out) for e in who.entries]
         contents = {c.verdicts: e.content for c, e in zip(candidates, who.entries)}
         if only is not None and learner not in only and sid in term.last:   # left as it was
-            candidates = [replace(candidates[-1], verdicts=term.last[sid]["verdicts"])]
-            contents[term.last[sid]["verdicts"]] = term.last[sid]["content"]
+            candidates = [replace(candidates[-1], verdicts=str(graded.at(out, term.last[sid]["verdicts"])))]
+            contents[candidates[0].verdicts] = term.last[sid]["content"]
         elif only is not None and learner in only:
             for c in candidates:
                 pathlib.Path(c.verdicts).unlink(missing_ok=True)   # graded again, as asked
         if term.counts == "best":
-            grade([replace(c, gradebook=False) for c in candidates if not pathlib.Path(c.verdicts).exists()])
+            ungraded = [replace(c, gradebook=False) for c in candidates if not pathlib.Path(c.verdicts).exists()]
+            grade(ungraded)
+            run.graded += len(ungraded)
             job = best(candidates)
         else:
             job = candidates[-1]
         content = contents[job.verdicts]
         run.why[learner] = _why(term.last.get(sid), content, job, only)
-        term.last[sid] = {"content": content, "verdicts": job.verdicts, "deadline": str(job.late.deadline),
-                          "corrections": [list(c) for c in job.corrections]}
+        term.last[sid] = {"content": content, "verdicts": graded.name_of(job.verdicts), "deadline":
+                          str(job.late.deadline), "corrections": [list(c) for c in job.corrections],
+                          "at": job.handed_in.isoformat() if job.handed_in else None}
         if pathlib.Path(job.verdicts).exists() and term.recorded.get(sid) == stamp(job, content):
             run.reused.append(job)
         else:
+            if run.why[learner] == AGAIN:   # nothing of the learner's changed: the course's record did
+                run.why[learner] = term.rerecord if sid not in term.recorded else "its gradebook record brought " \
+                    "up to date (made by an older grader)"
             term.recorded[sid] = stamp(job, content)
             term.settled.pop(sid, None)
             run.jobs.append(job)
@@ -125,29 +133,42 @@ def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None) 
     if last["content"] != content:
         return "a new hand-in"
     reasons = []
-    if last["verdicts"] != job.verdicts:
+    if graded.name_of(last["verdicts"]) != graded.name_of(job.verdicts):
         reasons.append("a grader change (its checks or limits)")
     if last["corrections"] != [list(c) for c in job.corrections]:
         reasons.append("; ".join(f"task {t}: {r}" for t, _, r in job.corrections) or "a correction withdrawn")
     if last["deadline"] != str(job.late.deadline):
         now = job.about[0].removeprefix("your deadline: ") if job.about else str(job.late.deadline)
         reasons.append(f"a new deadline: {now}")
-    return "; ".join(reasons) or "a new run of the grader"
+    at = job.handed_in.isoformat() if job.handed_in else None
+    if "at" in last and last["at"] != at:   # a time given in submitted.csv after the hand-in was kept
+        reasons.append(f"its hand-in time: {at[:16].replace('T', ' ') + ' UTC' if at else 'not known'}")
+    return "; ".join(reasons) or AGAIN
 
 
 def settle_all(term: Term, course: Course, jobs: list[GradeJob]) -> None:
     """Each learner's own deadline and the instructor's scores into the gradebook, where
     they changed (a manual grade from formgrader is written back too, in case its stage was
     made again; ``written`` holds only corrections.csv's, to tell the two apart)."""
+    due = []
     for job in jobs:
         ours = {t: p for t, p, r in job.corrections if r.startswith("correction:")}
         scores: dict[str, float | None] = {t: None for t in term.written.get(job.sid, {}) if t not in ours}
         scores.update({t: p for t, p, _ in job.corrections})
         key = hashlib.sha256(json.dumps([str(job.late.deadline), sorted(scores.items())]).encode()).hexdigest()[:16]
         if term.settled.get(job.sid) != key:
-            settle(course, job.sid, job.late.deadline, scores)
+            due.append((job.sid, job.late.deadline, scores))
             term.settled[job.sid] = key
         term.written[job.sid] = ours
+    settle_in_gradebook(course, due)   # in one gradebook session
+
+
+def record_all(course: Course, jobs: list[GradeJob], results: list[LearnerResult]) -> None:
+    """The gradebook records of the learners graded or recorded again in this run, written at
+    once (each was laid out in the course by the process that graded it); a learner whose
+    grading crashed keeps what the gradebook held."""
+    when = {job.sid: job.handed_in for job in jobs if job.gradebook}
+    course.record_all([(r, when[r.sid]) for r in results if r.sid in when and CRASHED not in r.problems])
 
 
 def annotate_all(course: Course, jobs: list[GradeJob], results: list[LearnerResult]) -> None:
@@ -175,4 +196,4 @@ def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
     return results
 
 
-__all__ = ["Run", "Settings", "annotate_all", "plan", "read_sheets", "reuse", "settle_all"]
+__all__ = ["Run", "Settings", "annotate_all", "record_all", "plan", "read_sheets", "reuse", "settle_all"]

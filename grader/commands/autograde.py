@@ -8,6 +8,8 @@ the instructor's extensions and corrections apply, and every change of a score i
 
 from __future__ import annotations
 
+import hashlib
+import json
 import pathlib
 import sys
 import time
@@ -34,10 +36,10 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.gradebook.term import manual_scores
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms.registry import FILES, read_roster
-    from grader.outputs.publish import Progress, absentees, write_all, write_part
+    from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
     from grader.term import log
     from grader.term.sheets import SheetError
-    folder, out = submissions.resolve(), out.resolve()
+    folder, out, clock = submissions.resolve(), out.resolve(), Phases()
     download = None
     if source:   # an LMS's download: staged in OUT, one hand-in per learner of its roster
         if folder.is_relative_to(out) or out.is_relative_to(folder):
@@ -75,6 +77,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    clock.lap("intake")
     manual = manual_scores(book)   # before a changed stage is made again; on the hub, formgrader's
     try:
         course = book.create()
@@ -86,10 +89,13 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
                      f"and run again (every kept hand-in in {out / files.KEPT} is graded again); "
                      f"{', '.join(stale) or 'no grades'} removed as stale, {out / files.LOG} keeps their scores")
     term = Term.open(out, counts)
+    clock.lap("set-up")
     if course.regenerated:
+        if term.recorded:   # a first run makes every stage, and records everyone anyway: nothing changed
+            term.rerecord = f"the course changed ({', '.join(course.regenerated)})"
+            print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
         term.recorded.clear()
         term.settled.clear()
-        print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
     before = log.read_grades(out / files.GRADES)
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
@@ -107,11 +113,13 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     template = GradeJob("", "", "", str(course.root), str(out), settings, (), late)
     run = term_run.plan(term, manual, found, given, base, template, late, every=shard is None,
                         only=set(only) if only else None, grade=local)
+    clock.lap("intake")
     for warning in run.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     where = f"the queue at {_no_password(broker)}" if broker else f"{jobs} job(s)"
-    print(f"Grading {len(run.jobs)} hand-in(s) from {folder} with {where}; {len(run.reused)} unchanged, reused ...",
-          flush=True)
+    fresh = [j for j in run.jobs if not pathlib.Path(j.verdicts).exists()]   # the others' verdicts are kept
+    print(f"Grading {len(fresh) + run.graded} hand-in(s) from {folder} with {where}; {len(run.jobs) - len(fresh)} "
+          f"recorded again from their kept verdicts; {len(run.reused)} unchanged, reused ...", flush=True)
     reasons = Counter(run.why.get(job.learner, "a new run of the grader") for job in run.jobs)
     for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
         print(f"  {count} for {reason}")
@@ -122,7 +130,6 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         score, most = result.total
         print(progress.line(result.learner, score, most, seconds), flush=True)
 
-    fresh = [j for j in run.jobs if not pathlib.Path(j.verdicts).exists()]
     if broker and fresh:
         from grader.queue.instructor import QueueError, grade_class_on_queue, lease_for
         try:
@@ -137,10 +144,15 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         grade_class(run.jobs, jobs, done)
     graded = {r.learner for r in results}
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
+    clock.lap("grading")
+    term_run.record_all(course, run.jobs, results)
+    clock.lap("gradebook")
     results += term_run.reuse(run.reused)
+    clock.lap("feedback")
     term_run.settle_all(term, course, run.jobs + run.reused)
     term_run.annotate_all(course, run.jobs + run.reused, results)
     term.save()
+    clock.lap("gradebook")
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
     if shard:
@@ -149,7 +161,9 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
               "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0
     report, unknown = write_all(results, out, lms, refusals)
+    clock.lap("reports and exports")
     _similarity(folder, out, jobs)
+    clock.lap("copying check")
     why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
     changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                                          time.gmtime()))
@@ -159,6 +173,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print(f"warning: {learner} is not in the roster: left out of the LMS exports", file=sys.stderr)
     for learner in absentees(results, lms):
         print(f"  missing {learner!r}: in the roster, no hand-in: 0 in {files.GRADES} and the exports")
+    print(clock.line())
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / files.GRADES}, {out / files.MISTAKES_CSV}, "
           f"feedback in {out / files.FEEDBACK}/; open {report}")
     return 0
@@ -209,11 +224,36 @@ def _print_changes(changes: list[dict], only: list[str] | None) -> None:
 
 
 def _similarity(folder: pathlib.Path, out: pathlib.Path, jobs: int) -> None:
-    """The copying check, once for the whole class (a sharded class's at ``merge``)."""
+    """The copying check, once for the whole class (a sharded class's at ``merge``); kept as
+    it is when neither a hand-in nor the check changed since it last ran here (a run for a
+    deadline or a correction, a moved output folder)."""
     from grader.intake.submissions import find_learners
     from grader.similarity import along_with_grading
-    for line in along_with_grading(find_learners(folder)[0], out, jobs, folder):
+    from grader.term.kept import content_of
+    found = find_learners(folder)[0]
+    written = [out / name for name in files.SIMILARITY]
+    stamp = hashlib.sha256(json.dumps([sorted((f.learner, content_of(f.path)) for f in found),
+                                       _similarity_inputs()]).encode()).hexdigest()
+    mark = out / files.SIMILARITY_INPUTS
+    if all(p.is_file() for p in written) and mark.is_file() and mark.read_text(encoding="utf-8") == stamp:
+        print(f"Similarity: no hand-in and nothing of the check changed since it last ran: "
+              f"{', '.join(files.SIMILARITY)} stand")
+        return
+    mark.unlink(missing_ok=True)
+    began = time.time()
+    for line in along_with_grading(found, out, jobs, folder):
         print(line, flush=True)
+    if all(p.is_file() and p.stat().st_mtime >= began - 1 for p in written):
+        mark.write_text(stamp, encoding="utf-8")
+
+
+def _similarity_inputs() -> list[str]:
+    """What the copying check reads besides the hand-ins: its code, the reference and the
+    released stubs (each file's name and content hash)."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    paths = [p for folder in ("grader/similarity", "solutions/minitorch", "minitorch")
+             for p in sorted((root / folder).rglob("*.py"))]
+    return [f"{p.relative_to(root)}:{hashlib.sha256(p.read_bytes()).hexdigest()[:16]}" for p in paths]
 
 
 def _fail(why: str) -> int:

@@ -2,14 +2,14 @@
 
 Each stage is an nbgrader assignment whose notebook has one graded cell per task (points
 from the manifest). A learner's package is put beside that notebook in
-``submitted/<id>/<stage>/`` with the hand-in's time in ``timestamp.txt``, and nbgrader's own
-``autograde`` records it with one change (``nbgrader_config.py`` and ``config`` below):
-instead of executing the notebook, it runs ``GradeFromChecks`` (``preprocessor.py``), which
-writes each task's result into its cell; nbgrader's SaveAutoGrades writes the gradebook
-from them, once, and its AssignLatePenalties takes off the late penalty with the course's
-rule (``preprocessor.CourseLatePolicy``; each assignment's due date is the deadline). So the
-gradebook's score less its late penalty is grades.csv's ``final``, and ``nbgrader
-autograde`` run by hand in the course grades the same way, through the same code.
+``submitted/<id>/<stage>/`` with the hand-in's time in ``timestamp.txt``, and recorded as
+nbgrader's own ``autograde`` records it (``batch.py``, one gradebook session for a class):
+each task's result written into its cell, the cell scored by nbgrader's rule, the late
+penalty taken off with the course's rule (``preprocessor.CourseLatePolicy``; each
+assignment's due date is the deadline). So the gradebook's score less its late penalty is
+grades.csv's ``final``. ``nbgrader autograde`` run by hand in the course (``nbgrader_config.py``
+and ``config`` below) runs ``GradeFromChecks`` (``preprocessor.py``) instead of executing
+the notebook, and grades the same way, through the same checks.
 
 Learner ids reach nbgrader only as safe ids (``intake.submissions.safe_id``); ``learners.csv`` in the course
 maps them back.
@@ -19,20 +19,18 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import json
 import os
 import pathlib
 import shutil
 import sys
 import warnings
-from dataclasses import asdict
 from typing import Any
 
 from grader.intake.hand_in import HandIn
 from grader.lateness import ON_TIME, LatePolicy
 from grader.results import LearnerResult
 from grader.settings import Settings
-from grader.tasks import PARTS, STAGES, TASKS, marker, stage_of, tasks_of
+from grader.tasks import PARTS, STAGES, TASKS, marker, tasks_of
 
 GRADER = pathlib.Path(__file__).resolve().parents[1]
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
@@ -178,55 +176,23 @@ class Course:
             self._api = NbGraderAPI(config=config(self.root, self.settings.as_dict(), self.late.percent_per_day))
         return self._api
 
-    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime | None) -> None:
-        """Record ``result`` (every stage graded already, lateness applied) in nbgrader's
-        gradebook: each stage's package and verdicts go through nbgrader's own autograde,
-        which writes the scores and the late penalty once. A stage nbgrader cannot record
-        is named among the result's problems (its grade in grades.csv stands). A stage whose
-        verdicts are those recorded already (a resubmission that changed other stages) keeps
-        its record: only its package and time are brought up to date (``gradebook/term.py``
-        then sets its late penalty)."""
-        sid = result.sid
-        for stage, name in STAGES.items():
-            verdicts = json.loads(json.dumps([asdict(v) for v in result.all_verdicts() if stage_of(v.task) == stage]))
-            folder = self.root / "submitted" / sid / name
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True)
-            shutil.copyfile(self.root / "release" / name / f"{name}.ipynb", folder / f"{name}.ipynb")
-            if handed_in is not None:   # none known: never late
-                (folder / "timestamp.txt").write_text(handed_in.astimezone(dt.UTC).strftime(
-                    "%Y-%m-%d %H:%M:%S.%f UTC"))
-            if stage in hand_in.packages:
-                shutil.copytree(hand_in.packages[stage], folder / "minitorch")
-            if self._recorded(sid, name) == verdicts and self._restamp(sid, name, handed_in):
-                continue
-            self.api.config.GradeFromChecks.recorded = {sid: verdicts}
-            try:
-                outcome = self.api.autograde(name, sid, force=True, create=True)
-            finally:
-                self.api.config.GradeFromChecks.recorded = {}
-            if not outcome["success"]:
-                why = str(outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()[-1:]
-                result.problems.append(f"nbgrader could not record stage {stage} in the course's gradebook "
-                                       f"({' '.join(why)[:200]})")
+    def lay_out(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime | None) -> None:
+        """The learner's submitted and autograded folders, as nbgrader's autograde leaves
+        them (``batch.py``; in the process that graded them)."""
+        from grader.gradebook.batch import lay_out
+        lay_out(self, hand_in, result, handed_in)
 
-    def _recorded(self, sid: str, name: str) -> list | None:
-        """The verdicts nbgrader's autograde last recorded for this stage, if any."""
-        try:
-            return json.loads((self.root / "autograded" / sid / name / "verdicts.json").read_text())["verdicts"]
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def _restamp(self, sid: str, name: str, handed_in: dt.datetime | None) -> bool:
-        """The submission's time in the gradebook (False: there is no such submission)."""
-        with self.gradebook() as gradebook:
-            try:
-                submission = gradebook.find_submission(name, sid)
-            except Exception:  # noqa: BLE001 - nbgrader's MissingEntry: record it in full
-                return False
-            submission.timestamp = handed_in.astimezone(dt.UTC).replace(tzinfo=None) if handed_in else None
-            gradebook.db.commit()
-        return True
+    def record_all(self, entries: list[tuple[LearnerResult, dt.datetime | None]]) -> None:
+        """Record each ``(result, time handed in)``, laid out before, in the gradebook: every
+        stage's scores and late penalty, as nbgrader's autograde writes them, in one session
+        (``batch.py``). A learner nbgrader cannot record is named among their result's
+        problems (their grade in grades.csv stands)."""
+        from grader.gradebook.batch import record_all
+        failed = record_all(self, [(r.sid, at) for r, at in entries])
+        for result, _ in entries:
+            if result.sid in failed:
+                result.problems.append(f"nbgrader could not record this hand-in in the course's gradebook "
+                                       f"({failed[result.sid]})")
 
     def record_learners(self, ids: dict[str, str]) -> None:
         """Add ``learner -> safe id`` to ``learners.csv``; a re-run adds nothing twice."""

@@ -103,7 +103,14 @@ class HubCourse(Course):
             self._api = NbGraderAPI(config=self.nbgrader_config())
         return self._api
 
-    def record(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime | None) -> None:
+    def lay_out(self, hand_in: HandIn, result: LearnerResult, handed_in: dt.datetime | None) -> None:
+        """Nothing: the hub course's submitted/ holds what the learner submitted."""
+
+    def record_all(self, entries: list[tuple[LearnerResult, dt.datetime | None]]) -> None:
+        for result, handed_in in entries:
+            self.record(result, handed_in)
+
+    def record(self, result: LearnerResult, handed_in: dt.datetime | None) -> None:
         """``result``'s verdicts into the learner's submission, every stage's notebook at
         once, with ``handed_in`` as its time (the term's, for the hand-in that counts)."""
         sid = result.sid
@@ -118,7 +125,14 @@ class HubCourse(Course):
             result.problems.append(f"nbgrader could not record {sid} in the hub course's gradebook "
                                    f"({' '.join(why)[:200]}); is {sid} in {self.root / 'submitted'}?")
         else:
-            self._restamp(sid, self.assignment, handed_in)
+            self._restamp(sid, handed_in)
+
+    def _restamp(self, sid: str, handed_in: dt.datetime | None) -> None:
+        """The submission's time in the gradebook: the term's, for the hand-in that counts."""
+        with self.gradebook() as gradebook:
+            submission = gradebook.find_submission(self.assignment, sid)
+            submission.timestamp = handed_in.astimezone(dt.UTC).replace(tzinfo=None) if handed_in else None
+            gradebook.db.commit()
 
     def annotate(self, sid: str, lines: list[str]) -> None:
         """The term's ``lines`` above the first graded cell of each autograded notebook of

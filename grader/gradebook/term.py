@@ -28,28 +28,38 @@ def manual_scores(course: Course) -> dict[str, dict[str, float]]:
     return found
 
 
-def settle(course: Course, sid: str, deadline: dt.datetime | None, scores: dict[str, float | None]) -> None:
-    """Give ``sid`` their own deadline and the instructor's scores (``None`` clears one the
-    grader set before), then the late penalty of each of their notebooks from both (a
-    class's course has an assignment per stage, the hub's one for all: ``assignment_of``)."""
+def settle_all(course: Course, learners: list[tuple[str, dt.datetime | None, dict[str, float | None]]]) -> None:
+    """Give each ``(safe id, deadline, scores)`` their own deadline and the instructor's
+    scores (``None`` clears one the grader set before), then the late penalty of each of
+    their notebooks from both (a class's course has an assignment per stage, the hub's one
+    for all: ``assignment_of``), in one gradebook session and one commit."""
+    if not learners:
+        return
     with course.gradebook() as gradebook:
-        for name in dict.fromkeys(course.assignment_of(stage) for stage in STAGES):
-            try:
-                submission = gradebook.find_submission(name, sid)
-            except Exception:  # noqa: BLE001 - not recorded (nbgrader could not): nothing to settle
-                continue
-            due = submission.assignment.duedate
-            submission.extension = (deadline.astimezone(dt.UTC).replace(tzinfo=None) - due) \
-                if deadline is not None and due is not None else None
-            for task, points in scores.items():
-                if course.assignment_of(stage_of(task)) == name:
-                    _grade(gradebook, name, sid, task).manual_score = points
-            gradebook.db.commit()
-            seconds = submission.total_seconds_late
-            _, percent = days_and_percent(seconds, course.late.percent_per_day)
-            for notebook in submission.notebooks:
-                notebook.late_submission_penalty = notebook.score * percent / 100
-            gradebook.db.commit()
+        for sid, deadline, scores in learners:
+            _settle(gradebook, course, sid, deadline, scores)
+        gradebook.db.commit()
+
+
+def _settle(gradebook: Any, course: Course, sid: str, deadline: dt.datetime | None,
+            scores: dict[str, float | None]) -> None:
+    for name in dict.fromkeys(course.assignment_of(stage) for stage in STAGES):
+        try:
+            submission = gradebook.find_submission(name, sid)
+        except Exception:  # noqa: BLE001 - not recorded (nbgrader could not): nothing to settle
+            continue
+        due = submission.assignment.duedate
+        submission.extension = (deadline.astimezone(dt.UTC).replace(tzinfo=None) - due) \
+            if deadline is not None and due is not None else None
+        for task, points in scores.items():
+            if course.assignment_of(stage_of(task)) == name:
+                _grade(gradebook, name, sid, task).manual_score = points
+        gradebook.db.flush()
+        seconds = submission.total_seconds_late
+        _, percent = days_and_percent(seconds, course.late.percent_per_day)
+        for notebook in submission.notebooks:
+            gradebook.db.expire(notebook)   # its score is a query over its grades: read again
+            notebook.late_submission_penalty = notebook.score * percent / 100
 
 
 def _grade(gradebook: Any, assignment: str, sid: str, task: str) -> Any:

@@ -102,3 +102,18 @@ class Progress:
         bar = "#" * round(20 * self.done / max(self.total, 1))
         return (f"  [{bar:<20}] {self.done}/{self.total}  {rate * 60:.0f} learners/min  ~{left:.0f} s left  "
                 f"{learner}: {score:g} / {most:g} ({seconds:.1f} s)")
+
+
+class Phases:
+    """Where a run's wall time went, phase by phase: ``lap(name)`` ends the phase under way."""
+
+    def __init__(self) -> None:
+        self.start, self.laps = time.perf_counter(), dict[str, float]()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = self.laps.get(name, 0.0) + now - self.start
+        self.start = now
+
+    def line(self) -> str:
+        return "Where the time went: " + ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.laps.items())

@@ -49,6 +49,18 @@ def path(out: pathlib.Path, content: str, settings: Settings) -> pathlib.Path:
     return out / files.GRADED / f"{key(content, settings)}.json"
 
 
+def name_of(verdicts: str) -> str:
+    """What the term's record keeps of a path of verdicts: its file's name (the key), never
+    the folder it was in, so that a copied, moved or restored output folder is the same
+    term (a record written with whole paths reads the same)."""
+    return pathlib.PurePath(verdicts).name
+
+
+def at(out: pathlib.Path, name: str) -> pathlib.Path:
+    """The verdicts kept under ``name`` (``name_of``) in the output folder ``out``."""
+    return out / files.GRADED / name_of(name)
+
+
 def load(where: pathlib.Path) -> LearnerResult | None:
     """The verdicts kept at ``where``, or None when that hand-in was not graded so."""
     try:

@@ -213,3 +213,39 @@ def test_the_class_report_names_each_mistake_and_who_made_it(graded):
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "mistakes.png" in report and "scores.png" in report and (out / "mistakes.png").stat().st_size > 1000
     assert "<img src=x" not in report and "feedback/raises-html.html" in report
+
+
+def test_the_gradebook_holds_what_nbgraders_own_autograde_writes(graded):
+    """The class is recorded in one gradebook session (grader/gradebook/batch.py); nbgrader's
+    own autograde, handed the same verdicts, writes the same rows and autograded folders."""
+    import json
+    import sqlite3
+
+    from grader.gradebook.course import Course
+    from grader.settings import Settings
+    out = graded[3][0][0]
+    course, grades = out / "course", read_grades(out / "grades.csv")
+    partial = sorted(k for k, r in grades.items() if 0 < float(r["total"]) < float(grades["honest-a"]["total"])
+                     and k in sids(out))
+    sid = sids(out)[partial[0]]
+
+    def snapshot() -> tuple:
+        with sqlite3.connect(course / "gradebook.db") as db:
+            rows = sorted(db.execute(
+                "select n.name, c.name, g.auto_score, g.manual_score, g.needs_manual_grade, a.timestamp, "
+                "coalesce(s.late_submission_penalty, 0) from grade g join submitted_notebook s on g.notebook_id = s.id "
+                "join notebook n on s.notebook_id = n.id join base_cell c on g.cell_id = c.id "
+                "join submitted_assignment a on s.assignment_id = a.id where a.student_id = ?", (sid,)).fetchall())
+        folder = course / "autograded" / sid
+        return rows, {p.relative_to(folder).as_posix(): json.loads(p.read_text()) if p.suffix in (".ipynb", ".json")
+                      else p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+    ours = snapshot()
+    assert len(ours[0]) == sum(1 for t in TASKS) and any(score != POINTS[t.removeprefix("task").replace("_", ".")]
+                                                         for _, t, score, *_ in ours[0])
+    book = Course(course, Settings())
+    for name in STAGES.values():
+        book.api.config.GradeFromChecks.recorded = {
+            sid: json.loads((course / "autograded" / sid / name / "verdicts.json").read_text())["verdicts"]}
+        assert book.api.autograde(name, sid, force=True, create=True)["success"]
+    assert snapshot() == ours

@@ -11,6 +11,7 @@ import csv
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -147,7 +148,8 @@ def test_a_term(tmp_path):
     notebook["cells"] = notebook["cells"][:-1]
     source.write_text(json.dumps(notebook))
     said = autograde(folder, out, "--call-seconds", "19")
-    assert "The course changed" in said and graded_count(said) == 3
+    assert "The course changed" in said and graded_count(said) == 0   # the verdicts are kept: recorded again
+    assert "3 recorded again from their kept verdicts" in said and f"3 for the course changed ({STAGES['1']})" in said
 
     # Week 9: a kit update merged into the course (the kit reworded a check; the course had its own
     # commit since): the grader changed, so everyone is graded again, and no score moves.
@@ -163,6 +165,15 @@ def test_a_term(tmp_path):
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-edit", "kit")
     said = autograde(folder, out)
     assert graded_count(said) == 3 and "3 for a grader change (its checks or limits)" in said and grades(out) == rows
+
+    # The output folder moved (copied elsewhere, restored from a backup): the same term, nothing to do.
+    rows, lines, moved = grades(out), len(log.read(out)), tmp_path / "restored"
+    shutil.move(out, moved)
+    said = autograde(folder, moved)
+    assert graded_count(said) == 0 and "; 0 recorded again" in said and not re.search(r"^  \d+ for ", said, re.M), said
+    assert "Similarity: no hand-in and nothing of the check changed" in said   # its files stand
+    assert grades(moved) == rows and len(log.read(moved)) == lines and str(out) not in (moved / "term.json").read_text()
+    out = moved
 
     # The end: grades.csv, the gradebook and canvas.csv agree; the log rebuilds grades.csv.
     final = grades(out)
