@@ -11,7 +11,7 @@ MISTAKES_PNG = "mistakes.png"
 REPORT = "report.html"
 # and the LMS exports: grader/outputs/lms/registry.py's FILES
 FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
-SIMILARITY = ("similarity.csv", "similarity.html")   # the copying check's
+SIMILARITY = ("similarity-pairs.csv", "similarity.csv", "similarity.html")   # the copying check's
 SIMILARITY_INPUTS = "similarity-inputs.txt"   # what the copying check last read: kept while it is unchanged
 COURSE = "course"                # a folder: the nbgrader course
 FROM_LMS = "from-lms"            # a folder: an LMS's download (--from), one hand-in per learner

@@ -8,8 +8,6 @@ the instructor's extensions and corrections apply, and every change of a score i
 
 from __future__ import annotations
 
-import hashlib
-import json
 import pathlib
 import sys
 import time
@@ -37,6 +35,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms.registry import FILES, read_roster
     from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
+    from grader.similarity import along_with_grading
     from grader.term import log
     from grader.term.sheets import SheetError
     folder, out, clock = submissions.resolve(), out.resolve(), Phases()
@@ -162,7 +161,8 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         return 0
     report, unknown = write_all(results, out, lms, refusals)
     clock.lap("reports and exports")
-    _similarity(folder, out, jobs)
+    for line in along_with_grading(find_learners(folder)[0], out, jobs, folder):
+        print(line, flush=True)
     clock.lap("copying check")
     why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
     changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
@@ -221,39 +221,6 @@ def _print_changes(changes: list[dict], only: list[str] | None) -> None:
         print(f"  changed {c['learner']} {c['what']}: {c['before']} -> {c['after']} ({c['why']})")
     if only and not changes:
         print(f"  no score changed for {', '.join(only)}")
-
-
-def _similarity(folder: pathlib.Path, out: pathlib.Path, jobs: int) -> None:
-    """The copying check, once for the whole class (a sharded class's at ``merge``); kept as
-    it is when neither a hand-in nor the check changed since it last ran here (a run for a
-    deadline or a correction, a moved output folder)."""
-    from grader.intake.submissions import find_learners
-    from grader.similarity import along_with_grading
-    from grader.term.kept import content_of
-    found = find_learners(folder)[0]
-    written = [out / name for name in files.SIMILARITY]
-    stamp = hashlib.sha256(json.dumps([sorted((f.learner, content_of(f.path)) for f in found),
-                                       _similarity_inputs()]).encode()).hexdigest()
-    mark = out / files.SIMILARITY_INPUTS
-    if all(p.is_file() for p in written) and mark.is_file() and mark.read_text(encoding="utf-8") == stamp:
-        print(f"Similarity: no hand-in and nothing of the check changed since it last ran: "
-              f"{', '.join(files.SIMILARITY)} stand")
-        return
-    mark.unlink(missing_ok=True)
-    began = time.time()
-    for line in along_with_grading(found, out, jobs, folder):
-        print(line, flush=True)
-    if all(p.is_file() and p.stat().st_mtime >= began - 1 for p in written):
-        mark.write_text(stamp, encoding="utf-8")
-
-
-def _similarity_inputs() -> list[str]:
-    """What the copying check reads besides the hand-ins: its code, the reference and the
-    released stubs (each file's name and content hash)."""
-    root = pathlib.Path(__file__).resolve().parents[2]
-    paths = [p for folder in ("grader/similarity", "solutions/minitorch", "minitorch")
-             for p in sorted((root / folder).rglob("*.py"))]
-    return [f"{p.relative_to(root)}:{hashlib.sha256(p.read_bytes()).hexdigest()[:16]}" for p in paths]
 
 
 def _fail(why: str) -> int:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import pathlib
 import time
 
+from grader.files import SIMILARITY as WRITTEN
+from grader.files import SIMILARITY_INPUTS
 from grader.intake.submissions import Found
 
 AT_MOST_ALONG = 2000   # autograde and merge compare a class this large at most: pairs grow as its square
@@ -25,13 +27,21 @@ AT_MOST_ALONG = 2000   # autograde and merge compare a class this large at most:
 def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder: pathlib.Path) -> list[str]:
     """The check as ``autograde`` and ``merge`` run it, after the grades are written: for a
     class of at most ``AT_MOST_ALONG`` hand-ins (a larger one is checked by its own command,
-    a section at a time)."""
+    a section at a time). Kept as it is when neither a hand-in, nor their times, nor the check
+    changed since it last ran into ``out`` (a run for a deadline or a correction, a moved
+    output folder): ``similarity-inputs.txt`` records what it was made from."""
     if len(found) > AT_MOST_ALONG:
         return [f"Similarity: {len(found)} hand-ins are more than the {AT_MOST_ALONG} checked along with grading "
                 f"(pairs grow as the square of the class): run `python -m grader similarity SUBMISSIONS --out DIR` "
                 "on each section's folder"]
+    stamp, mark = _inputs(found, out), out / SIMILARITY_INPUTS
+    if all((out / name).is_file() for name in WRITTEN) and mark.is_file() and mark.read_text(encoding="utf-8") == stamp:
+        return [f"Similarity: no hand-in and nothing of the check changed since it last ran: {', '.join(WRITTEN)} stand"]
+    mark.unlink(missing_ok=True)
     try:
-        return write_similarity(found, out, jobs)
+        lines = write_similarity(found, out, jobs)
+        mark.write_text(stamp, encoding="utf-8")
+        return lines
     except Exception as error:  # noqa: BLE001 - the grades are written; say what stopped the check
         return [f"warning: the similarity check stopped ({type(error).__name__}: {error}); run `python -m grader "
                 f"similarity {folder} --out {out}` to try again"]
@@ -63,3 +73,20 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> li
     lines += [f"  {learner}: {'; '.join(why)}" for learner, why in sorted(read.notes.items())]
     lines += [f"  {warning}" for warning in warnings]
     return lines
+
+
+def _inputs(found: list[Found], out: pathlib.Path) -> str:
+    """A hash of what the check reads: each hand-in's content, the hand-in times given in
+    ``out`` (submitted.csv), the check's own code, the reference and the released stubs."""
+    import hashlib
+    import json
+
+    from grader.term.kept import content_of
+    root = pathlib.Path(__file__).resolve().parents[2]
+    code = [p for folder in ("grader/similarity", "solutions/minitorch", "minitorch")
+            for p in sorted((root / folder).rglob("*.py"))]
+    times = out / "submitted.csv"
+    return hashlib.sha256(json.dumps([sorted((f.learner, content_of(f.path)) for f in found),
+                                      [f"{p.relative_to(root)}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in code],
+                                      times.read_text(encoding="utf-8", errors="replace") if times.is_file() else ""]
+                                     ).encode()).hexdigest()
