@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import pathlib
 from dataclasses import dataclass, field, replace
 
@@ -20,6 +21,7 @@ from grader.lateness import LatePolicy
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.term import graded, kept
+from grader.term.faults import point
 from grader.term.sheets import Correction, Extension
 from grader.term.times import Time
 
@@ -58,11 +60,18 @@ class Term:
         term.counts = counts or term.counts
         return term
 
-    def save(self) -> None:
-        (self.out / files.TERM).write_text(json.dumps({"counts": self.counts, "recorded": self.recorded,
-                                                       "written": self.written, "settled": self.settled,
-                                                       "last": self.last, "late": self.late}, indent=1,
-                                                      sort_keys=True))
+    def save(self, logged: bool = True) -> None:
+        """Write term.json whole or not at all. Until the run's changes are logged
+        (``logged`` False) it keeps what counted at the last run that logged (``last``),
+        so that a run cut short before it logged leaves the next run the same reasons."""
+        last = self.last if logged else json.loads((self.out / files.TERM).read_text(encoding="utf-8")).get(
+            "last", {}) if (self.out / files.TERM).is_file() else {}
+        part = (self.out / files.TERM).with_suffix(".part")
+        part.write_text(json.dumps({"counts": self.counts, "recorded": self.recorded, "written": self.written,
+                                    "settled": self.settled, "last": last, "late": self.late}, indent=1,
+                                   sort_keys=True), encoding="utf-8")
+        point("term.json: written, not yet in place")
+        os.replace(part, self.out / files.TERM)
 
     def late_changed(self, late: LatePolicy) -> str | None:
         """A warning when this run's deadline or rate differ from the last run's (a flag

@@ -25,6 +25,27 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
          roster: pathlib.Path | None = None, late: LatePolicy = ON_TIME, shard: Shard | None = None,
          broker: str | None = None, lease: float | None = None, counts: str | None = None,
          only: list[str] | None = None) -> int:
+    from grader.term.lock import Busy, Lock
+    folder, out = submissions.resolve(), out.resolve()
+    if not folder.is_dir():
+        return _fail(f"{folder} is not a folder of submissions")
+    if folder.is_relative_to(out) or out.is_relative_to(folder):
+        return _fail(f"the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
+                     "reads; choose another --out")
+    lock = Lock(out, "autograde")   # one run at a time: a second one refuses at once, having changed nothing
+    try:
+        if out.is_dir():
+            lock.acquire()
+        return _graded(folder, out, settings, jobs, roster, late, shard, broker, lease, counts, only, lock)
+    except Busy as error:
+        return _fail(str(error))
+    finally:
+        lock.release()
+
+
+def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: int, roster: pathlib.Path | None,
+            late: LatePolicy, shard: Shard | None, broker: str | None, lease: float | None, counts: str | None,
+            only: list[str] | None, lock) -> int:
     from grader.boundary.confinement import landlock_abi
     from grader.class_grading import term_run
     from grader.class_grading.jobs import GradeJob, crashed
@@ -35,13 +56,8 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     from grader.outputs.lms import read_roster
     from grader.outputs.publish import Progress, absentees, write_all, write_part
     from grader.term import log
+    from grader.term.faults import point
     from grader.term.sheets import SheetError
-    folder, out = submissions.resolve(), out.resolve()
-    if not folder.is_dir():
-        return _fail(f"{folder} is not a folder of submissions")
-    if folder.is_relative_to(out) or out.is_relative_to(folder):
-        return _fail(f"the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
-                     "reads; choose another --out")
     found, refused = find_learners(folder)
     entries = len(found) + len(refused)
     if shard:
@@ -60,6 +76,10 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    if lock.fd < 0:
+        lock.acquire()   # a folder made by this run
+    if lock.note():
+        print(f"warning: {lock.note()}", file=sys.stderr)
     manual = manual_scores(book)   # before a changed stage is made again; on the hub, formgrader's
     try:
         course = book.create()
@@ -75,7 +95,8 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         term.recorded.clear()
         term.settled.clear()
         print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
-    before = log.read_grades(out / files.GRADES)
+    log.repair(out)   # a line cut short by a run killed while logging
+    before = log.rebuild(out)   # what the log says: a killed run's unlogged changes are logged with this run's
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
     course.record_learners({job.learner: job.sid for job in base.values()})
@@ -103,6 +124,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     start, progress = time.perf_counter(), Progress(len(run.jobs))
 
     def done(result: LearnerResult, seconds: float) -> None:
+        point("a hand-in graded and recorded")
         results.append(result)
         score, most = result.total
         print(progress.line(result.learner, score, most, seconds), flush=True)
@@ -124,21 +146,27 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     results += term_run.reuse(run.reused)
     term_run.settle_all(term, course, run.jobs + run.reused)
+    point("the gradebook settled, term.json not yet saved")
     term_run.annotate_all(course, run.jobs + run.reused, results)
-    term.save()
+    term.save(logged=False)
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
     if shard:
         part = write_part(results, out, str(shard), refusals, folder, run.why)
+        term.save()
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0
+    results += term_run.on_paper(given.corrections, lms, results, out, run.why)
     report, unknown = write_all(results, out, lms, refusals)
-    _similarity(folder, out, jobs)
+    point("grades.csv written, not yet logged")
     why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
     changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                                          time.gmtime()))
     log.append(out, changes)
+    point("logged, term.json not yet final")
+    term.save()
+    _similarity(folder, out, jobs)
     _print_changes(changes, only)
     for learner in unknown:
         print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}", file=sys.stderr)
