@@ -86,16 +86,19 @@ class Term:
 
 
 def corrections_of(listed: list[Correction], manual: dict[str, dict[str, float]], term: Term,
-                   sids: dict[str, str]) -> dict[str, tuple[tuple[str, float, str], ...]]:
+                   sids: dict[str, str], comments: dict[str, dict[str, str]] | None = None) \
+        -> dict[str, tuple[tuple[str, float, str], ...]]:
     """Each learner's corrections: ``corrections.csv``'s rows, then the formgrader's manual
-    grades (a manual score the grader did not set itself) for the tasks no row names."""
+    grades (a manual score the grader did not set itself) for the tasks no row names, with
+    the comment typed in formgrader as their reason (``comments``: sid -> task -> text)."""
     found: dict[str, dict[str, tuple[float, str]]] = {}
     for c in listed:
         found.setdefault(c.learner, {})[c.task] = (c.points, f"correction: {c.reason}")
     for learner, sid in sids.items():
         for task, points in manual.get(sid, {}).items():
             if term.written.get(sid, {}).get(task) != points and task not in found.get(learner, {}):
-                found.setdefault(learner, {})[task] = (points, FORMGRADER)
+                said = (comments or {}).get(sid, {}).get(task)
+                found.setdefault(learner, {})[task] = (points, f"{FORMGRADER}: {said}" if said else FORMGRADER)
     return {learner: tuple((t, p, r) for t, (p, r) in sorted(rows.items())) for learner, rows in found.items()}
 
 

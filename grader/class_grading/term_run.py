@@ -33,6 +33,7 @@ class Sheets:
     submitted: dict
     corrections: list
     extensions: dict
+    comments: dict = field(default_factory=dict)   # formgrader's, on its manual grades: sid -> task -> text
 
 
 def known_learners(out: pathlib.Path) -> dict[str, str]:
@@ -73,7 +74,7 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     here = {f.learner: f for f in found}
     seen = {f.learner: {k.content for k in kept.entries(out, f.sid)} for f in found}   # kept before this run
     now = {f.learner: kept.keep(out, f.sid, f.path, times[f.learner].at, times[f.learner].source) for f in found}
-    corrections = corrections_of(given.corrections, manual, term, sids)
+    corrections = corrections_of(given.corrections, manual, term, sids, given.comments)
     for learner, sid in sorted(sids.items()):
         entries = kept.entries(out, sid)
         if learner in now and now[learner] not in entries:   # not kept (unreadable): graded as it is

@@ -51,7 +51,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.class_grading.jobs import GradeJob, crashed
     from grader.class_grading.plan import Term
     from grader.class_grading.pool import grade_class
-    from grader.gradebook.term import manual_scores
+    from grader.gradebook.term import manual_comments, manual_scores
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms import read_roster
     from grader.outputs.publish import Progress, absentees, write_all, write_part
@@ -81,6 +81,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     if lock.note():
         print(f"warning: {lock.note()}", file=sys.stderr)
     manual = manual_scores(book)   # before a changed stage is made again; on the hub, formgrader's
+    given.comments = manual_comments(book)
     try:
         course = book.create()
     except RuntimeError as error:

@@ -11,6 +11,7 @@ week began are the uninterrupted run's lines, none lost, none twice, each with i
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import pathlib
@@ -183,3 +184,22 @@ def test_two_runs_into_one_folder_one_refuses_at_once(term):
     _, status = os.waitpid(first, 0)
     assert os.waitstatus_to_exitcode(status) == 0, (term / "first.txt").read_text()
     assert lock.read_text() == "" and log.rebuild(out) == grades(out) and grades(out)["bo"]["task" + MORE[1]] != "0"
+
+
+def test_a_manual_grade_in_formgrader_has_its_comment_for_reason(term):
+    from nbgrader.api import Gradebook
+
+    from grader.gradebook.course import COMMENTS
+    from grader.tasks import STAGES, marker, stage_of
+    folder, out, said = term / "submissions", term / "out", term / "said.txt"
+    name = STAGES[stage_of(FIRST)]
+    with Gradebook(f"sqlite:///{out / 'course' / 'gradebook.db'}") as gradebook:   # as formgrader writes them
+        gradebook.find_grade(marker(FIRST), name, name, "bo").manual_score = 0.5
+        gradebook.find_comment(COMMENTS, name, name, "bo").manual_comment = "the test was copied from the notebook"
+        gradebook.db.commit()
+    assert run(folder, out, said) == 0, said.read_text()
+    reason = "a manual grade given in nbgrader's formgrader: the test was copied from the notebook"
+    assert grades(out)["bo"][f"task{FIRST}"] == "0.5"
+    assert {x["why"] for x in log.read(out) if x["learner"] == "bo" and x["what"] == f"task{FIRST}"} >= {
+        f"task {FIRST}: {reason}"}
+    assert html.escape(reason) in (out / "feedback" / "bo.html").read_text()
