@@ -17,6 +17,7 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
     from grader.outputs.publish import merge as merge_parts
     from grader.outputs.publish import reasons_of, submissions_of
     from grader.term import log
+    from grader.term.faults import point
     from grader.term.lock import Busy, Lock
     lock = Lock(out.resolve(), "merge")
     try:
@@ -35,6 +36,7 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
         except (ValueError, OSError, KeyError) as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
+        point("grades.csv merged, not yet logged")
         run = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         log.append(out, log.changes(before, log.read_grades(out / files.GRADES), why, f"{run} (merged shards)"))
     finally:

@@ -1,8 +1,8 @@
 """Grading on a queue, with real parts: Debian's redis-server as the broker and two
 `python -m grader worker` processes on this machine, started here. The class is graded
 locally once (`--jobs 2`); the queue must give the same grades.csv when all goes well, when
-a worker is killed in the middle of a learner, and when a worker is killed and the broker restarts and forgets
-everything it held."""
+a worker is killed in the middle of a learner, and when a worker is killed and the broker restarts
+and forgets everything it held."""
 
 import csv
 import os

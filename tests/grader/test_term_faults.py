@@ -203,3 +203,37 @@ def test_a_manual_grade_in_formgrader_has_its_comment_for_reason(term):
     assert {x["why"] for x in log.read(out) if x["learner"] == "bo" and x["what"] == f"task{FIRST}"} >= {
         f"task {FIRST}: {reason}"}
     assert html.escape(reason) in (out / "feedback" / "bo.html").read_text()
+
+
+def test_a_merge_killed_before_it_logged_is_logged_by_the_next(tmp_path, quick):
+    from grader.commands import merge
+    from grader.outputs.publish import write_part
+    parts = []
+    for n, (learner, tasks) in enumerate((("ana", FEW), ("bo", MORE))):
+        shard = tmp_path / f"shard{n}"
+        shard.mkdir()
+        result = LearnerResult(learner, learner)
+        result.add([v for v in failed_everywhere("wrong", Failure.WRONG) if v.task not in tasks])
+        result.add([Verdict(t, p, pts, pts) for t in tasks for p, pts in PARTS[t].items()])
+        parts.append(write_part([result], shard, f"{n + 1}/2", why={learner: "a first hand-in"}))
+    out, said = tmp_path / "merged", tmp_path / "said.txt"
+    out.mkdir()
+
+    def merged(**env: str) -> int:
+        pid = os.fork()
+        if pid == 0:
+            code = 3
+            try:
+                os.environ.update(env)
+                sys.stdout = sys.stderr = open(said, "w", buffering=1)   # until the fork ends
+                code = merge.main(out=out, parts=parts)
+            finally:
+                sys.stdout.flush()
+                os._exit(code)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+    assert merged(MINITORCH_KILL_AT="1") == -9 and set(grades(out)) == {"ana", "bo"} and log.rebuild(out) == {}
+    assert merged() == 0, said.read_text()
+    assert "was cut short" in said.read_text() and log.rebuild(out) == grades(out)
+    assert sorted(x["learner"] for x in log.read(out) if x["what"] == "row") == ["ana", "bo"]
+    assert {x["why"] for x in log.read(out)} == {"a first hand-in"}
