@@ -23,6 +23,7 @@ from grader.outputs.words import plural
 from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.settings import Settings
 from grader.term import kept, sheets
+from grader.term.log import GENERIC
 from grader.term.times import hand_in_times
 
 Runner = Callable[[list[GradeJob]], list[LearnerResult]]
@@ -133,7 +134,7 @@ def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None, 
     if last["deadline"] != str(job.late.deadline):
         now = job.about[0].removeprefix("your deadline: ") if job.about else str(job.late.deadline)
         reasons.append(f"a new deadline: {now}")
-    return "; ".join(reasons) or "a new run of the grader"
+    return "; ".join(reasons) or GENERIC
 
 
 def lateness_of(job: GradeJob, counted: kept.Kept) -> str:

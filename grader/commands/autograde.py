@@ -98,6 +98,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
     log.repair(out)   # a line cut short by a run killed while logging
     before = log.rebuild(out)   # what the log says: a killed run's unlogged changes are logged with this run's
+    behind = {k for k, v in log.read_grades(out / files.GRADES).items() if before.get(k) != v}   # by an older grader
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
     course.record_learners({job.learner: job.sid for job in base.values()})
@@ -162,6 +163,8 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     report, unknown = write_all(results, out, lms, refusals)
     point("grades.csv written, not yet logged")
     why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
+    why.update((k, "a change by an earlier run, cut short before it logged it") for k in behind
+               if why.get(k, log.GENERIC) == log.GENERIC)
     changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                                          time.gmtime()))
     log.append(out, changes)

@@ -22,6 +22,7 @@ from grader.tasks import TASKS
 from grader.term.faults import point
 
 FIELDS = ["row", "final", *[f"task{t}" for t in TASKS]]
+GENERIC = "a new run of the grader"   # the reason when no other applies
 
 
 def read_grades(path: pathlib.Path) -> dict[str, dict[str, str]]:
@@ -45,7 +46,7 @@ def changes(before: dict[str, dict[str, str]], after: dict[str, dict[str, str]],
         for name in FIELDS:
             if old.get(name) != new.get(name):
                 lines.append({"when": now, "run": run, "learner": learner, "what": name, "before": old.get(name),
-                              "after": new.get(name), "why": why.get(learner, "a new run of the grader")})
+                              "after": new.get(name), "why": why.get(learner, GENERIC)})
     return lines
 
 

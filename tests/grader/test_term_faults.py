@@ -237,3 +237,13 @@ def test_a_merge_killed_before_it_logged_is_logged_by_the_next(tmp_path, quick):
     assert "was cut short" in said.read_text() and log.rebuild(out) == grades(out)
     assert sorted(x["learner"] for x in log.read(out) if x["what"] == "row") == ["ana", "bo"]
     assert {x["why"] for x in log.read(out)} == {"a first hand-in"}
+
+
+def test_a_change_an_older_grader_never_logged_is_logged_with_what_is_known(term):
+    folder, out, said = term / "submissions", term / "out", term / "said.txt"
+    kept = [line for line in (out / "log.jsonl").read_text().splitlines() if '"learner": "bo"' not in line]
+    (out / "log.jsonl").write_text("".join(f"{line}\n" for line in kept))   # bo's first grade never logged
+    assert run(folder, out, said) == 0, said.read_text()
+    assert log.rebuild(out) == grades(out)
+    assert {x["why"] for x in log.read(out) if x["learner"] == "bo"} == {
+        "a change by an earlier run, cut short before it logged it"}
