@@ -73,27 +73,31 @@ def quick():
 
 @pytest.fixture(scope="module")
 def week1(quick, tmp_path_factory) -> pathlib.Path:
-    import grader.class_grading.jobs as jobs
     """A term's first week, uninterrupted: bo on time, cy a day late, di on the roster with
-    no hand-in. Each test takes a copy (``term``)."""
-    root = tmp_path_factory.mktemp("term")
-    folder, out = root / "submissions", root / "out"
-    (root / "roster.csv").write_text("learner\nbo\ncy\ndi\n")
+    no hand-in. Each test starts from it, in the same place (``term``): the term's record
+    holds the output folder's path (a moved folder records everyone again)."""
+    import grader.class_grading.jobs as jobs
+    root = tmp_path_factory.mktemp("week1")
+    folder, out = root / "term" / "submissions", root / "term" / "out"
+    (root / "term" / "roster.csv").parent.mkdir()
+    (root / "term" / "roster.csv").write_text("learner\nbo\ncy\ndi\n")
     hand_in(folder, "bo", FEW)
     hand_in(folder, "cy", MORE)
     out.mkdir()
     (out / "submitted.csv").write_text("learner,submitted_at\nbo,2026-11-19T11:00:00\ncy,2026-11-21T09:00:00\n")
     # in this process, so that every fork after it has what a run imports already
-    assert autograde.main(submissions=folder, out=out, settings=Settings(), jobs=1, roster=root / "roster.csv",
-                          late=LatePolicy.parse(DEADLINE, 10)) == 0
+    assert autograde.main(submissions=folder, out=out, settings=Settings(), jobs=1,
+                          roster=root / "term" / "roster.csv", late=LatePolicy.parse(DEADLINE, 10)) == 0
     jobs.open_course.cache_clear()
+    shutil.copytree(root / "term", root / "snapshot", symlinks=True)
     return root
 
 
 @pytest.fixture
-def term(week1, tmp_path) -> pathlib.Path:
-    shutil.copytree(week1, tmp_path / "term", symlinks=True)
-    return tmp_path / "term"
+def term(week1) -> pathlib.Path:
+    shutil.rmtree(week1 / "term")
+    shutil.copytree(week1 / "snapshot", week1 / "term", symlinks=True)
+    return week1 / "term"
 
 
 def start(folder: pathlib.Path, out: pathlib.Path, said: pathlib.Path, **env: str) -> int:
