@@ -5,6 +5,8 @@ rebuilds grades.csv's scores."""
 
 import datetime as dt
 import json
+import os
+import re
 
 import pytest
 
@@ -136,3 +138,26 @@ def test_grades_can_be_rebuilt_from_the_log(tmp_path):
     assert (tmp_path / "log.jsonl").read_text().endswith("}\n")
     log.append(tmp_path, log.changes(second, first, {"ana": "a correction withdrawn"}, "run-3"))
     assert log.rebuild(tmp_path) == first
+
+
+def test_one_run_at_a_time_and_a_killed_runs_lock_taken_over(tmp_path):
+    import socket
+
+    from grader.term.lock import Busy, Lock
+    first = Lock(tmp_path, "autograde")
+    first.acquire()
+    held = json.loads((tmp_path / "term.lock").read_text())
+    with pytest.raises(Busy, match=re.escape(f"in use by another run: pid {os.getpid()} on {socket.gethostname()}, "
+                                             f"started {held['started']} (autograde); nothing was changed")):
+        Lock(tmp_path, "merge").acquire()
+    first.release()
+    assert (tmp_path / "term.lock").read_text() == ""
+    dead = {"pid": 2 ** 22 + 1, "ticks": "1", "host": socket.gethostname(), "started": "then", "command": "autograde"}
+    (tmp_path / "term.lock").write_text(json.dumps(dead))   # left by a run killed on this host
+    with Lock(tmp_path, "merge") as taken:
+        assert f"pid {dead['pid']} on {socket.gethostname()}, started then (autograde), was cut short" in taken.note()
+    elsewhere = dict(dead, host="another-host")
+    (tmp_path / "term.lock").write_text(json.dumps(elsewhere))   # a shared folder: never presumed dead
+    with pytest.raises(Busy, match="held by a run of another host, pid .* on another-host.*remove .*term.lock"):
+        Lock(tmp_path, "autograde").acquire()
+    assert json.loads((tmp_path / "term.lock").read_text()) == elsewhere
