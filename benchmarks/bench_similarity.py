@@ -8,9 +8,15 @@ region: the six honest styles of the check's test class (tests/grader/similarity
 or the reference; in half of its regions every number is then changed at random, so that
 hand-ins share parts of a task rather than all or nothing (many partial matches: the costly
 case). ``--copies`` more hand-ins each copy one of the others, disguised as the test
-class's copies are (renamed, reordered, laid out anew, commented otherwise). Times
-``python -m grader similarity`` on the class, prints whether each copy's pair ranks above
-every other pair, and the size of the two files.
+class's copies are (tests/grader/similarity_disguises.py: renamed, every body moved into a
+helper, loops and comprehensions swapped, dead code added, reordered, laid out anew,
+commented otherwise). Times ``python -m grader similarity`` on the class, prints each
+copy's rank and verdict, and the size of the files.
+
+This class is not a real one: a learner here takes a seventh of their regions from the
+reference and shares each other region with a sixth of the class, so learners' pairs share
+far more than independent learners do; its flags say nothing of precision (the test class
+does: tests/grader/test_similarity.py).
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "grader"))
 
-from similarity_class import build, disguise, reference_bodies  # noqa: E402
+from similarity_class import reference_bodies  # noqa: E402
+from similarity_disguises import build, disguise_all  # noqa: E402
 from similarity_styles import STYLES  # noqa: E402
 
 NUMBER = re.compile(r"(?<![\w.])\d+(\.\d+)?(?![\w.])")
@@ -60,7 +67,7 @@ def make_class(folder: pathlib.Path, count: int, copies: int, seed: int = 0) -> 
     planted = []
     for n in range(copies):
         original = f"learner{rng.randrange(count):03d}"
-        build(disguise(written[original]), folder / f"copier{n}")
+        build(disguise_all(written[original]), folder / f"copier{n}", helpers=f"_part{n}x", seed=n, unused=True)
         planted.append((original, f"copier{n}"))
     return planted
 
@@ -83,22 +90,23 @@ def main() -> None:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu_seconds = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         load = pathlib.Path("/proc/loadavg").read_text().split()[:3]
-        with (out / "similarity.csv").open() as file:
+        with (out / "similarity-pairs.csv").open() as file:
             rows = list(csv.DictReader(file))
-        pair_scores: dict[tuple[str, str], float] = {}
-        html = (out / "similarity.html").read_text()
-        row = re.compile(r"<tr[^>]*><td>(?:<a [^>]*>)?\d+(?:</a>)?</td><td>([0-9.]+)</td><td>([^<]+)</td><td>([^<]+)</td>")
-        for score, a, b in row.findall(html):
-            pair_scores[a, b] = float(score)
-        ranked = list(pair_scores)
-        honest_best = max(s for p, s in pair_scores.items() if not any(set(p) == set(c) for c in planted))
+        ranked = [frozenset((r["learner_a"], r["learner_b"])) for r in rows]
         for original, copier in planted:
-            key = next((p for p in ranked if set(p) == {original, copier}), None)
-            print(f"  {copier} copies {original}: " + (f"score {pair_scores[key]:.2f}, rank {ranked.index(key) + 1}"
-                                                      if key else "not among the pairs listed"))
-        print(f"  the highest pair that is not a planted copy: {honest_best:.2f}")
-        print(f"similarity.csv: {len(rows)} rows, {(out / 'similarity.csv').stat().st_size / 2**20:.1f} MiB; "
-              f"similarity.html: {len(html) / 2**20:.1f} MiB")
+            key = frozenset((original, copier))
+            row = rows[ranked.index(key)] if key in ranked else None
+            print(f"  {copier} copies {original}: " + (f"rank {ranked.index(key) + 1}, shared {row['shared']}, "
+                                                      f"{'flagged' if row['flagged'] else 'NOT flagged'}"
+                                                      if row else "not among the pairs listed"))
+        planted_pairs = {frozenset(p) for p in planted}
+        others = [r for r in rows if frozenset((r["learner_a"], r["learner_b"])) not in planted_pairs
+                  and "solutions/minitorch" not in (r["learner_a"], r["learner_b"])]
+        print(f"  learners' pairs that are not a planted copy: the most shared "
+              f"{max((int(r['shared']) for r in others), default=0)}, flagged {sum(1 for r in others if r['flagged'])}")
+        html = (out / "similarity.html").read_text()
+        print(f"similarity-pairs.csv: {len(rows)} rows; similarity.csv: "
+              f"{(out / 'similarity.csv').stat().st_size / 2**20:.1f} MiB; similarity.html: {len(html) / 2**20:.1f} MiB")
         print(next(line for line in done.stdout.splitlines() if line.startswith("Similarity:")))
         flagged = [line for line in done.stdout.splitlines() if "matches the reference:" in line]
         print(f"  flagged as matching the reference: {len(flagged)} (each hand-in took a seventh of its regions from it)")

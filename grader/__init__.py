@@ -32,7 +32,8 @@ adapt the course):
 
     intake/      reading hand-ins without trusting them: submissions.py (the folder's
                  entries: hand-ins and refusals, ids), hand_in.py (one hand-in's package,
-                 copied under checked names), unpack.py (a folder's or a zip's files).
+                 copied under checked names), unpack.py (a folder's or a zip's files),
+                 lms_download.py, canvas.py, moodle.py (an LMS's bulk download).
     grading/     running the checks: stages.py (one stage's parts against one package),
                  hand_ins.py (every stage of one hand-in: what check, the nbgrader
                  preprocessors, the platforms and the queue's workers all call).
@@ -51,13 +52,14 @@ adapt the course):
                  class_grading's ``record``), worker.py (grading on a grading machine).
     pipeline/    a forwarding address only: course folders made before the split import
                  ``grader.pipeline.course`` from their nbgrader_config.py.
-    outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py, lms.py.
+    outputs/     what people read: feedback.py, tables.py, classreport.py, publish.py,
+                 lms/ (the LMS exports: one module per LMS, and their registry).
     platforms/   Gradescope's autograder and PrairieLearn's external grader.
     hub/         the course on a JupyterHub with nbgrader's exchange.
     release/     the release builder: build.py, regions.py, bundle.py and the learner
                  bundle's own files. Imports nothing of the grader outside its folder.
-    similarity/  the copying check: each task's code of every hand-in (parsed, never run) against
-                 every other's and the reference's, with copydetect; similarity.csv and .html.
+    similarity/  the copying check: every hand-in's whole package (parsed, never run) against
+                 every other's and the reference's; similarity-pairs.csv, similarity.csv and .html.
     course_edit/ reshaping the course: add a task or a stage, drop a stage (the sources only).
 
 tests/grader/test_layout.py holds these directions.

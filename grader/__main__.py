@@ -75,7 +75,13 @@ def _autograde(p: argparse.ArgumentParser) -> None:
     p.add_argument("submissions", help="a folder with one .zip or folder per learner, or an nbgrader submitted/")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--out", default="grader-output", help="where to write grades.csv, feedback and the course")
-    p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities: writes canvas.csv and moodle.csv")
+    p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities: writes the LMS exports "
+                   "(docs/INSTRUCTOR.md); with --from, the LMS's own roster file")
+    p.add_argument("--from", dest="source", choices=["canvas", "moodle"],
+                   help="SUBMISSIONS is this LMS's bulk download (its .zip or its folder), --roster its roster "
+                   "(Canvas: the gradebook export; Moodle: the grading worksheet)")
+    p.add_argument("--timezone", help="the time zone of the LMS's times that give none (Moodle's), for example "
+                   "Europe/Paris (default: the deadline's)")
     p.add_argument("--deadline", help="ISO 8601 date and time (UTC unless it says otherwise)")
     p.add_argument("--late-penalty", type=float, default=0.0, help="percent of the total lost per started day late")
     p.add_argument("--shard", type=_value(Shard.parse), help="I/N: grade only every N-th hand-in, starting with the I-th (see merge)")
@@ -106,6 +112,8 @@ def _merge(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", help="where to write grades.csv, the report and the feedback")
     p.add_argument("parts", nargs="+", help="the part-*.json files the shards wrote (feedback/ beside each)")
     p.add_argument("--roster", help="a CSV mapping learner ids to LMS identities")
+    p.add_argument("--from", dest="source", choices=["canvas", "moodle"],
+                   help="--roster is this LMS's own roster file, as the shards' autograde --from read it")
 
 
 def _similarity(p: argparse.ArgumentParser) -> None:
@@ -173,10 +181,10 @@ COMMANDS: tuple[Command, ...] = (
                                          settings=Settings.from_args(a), jobs=a.jobs, roster=_path(a.roster),
                                          late=LatePolicy.parse(a.deadline, a.late_penalty, "--deadline"),
                                          shard=a.shard, broker=a.broker, lease=a.lease, counts=a.counts,
-                                         only=a.only)),
+                                         only=a.only, source=a.source, zone=a.timezone)),
     Command("merge", "collect the parts of a class graded in shards", _merge,
             lambda a: _main("merge")(out=pathlib.Path(a.out), parts=[pathlib.Path(p) for p in a.parts],
-                                     roster=_path(a.roster))),
+                                     roster=_path(a.roster), source=a.source)),
     Command("similarity", "compare a class's hand-ins with each other and the reference: similarity.csv and "
             "similarity.html (autograde writes them too)", _similarity,
             lambda a: _main("similarity")(submissions=pathlib.Path(a.submissions), out=pathlib.Path(a.out), jobs=a.jobs)),

@@ -9,10 +9,13 @@ SCORES = "scores.png"
 MISTAKES_CSV = "mistakes.csv"
 MISTAKES_PNG = "mistakes.png"
 REPORT = "report.html"
-CANVAS = "canvas.csv"
-MOODLE = "moodle.csv"
+# and the LMS exports: grader/outputs/lms/registry.py's FILES
 FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
 COURSE = "course"                # a folder: the nbgrader course
+FROM_LMS = "from-lms"            # a folder: an LMS's download (--from), one hand-in per learner
+# A roster row's mark: a learner in the class only once they hand in (Canvas's Test Student):
+# without a hand-in, no "missing" row and no line in the exports.
+ONLY_IF_HANDED_IN = "only_if_handed_in"
 
 # Kept by the instructor, read by every run, never written by the grader.
 SUBMITTED = "submitted.csv"      # learner, submitted_at
@@ -25,5 +28,3 @@ GRADED = "graded"                # a folder: each hand-in's verdicts, by what th
 LOG = "log.jsonl"                # every change to a score: when, which run, what, why
 TERM = "term.json"               # the course's term settings and what the gradebook last holds
 LOCK = "term.lock"               # held by the run writing the folder: its pid, host and start time
-
-EXPORTS = (CANVAS, MOODLE)

@@ -137,6 +137,7 @@ def temperature(w, rng):
             raise CheckFailure(f"GPT.generate with temperature {t} drew the tokens with frequencies "
                                f"{np.round(counts, 3).tolist()}, expected about {np.round(p, 3).tolist()} "
                                "(softmax of logits / temperature)", "temperature ignored")
+    _own_rows(w)
     again = [call_learner(w, "sample", "GPT.generate twice with the same rng seed", logits=LOGITS, rows=50, steps=3,
                           temperature=1.0, seed=7, block_size=4, global_seed=g)["out"] for g in (0, 1)]
     if not np.array_equal(again[0], again[1]):
@@ -154,3 +155,28 @@ def temperature(w, rng):
         raise CheckFailure(f"GPT.generate with temperature 0.001 gave {np.asarray(seen['out'])[:3].tolist()}...: so "
                            "low a temperature must pick the most likely token (subtract each row's maximum before "
                            "exp, as a stable softmax does)", "unstable softmax")
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _own_rows(w, t: float = 0.5, pairs: int = 500) -> None:
+    """Rows with different logits at a temperature above 0: each row is drawn from its own
+    softmax (a draw with the first row's probabilities for every row passes a batch of
+    identical rows). The two rows' distributions differ by far more than the tolerance."""
+    seen = call_learner(w, "sample", f"GPT.generate with temperature {t}, rows with different logits",
+                        logits=np.tile(ROW_LOGITS[:2], (pairs, 1)), rows=2 * pairs, steps=1, temperature=t, seed=3,
+                        block_size=4)
+    drawn = np.asarray(seen["out"])[:, -1]
+    for r in (0, 1):
+        counts, p = np.bincount(drawn[r::2], minlength=4) / pairs, _softmax(ROW_LOGITS[r] / t)
+        if np.abs(counts - p).max() > 0.1:  # 4.5 standard deviations of a frequency out of 500 draws
+            other = np.abs(counts - _softmax(ROW_LOGITS[1 - r] / t)).max() <= 0.1
+            raise CheckFailure(f"GPT.generate with temperature {t}, rows alternating the logits "
+                               f"{ROW_LOGITS[0].tolist()} and {ROW_LOGITS[1].tolist()}, drew rows {r}, {r + 2}, {r + 4}... "
+                               f"with frequencies {np.round(counts, 3).tolist()}, expected about {np.round(p, 3).tolist()}"
+                               + (": those are the other rows' probabilities" if other else "")
+                               + ". Draw each row's token from each row's own probabilities (the softmax of that row)",
+                               "rows mixed")

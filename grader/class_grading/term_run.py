@@ -35,6 +35,14 @@ class Sheets:
     corrections: list
     extensions: dict
     comments: dict = field(default_factory=dict)   # formgrader's, on its manual grades: sid -> task -> text
+    names: dict = field(default_factory=dict)   # learner -> their files' names in an LMS's download
+    lms: str = ""                                # the LMS whose download the hand-ins come from
+
+    def from_lms(self, lms: str, times: dict, source: str, names: dict) -> None:
+        """The LMS's own times, after submitted.csv's rows (which win)."""
+        for learner, at in times.items():
+            self.submitted.setdefault(learner, []).append(sheets.Stated(learner, at, source=source))
+        self.lms, self.names = lms, names
 
 
 def known_learners(out: pathlib.Path) -> dict[str, str]:
@@ -68,7 +76,7 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     those in ``found``, as an unsharded run; ``manual``: the gradebook's manual scores,
     read before the course was brought up to date)."""
     out, run = term.out, Run()
-    times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted)
+    times, run.warnings = hand_in_times({f.learner: f.path for f in found}, given.submitted, given.names, given.lms)
     if every and (changed := term.late_changed(late)):
         run.warnings.append(changed)
     sids = {**(known_learners(out) if every else {}), **{f.learner: f.sid for f in found}}
@@ -174,6 +182,15 @@ def on_paper(listed: list, roster: dict | None, results: list[LearnerResult], ou
     return made
 
 
+def print_changes(changes: list[dict], only: list[str] | None) -> None:
+    """What changed, per learner and task, before and after (all of it for --only)."""
+    shown = [c for c in changes if c["before"] is not None] if not only else changes
+    for c in shown[:200 if not only else None]:
+        print(f"  changed {c['learner']} {c['what']}: {c['before']} -> {c['after']} ({c['why']})")
+    if only and not changes:
+        print(f"  no score changed for {', '.join(only)}")
+
+
 def settle_all(term: Term, course: Course, jobs: list[GradeJob]) -> None:
     """Each learner's own deadline and the instructor's scores into the gradebook, where
     they changed (a manual grade from formgrader is written back too, in case its stage was
@@ -214,4 +231,4 @@ def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
     return results
 
 
-__all__ = ["Run", "Settings", "annotate_all", "lateness_of", "on_paper", "plan", "read_sheets", "reuse", "settle_all"]
+__all__ = ["Run", "Settings", "annotate_all", "lateness_of", "on_paper", "plan", "print_changes", "read_sheets", "reuse", "settle_all"]

@@ -1,6 +1,7 @@
 """``python -m grader autograde SUBMISSIONS``: grade a class, one hand-in per entry of the
-folder, on this machine (``jobs`` processes), in shards (``shard``) or on a queue
-(``broker``), and write grades.csv, the feedback, the report and the nbgrader course. Over
+folder (or of an LMS's bulk download, ``source``: staged one hand-in per learner of its
+roster, ``intake/lms_download.py``), on this machine (``jobs`` processes), in shards
+(``shard``) or on a queue (``broker``), and write grades.csv, the feedback, the report and the nbgrader course. Over
 a term, into the same output folder: every hand-in is kept, only what changed is graded,
 the instructor's extensions and corrections apply, and every change of a score is logged
 (``class_grading/term_run.py``)."""
@@ -24,19 +25,20 @@ from grader.settings import Settings
 def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: int = 1,
          roster: pathlib.Path | None = None, late: LatePolicy = ON_TIME, shard: Shard | None = None,
          broker: str | None = None, lease: float | None = None, counts: str | None = None,
-         only: list[str] | None = None) -> int:
+         only: list[str] | None = None, source: str | None = None, zone: str | None = None) -> int:
     from grader.term.lock import Busy, Lock
     folder, out = submissions.resolve(), out.resolve()
-    if not folder.is_dir():
+    if not source and not folder.is_dir():
         return _fail(f"{folder} is not a folder of submissions")
     if folder.is_relative_to(out) or out.is_relative_to(folder):
-        return _fail(f"the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
-                     "reads; choose another --out")
+        return _fail(f"the {'download' if source else 'submissions'} ({folder}) and the output ({out}) overlap: "
+                     "grading would change what it reads; choose another --out")
     lock = Lock(out, "autograde")   # one run at a time: a second one refuses at once, having changed nothing
     try:
-        if out.is_dir():
+        if out.is_dir() or source:   # (a download is staged in OUT)
             lock.acquire()
-        return _graded(folder, out, settings, jobs, roster, late, shard, broker, lease, counts, only, lock)
+        return _graded(folder, out, settings, jobs, roster, late, shard, broker, lease, counts, only, source, zone,
+                       lock)
     except Busy as error:
         return _fail(str(error))
     finally:
@@ -45,7 +47,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
 
 def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: int, roster: pathlib.Path | None,
             late: LatePolicy, shard: Shard | None, broker: str | None, lease: float | None, counts: str | None,
-            only: list[str] | None, lock) -> int:
+            only: list[str] | None, source: str | None, zone: str | None, lock) -> int:
     from grader.boundary.confinement import landlock_abi
     from grader.class_grading import term_run
     from grader.class_grading.jobs import GradeJob, crashed
@@ -53,21 +55,35 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.class_grading.pool import grade_class
     from grader.gradebook.term import manual_comments, manual_scores
     from grader.intake.submissions import find_learners, summary
-    from grader.outputs.lms import read_roster
+    from grader.outputs.lms.registry import FILES, read_roster
     from grader.outputs.publish import Progress, absentees, write_all, write_part
     from grader.term import log
     from grader.term.faults import point
     from grader.term.sheets import SheetError
+    download = None
+    if source:   # an LMS's download: staged in OUT, one hand-in per learner of its roster
+        try:
+            download = _from_lms(source, folder, roster, zone, late, out / files.FROM_LMS)
+        except (ValueError, OSError) as error:
+            return _fail(str(error))
+        folder = out / files.FROM_LMS
+    if not folder.is_dir():
+        return _fail(f"{folder} is not a folder of submissions")
     found, refused = find_learners(folder)
+    if download:
+        found = [replace(f, notes=f.notes + tuple(download.notes.get(f.learner, ()))) for f in found]
+        refused += download.refused
     entries = len(found) + len(refused)
     if shard:
         found = shard.share(found)
     try:
-        lms = read_roster(roster) if roster else None
+        lms = download.roster.learners if download else read_roster(roster) if roster else None
         book = _course(folder, out, settings, late, found)
         late = book.late   # on the hub: the course's due date and rate, unless given here
         found = [replace(f, path=book.hand_in_at(f.path)) for f in found]
         given = term_run.read_sheets(out, found, lms, late)   # a wrong row stops here, before anything is written
+        if download:
+            given.from_lms(download.lms, download.roster.times, download.roster.source, download.names)
     except (ValueError, OSError) as error:
         return _fail(str(error) + (" (nothing was changed)" if isinstance(error, SheetError) else ""))
     if only and (unknown := sorted(set(only) - {f.learner for f in found} - set(term_run.known_learners(out)))):
@@ -85,7 +101,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     try:
         course = book.create()
     except RuntimeError as error:
-        stale = [name for name in (files.GRADES, *files.EXPORTS, files.REPORT) if (out / name).is_file()]
+        stale = [name for name in (files.GRADES, *FILES, files.REPORT) if (out / name).is_file()]
         for name in stale:   # from the course before the change: never left to be taken for current
             (out / name).unlink()
         return _fail(f"{error}. The course in {out / files.COURSE} cannot be brought up to date: move it aside "
@@ -171,14 +187,35 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     point("logged, term.json not yet final")
     term.save()
     _similarity(folder, out, jobs)
-    _print_changes(changes, only)
+    term_run.print_changes(changes, only)
     for learner in unknown:
-        print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}", file=sys.stderr)
+        print(f"warning: {learner} is not in the roster: left out of the LMS exports", file=sys.stderr)
     for learner in absentees(results, lms):
         print(f"  missing {learner!r}: in the roster, no hand-in: 0 in {files.GRADES} and the exports")
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / files.GRADES}, {out / files.MISTAKES_CSV}, "
           f"feedback in {out / files.FEEDBACK}/; open {report}")
     return 0
+
+
+def _from_lms(source: str, download: pathlib.Path, roster: pathlib.Path | None, zone: str | None, late: LatePolicy,
+              into: pathlib.Path):
+    """Read an LMS's download against its roster file, staged in ``into``."""
+    import datetime as dt
+    import zipfile
+    import zoneinfo
+
+    from grader.intake import lms_download
+    lms = lms_download.lms_named(source)
+    if roster is None:
+        raise ValueError(f"--from {source} needs --roster: {lms.ROSTER}")
+    try:
+        tz = zoneinfo.ZoneInfo(zone) if zone else late.deadline.tzinfo if late.deadline else dt.UTC
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"--timezone {zone!r}: not a time zone this machine knows (for example Europe/Paris)") from None
+    try:
+        return lms_download.read(lms, download, roster, tz or dt.UTC, into)
+    except zipfile.BadZipFile as error:
+        raise ValueError(f"{download}: not a readable .zip ({error})") from None
 
 
 def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: LatePolicy, found: list) -> Course:
@@ -193,15 +230,6 @@ def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: L
                          "account names, and these are not plain ids (lower-case letters, digits, '_', '-')")
     hub.late = hub.policy(late)
     return hub
-
-
-def _print_changes(changes: list[dict], only: list[str] | None) -> None:
-    """What changed, per learner and task, before and after (all of it for --only)."""
-    shown = [c for c in changes if c["before"] is not None] if not only else changes
-    for c in shown[:200 if not only else None]:
-        print(f"  changed {c['learner']} {c['what']}: {c['before']} -> {c['after']} ({c['why']})")
-    if only and not changes:
-        print(f"  no score changed for {', '.join(only)}")
 
 
 def _similarity(folder: pathlib.Path, out: pathlib.Path, jobs: int) -> None:

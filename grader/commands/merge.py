@@ -12,8 +12,12 @@ import time
 import grader.files as files
 
 
-def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path | None = None) -> int:
-    from grader.outputs.lms import read_roster
+def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path | None = None,
+         source: str | None = None) -> int:
+    import datetime as dt
+
+    from grader.intake.lms_download import lms_named
+    from grader.outputs.lms.registry import read_roster
     from grader.outputs.publish import merge as merge_parts
     from grader.outputs.publish import reasons_of, submissions_of
     from grader.term import log
@@ -31,7 +35,9 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
         log.repair(out)
         before = log.rebuild(out)   # a merge killed before it logged leaves its changes to this one
         try:
-            report, missing = merge_parts(out.resolve(), parts, read_roster(roster) if roster else None)
+            learners = (lms_named(source).read_roster(roster, dt.UTC).learners if source and roster else
+                        read_roster(roster) if roster else None)   # with --from: the LMS's own roster
+            report, missing = merge_parts(out.resolve(), parts, learners)
             folder, why = submissions_of(parts), reasons_of(parts)
         except (ValueError, OSError, KeyError) as error:
             print(f"error: {error}", file=sys.stderr)
@@ -42,7 +48,7 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
     finally:
         lock.release()
     for learner in missing:
-        print(f"warning: {learner} is not in the roster: left out of {' and '.join(files.EXPORTS)}",
+        print(f"warning: {learner} is not in the roster: left out of the LMS exports",
               file=sys.stderr)
     print(f"merged {len(parts)} part(s); open {report}")
     if folder is None or not folder.is_dir():

@@ -1,6 +1,6 @@
 """Everything a class's grading writes for people, from its results, in one place:
 grades.csv, scores.png, mistakes.csv, mistakes.png, report.html and, with a roster, the
-LMS imports. ``autograde`` calls it after grading; ``merge`` after collecting the parts of
+LMS exports (``lms/``). ``autograde`` calls it after grading; ``merge`` after collecting the parts of
 a class graded in shards (``--shard I/N``) on several machines."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 import grader.files as files
 from grader.outputs import classreport
-from grader.outputs.lms import write_exports
+from grader.outputs.lms.registry import write_exports
 from grader.outputs.tables import plot_distribution, write_csv
 from grader.results import LearnerResult
 from grader.tasks import POINTS
@@ -33,13 +33,15 @@ def write_all(results: list[LearnerResult], out: pathlib.Path, roster: dict | No
     report = classreport.write_report(results, rows, out, ungraded, absent)
     unknown: list[str] = []
     if roster is not None:
-        unknown = write_exports({r.learner: r.final for r in results}, float(sum(POINTS.values())), roster, out)
+        _, unknown = write_exports({r.learner: r for r in results}, float(sum(POINTS.values())), roster, out)
     return report, unknown
 
 
 def absentees(results: list[LearnerResult], roster: dict | None) -> list[str]:
-    """The learners of the roster without a result: no hand-in."""
-    return sorted(set(roster or {}) - {r.learner for r in results})
+    """The learners of the roster without a result: no hand-in (but for one in the roster
+    only if they hand in, as Canvas's Test Student)."""
+    roster = roster or {}
+    return sorted(k for k in set(roster) - {r.learner for r in results} if not roster[k].get(files.ONLY_IF_HANDED_IN))
 
 
 def write_part(results: list[LearnerResult], out: pathlib.Path, shard: str,

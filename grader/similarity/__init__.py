@@ -1,12 +1,15 @@
 """The copying check (``python -m grader similarity``, and ``autograde``'s similarity files):
-each task's code of every hand-in compared with every other's and with the reference's.
+every hand-in's whole package compared with every other's, and with the reference's on its own.
 
-    code.py     a task's code in a package: the functions its regions fill, parsed and
-                normalised, the released stubs' given lines left out (never run)
-    read.py     a class read through the grader's intake, and the reference as a learner
-    engine.py   copydetect's winnowing fingerprints, the class's common ones dropped
-    compare.py  scores per pair and task, and per pair
-    report.py   similarity.csv and similarity.html, for the instructor only
+    code.py     where a task's code is (the functions its regions fill); a file that does not parse
+    package.py  a package's code task by task: each task's functions with the learner's helpers inlined
+    normal.py   a function's canonical form and its tokens (names, loops, dead code undone)
+    engine.py   fingerprints of the tokens, less the released stubs' (the base code)
+    read.py     a class read through the grader's intake, the reference, and the base code
+    compare.py  every pair's shared code, and its verdict, in one sparse product
+    when.py     each hand-in's time and kept hand-ins (grader/term/), to tell who handed in first
+    tables.py   similarity-pairs.csv and similarity.csv
+    report.py   similarity.html, for the instructor only
 """
 
 from __future__ import annotations
@@ -35,21 +38,28 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
 
 
 def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> list[str]:
-    """Compare the hand-ins ``found`` and write similarity.csv and similarity.html into
-    ``out``; the lines to print: what was written, flagged and left unread."""
-    from grader.similarity.compare import REFERENCE, compare_class
+    """Compare the hand-ins ``found`` and write similarity-pairs.csv, similarity.csv and
+    similarity.html into ``out``; the lines to print: what was written, flagged and left unread."""
+    from grader.similarity.compare import compare_class
     from grader.similarity.read import read_class
-    from grader.similarity.report import write_csv, write_html
+    from grader.similarity.report import write_html
+    from grader.similarity.tables import write_pairs, write_tasks
+    from grader.similarity.when import handed_in
     start = time.perf_counter()
     read = read_class(found, jobs)
     middle = time.perf_counter()
-    pairs = compare_class(read.codes, read.prints)
+    compared = compare_class(read.codes, read.prints)
+    times, warnings = handed_in(found, out)
     out.mkdir(parents=True, exist_ok=True)
-    write_csv(pairs, out / "similarity.csv")
-    write_html(pairs, read.codes, read.notes, out / "similarity.html")
+    write_pairs(compared, times, out / "similarity-pairs.csv")
+    write_tasks(compared, read.prints, out / "similarity.csv")
+    write_html(compared, read.codes, read.notes, times, out / "similarity.html")
     lines = [f"Similarity: {len(found)} hand-in(s) and the reference read in {middle - start:.1f} s, compared in "
-             f"{time.perf_counter() - middle:.1f} s; {out / 'similarity.csv'}, open {out / 'similarity.html'}"]
-    lines += [f"  matches the reference: {p.b if p.a == REFERENCE else p.a} ({p.score:.2f})"
-              for p in pairs if p.flagged]
+             f"{time.perf_counter() - middle:.1f} s; {out / 'similarity-pairs.csv'}, open {out / 'similarity.html'}"]
+    flagged = [p for p in compared.pairs if p.flagged]
+    lines += [f"  matches the reference: {p.learner} ({p.score:.2f})" for p in flagged if p.with_reference]
+    lines += [f"  flagged pair: {p.a} and {p.b} ({p.amount} fingerprints shared)" for p in flagged
+              if not p.with_reference]
     lines += [f"  {learner}: {'; '.join(why)}" for learner, why in sorted(read.notes.items())]
+    lines += [f"  {warning}" for warning in warnings]
     return lines

@@ -1,101 +1,123 @@
-"""A class compared, task by task and pair by pair.
+"""Comparing a class: every pair of hand-ins, and every hand-in with the reference, on their
+fingerprints (the base code's already left out), in one sparse product.
 
-Each task's code of each hand-in (and of the reference, a learner of its own named
-``REFERENCE``) is fingerprinted by the engine; what more than a tenth of the class (and
-more than ``COMMON_AT_LEAST`` hand-ins) holds is left out as common. A pair's score for a
-task is the share of the smaller side's remaining fingerprints found in the other; the
-pair's score is the mean of its task scores weighted by the smaller side's remaining
-fingerprints, so that a task everyone writes one way weighs nothing and a long copied task
-weighs most.
+What a flag rests on, the same whoever else is in the class:
+
+* a hand-in and the reference: the fingerprints they share, less only the base code. It is
+  flagged when they cover at least ``REFERENCE_FLAG`` of the reference's own code. The
+  class's common filter never applies here: learners who write a few easy tasks as the
+  reference does cannot hide a copier of it.
+* two learners: the fingerprints they share that neither the base code nor the reference
+  holds (writing a task as the reference does is no evidence against a classmate). The
+  pair is flagged when that amount is at least ``PAIR_FLAG`` fingerprints (about 50 lines of
+  code): an amount, not a ratio, so two short tasks written alike are never enough.
+
+What depends on the class, and never on a flag: ``uncommon``, the shared code less what
+more than a tenth of the class holds (at least ``COMMON_AT_LEAST`` learners), on which the
+pairs are ranked and scored, so that what many learners wrote alike weighs nothing there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import combinations
+
+import numpy as np
+from scipy import sparse
 
 from grader.similarity import engine
-from grader.similarity.code import Line, TaskCode
+from grader.similarity.code import TaskCode
+from grader.similarity.engine import Prints
 
 REFERENCE = "solutions/minitorch"   # no hand-in has this name: an entry's name never holds "/"
 COMMON_SHARE = 0.1
 COMMON_AT_LEAST = 3
-FLAG = 0.5          # a pair with the reference at or above this is flagged as matching it
-
-
-@dataclass
-class TaskMatch:
-    task: str
-    score: float
-    lines: tuple[list[Line], list[Line]]      # each side's matched lines
-    weight: int
+PAIR_FLAG = 500          # fingerprints two learners share, less the base code and the reference's (about 50 lines)
+REFERENCE_FLAG = 0.6     # of the reference's own fingerprints that a hand-in shares with it
+DETAILED = 1000          # pairs whose tasks and lines are worked out (and every flagged pair)
 
 
 @dataclass
 class Pair:
     a: str
     b: str
-    tasks: list[TaskMatch] = field(default_factory=list)   # the tasks the two share code in
-    weight: int = 0                                         # of every task both wrote
-    written: int = 0                                        # how many tasks both wrote
-
-    @property
-    def score(self) -> float:
-        return sum(t.score * t.weight for t in self.tasks) / self.weight if self.weight else 0.0
+    amount: int                # shared fingerprints a flag rests on
+    uncommon: int              # of them, those the class does not hold in common: the ranking's
+    score: float               # uncommon / the smaller side's uncommon code, in [0, 1]
+    flagged: bool
+    tasks: dict[str, int] = field(default_factory=dict)                              # task -> shared fingerprints
+    lines: tuple[dict, dict] = field(default_factory=lambda: ({}, {}))               # each side: task -> {(file, line)}
 
     @property
     def with_reference(self) -> bool:
         return REFERENCE in (self.a, self.b)
 
     @property
-    def flagged(self) -> bool:
-        return self.with_reference and self.score >= FLAG
+    def learner(self) -> str:
+        """The pair's learner that is not the reference."""
+        return self.b if self.a == REFERENCE else self.a
+
+    def matched_lines(self) -> int:
+        return min(sum(len(s) for s in side.values()) for side in self.lines)
 
 
-def compare_class(codes: dict[str, dict[str, TaskCode]], prints: dict[str, dict[str, engine.Prints]]) -> list[Pair]:
-    """Every pair of learners (``codes``: learner -> task -> code; ``prints``: its
-    fingerprints) that both wrote a task, highest score first (ties by name)."""
-    learners = sorted(codes)
-    pairs = {(a, b): Pair(a, b) for a, b in combinations(learners, 2)}
-    tasks = sorted({task for code in codes.values() for task in code}, key=_task_order)
-    for task in tasks:
-        holders = [learner for learner in learners if task in prints.get(learner, {})]
-        common = engine.common_hashes((prints[h][task] for h in holders),
-                                      max(COMMON_AT_LEAST, int(COMMON_SHARE * len(codes))))
-        own = {h: frozenset(prints[h][task].lines.keys() - common) for h in holders}
-        for i, a in enumerate(holders):
-            own_a = own[a]
-            for b in holders[i + 1:]:
-                pair = pairs[a, b]
-                pair.written += 1
-                if own_a.isdisjoint(own[b]):
-                    pair.weight += min(len(own_a), len(own[b]))
-                    continue
-                match = engine.compare(prints[a][task], prints[b][task], own_a, own[b])
-                pair.weight += match.weight
-                lines_a, lines_b = codes[a][task].lines, codes[b][task].lines
-                pair.tasks.append(TaskMatch(task, match.score, ([lines_a[n] for n in match.lines[0]],
-                                                                  [lines_b[n] for n in match.lines[1]]), match.weight))
-    return sorted((p for p in pairs.values() if p.written), key=lambda p: (-p.score, p.a, p.b))
+@dataclass
+class Compared:
+    pairs: list[Pair]              # ranked: flagged first, then by uncommon shared code
+    common: frozenset[int]         # the class's common fingerprints
+    reference: frozenset[int]      # the reference's
 
 
-def _task_order(task: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in task.split("."))
+def compare_class(codes: dict[str, dict[str, TaskCode]], prints: dict[str, Prints], detailed: int = DETAILED) -> Compared:
+    """Every pair that shares code, ranked, with its verdict; tasks and lines for the first
+    ``detailed`` and every flagged pair (engine.matched_lines)."""
+    learners = sorted(p for p in prints if p != REFERENCE)
+    reference = frozenset(prints.get(REFERENCE, {}))
+    columns: dict[int, int] = {}
+    rows, cols = [], []
+    for row, learner in enumerate(learners):
+        for value in prints[learner]:
+            rows.append(row)
+            cols.append(columns.setdefault(value, len(columns)))
+    hashes = np.fromiter(columns, dtype=np.int64, count=len(columns))
+    held = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=(len(learners), len(columns)))
+    by_reference = np.fromiter((h in reference for h in columns), dtype=bool, count=len(columns))
+    most = max(COMMON_AT_LEAST, int(COMMON_SHARE * len(learners)))
+    common = np.asarray(held.sum(axis=0)).ravel() > most
+    alike = held[:, np.flatnonzero(~by_reference)]
+    rare = held[:, np.flatnonzero(~by_reference & ~common)]
+    amounts = (alike @ alike.T).toarray()
+    uncommon = (rare @ rare.T).toarray()
+    own = np.asarray(rare.sum(axis=1)).ravel()
+    with_reference = np.asarray(held[:, np.flatnonzero(by_reference)].sum(axis=1)).ravel()
+    sizes = np.asarray(held.sum(axis=1)).ravel()
+    pairs = []
+    for i, j in zip(*np.nonzero(np.triu(amounts, 1))):
+        smaller = min(own[i], own[j])
+        pairs.append(Pair(learners[i], learners[j], int(amounts[i, j]), int(uncommon[i, j]),
+                          float(uncommon[i, j] / smaller) if smaller else 0.0, bool(amounts[i, j] >= PAIR_FLAG)))
+    if reference:
+        for i in np.flatnonzero(with_reference):
+            shared = int(with_reference[i])
+            a, b = sorted((learners[i], REFERENCE))
+            pairs.append(Pair(a, b, shared, shared, shared / min(sizes[i], len(reference)),
+                              shared >= REFERENCE_FLAG * len(reference)))
+    pairs.sort(key=lambda p: (not p.flagged, -p.uncommon, -p.amount, p.a, p.b))
+    found = Compared(pairs, frozenset(hashes[common].tolist()), reference)
+    for rank, pair in enumerate(pairs):
+        if rank < detailed or pair.flagged:
+            detail(pair, codes, prints, found)
+    return found
 
 
-def line_ranges(lines: list[Line]) -> str:
-    """``autodiff.py:41-45,48 ops_binary.py:60``: where matched lines are, file by file."""
-    by_file: dict[str, list[int]] = {}
-    for _, file, number in lines:
-        by_file.setdefault(file, []).append(number)
-    shown = []
-    for file, numbers in by_file.items():
-        numbers = sorted(set(numbers))
-        runs: list[list[int]] = []
-        for n in numbers:
-            if runs and n == runs[-1][1] + 1:
-                runs[-1][1] = n
-            else:
-                runs.append([n, n])
-        shown.append(f"{file}:" + ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs))
-    return " ".join(shown)
+def detail(pair: Pair, codes: dict[str, dict[str, TaskCode]], prints: dict[str, Prints], found: Compared) -> None:
+    """The pair's shared fingerprints task by task (on side a), and each side's matched lines."""
+    a, b = prints[pair.a], prints[pair.b]
+    shared = a.keys() & b.keys()
+    if not pair.with_reference:
+        shared -= found.reference
+    tasks: dict[str, int] = {}
+    for value in shared:
+        task = a[value][0][0]
+        tasks[task] = tasks.get(task, 0) + 1
+    pair.tasks = dict(sorted(tasks.items(), key=lambda t: (-t[1], t[0])))
+    pair.lines = (engine.matched_lines(codes[pair.a], a, shared), engine.matched_lines(codes[pair.b], b, shared))

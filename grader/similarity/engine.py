@@ -1,97 +1,73 @@
-"""The similarity engine: copydetect's fingerprints (winnowing, as MOSS) of each task's
-normalised code.
+"""The similarity engine: fingerprints of a hand-in's normalised tokens, as MOSS and JPlag
+take them (every run of ``K`` tokens hashed; the winnowing window is 1, so every run is
+kept and nothing depends on which runs a window picks).
 
-copydetect tokenises the code with Pygments (every name becomes ``V``, every string ``S``,
-layout and comments go) and hashes every run of ``K`` characters of those tokens; its
-winnowing window is 1 here, so every hash is kept and no choice of fingerprints depends on
-the salt of Python's ``hash`` (a class compared twice scores the same). Two hand-ins share
-a fingerprint where they share such a run. Each fingerprint keeps the lines its run covers,
-for the report. Fingerprints that many hand-ins of the class hold (the one way to write
-``return grad * out``) are the course's, not a copy's: ``compare`` leaves them out.
+Two hand-ins share a fingerprint where they share a run of ``K`` tokens of canonical code
+(normal.py: names abstracted, loops and comprehensions alike, dead code gone, helpers
+inlined). A fingerprint remembers where it occurs (task, first token), so that the matched
+lines can be shown. Token values are CRC-32s and a run's hash is the hash of a tuple of
+ints, which Python does not salt: a class fingerprinted in several processes, or twice,
+gets the same fingerprints.
 
-Why copydetect (measured on tests/grader/similarity_class.py, 27 November 2026): on the
-normalised code it told the disguised copies (0.83, 0.73) from the best honest pair (0.18)
-as well as Dolos 3.5.1 on the same lines (0.82, 0.81 against 0.21), and both did worse on
-the raw source; it is two small pure-Python packages on top of what this environment has,
-where Dolos is 455 MB of Node modules, twenty tree-sitter parsers compiled at install
-(4 minutes here) and a Node process beside the grader.
-
-Hashes are comparable only between processes that share Python's hash salt: the class is
-fingerprinted in the process that compares it, or in processes forked from it.
+Why not copydetect any more (it was the engine until issue 48): it fingerprints text, one
+task at a time, so the code a learner moved out of a task's function was never compared;
+tokens of the syntax tree let the check inline helpers and undo a rewritten loop before
+fingerprinting, and the comparison of a whole class is one sparse product (compare.py).
 """
 
 from __future__ import annotations
 
-import io
-from collections import Counter
+import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from itertools import compress
 
 import numpy as np
-from copydetect import CodeFingerprint
 
-K = 25          # characters of tokens per fingerprint (copydetect's noise threshold)
-WINDOW = 1      # winnowing window: 1 keeps every fingerprint
+from grader.similarity.code import TaskCode, Token
 
+K = 12            # tokens per fingerprint: about one line of code
 
-@dataclass(frozen=True)
-class Prints:
-    lines: dict[int, tuple[int, ...]]     # fingerprint -> the lines (indexes) its run of tokens covers
+Prints = dict[int, list[tuple[str, int]]]     # fingerprint -> where it occurs: (task, index of its first token)
 
-    @property
-    def hashes(self) -> set[int]:
-        return set(self.lines)
+_IDS: dict[str, int] = {}
 
 
-def fingerprint(text: str) -> Prints:
-    """The fingerprints of ``text`` (a task's normalised lines joined), each with its lines."""
-    code = CodeFingerprint("task.py", K, WINDOW, filter=True, language="python", fp=io.StringIO(text))
-    if not code.hash_idx:
-        return Prints({})
-    values = list(code.hash_idx)
-    counts = [len(code.hash_idx[v]) for v in values]
-    firsts = np.concatenate([np.asarray(code.hash_idx[v], dtype=np.int64) for v in values])
-    starts = np.cumsum([0] + [len(line) + 1 for line in text.split("\n")])
-    first_line = np.searchsorted(starts, _raw(code, firsts), side="right") - 1
-    last_line = np.searchsorted(starts, _raw(code, firsts + K - 1), side="right") - 1
-    lines: dict[int, tuple[int, ...]] = {}
-    at = 0
-    for value, count in zip(values, counts):
-        found = {n for i in range(at, at + count) for n in range(int(first_line[i]), int(last_line[i]) + 1)}
-        lines[int(value)] = tuple(sorted(found))
-        at += count
-    return Prints(lines)
+def _id(token: str) -> int:
+    found = _IDS.get(token)
+    if found is None:
+        found = _IDS[token] = zlib.crc32(token.encode("utf-8", "replace"))
+    return found
 
 
-def _raw(code: CodeFingerprint, at: np.ndarray) -> np.ndarray:
-    """The offsets in the raw text of the filtered text's characters ``at`` (as copydetect's
-    ``compare_files`` maps its slices)."""
-    offsets = code.offsets
-    if len(offsets) == 0:
-        return at
-    return at + offsets[:, 1][np.clip(np.searchsorted(offsets[:, 0], at), 0, offsets.shape[0] - 1)]
+def runs(tokens: list[Token]) -> Iterable[tuple[int, int]]:
+    """(hash, start) of every run of ``K`` tokens."""
+    ids = [_id(t[0]) for t in tokens]
+    for start in range(len(ids) - K + 1):
+        yield hash(tuple(ids[start:start + K])), start
 
 
-def common_hashes(prints: Iterable[Prints], most: int) -> set[int]:
-    """The fingerprints held by more than ``most`` of ``prints``."""
-    held = Counter(h for p in prints for h in p.lines)
-    return {h for h, n in held.items() if n > most}
+def fingerprint(codes: dict[str, TaskCode], base: frozenset[int] = frozenset()) -> Prints:
+    """The fingerprints of a hand-in's code, task by task, less the ``base`` ones (the released stubs')."""
+    prints: Prints = {}
+    for task, code in codes.items():
+        for value, start in runs(code.tokens):
+            if value not in base:
+                prints.setdefault(value, []).append((task, start))
+    return prints
 
 
-@dataclass(frozen=True)
-class Match:
-    score: float                           # in [0, 1]
-    weight: int                            # uncommon fingerprints of the smaller side
-    lines: tuple[list[int], list[int]]     # each side's matched lines (indexes)
-
-
-def compare(a: Prints, b: Prints, own_a: frozenset[int], own_b: frozenset[int]) -> Match:
-    """The share of the smaller side's uncommon fingerprints (``own_a``, ``own_b``: each
-    side's less the class's common ones) that the other holds too."""
-    smaller = min(len(own_a), len(own_b))
-    shared = own_a & own_b
-    if not shared:
-        return Match(0.0, smaller, ([], []))
-    lines_a = sorted({n for h in shared for n in a.lines[h]})
-    lines_b = sorted({n for h in shared for n in b.lines[h]})
-    return Match(len(shared) / smaller, smaller, (lines_a, lines_b))
+def matched_lines(codes: dict[str, TaskCode], prints: Prints, shared: Iterable[int]) -> dict[str, set[tuple[str, int]]]:
+    """The lines (file, number) the ``shared`` fingerprints cover, task by task."""
+    starts: dict[str, list[int]] = {}
+    for value in shared:
+        for task, start in prints.get(value, ()):
+            starts.setdefault(task, []).append(start)
+    found: dict[str, set[tuple[str, int]]] = {}
+    for task, at in starts.items():
+        tokens = codes[task].tokens
+        cover = np.zeros(len(tokens) + 1, dtype=np.int32)
+        np.add.at(cover, np.asarray(at), 1)
+        np.add.at(cover, np.minimum(np.asarray(at) + K, len(tokens)), -1)
+        marked = np.cumsum(cover[:-1]) > 0
+        found[task] = {(t[1], t[2]) for t in compress(tokens, marked.tolist())}
+    return found

@@ -1,25 +1,28 @@
 """Reading a class for the copying check: each hand-in through the grader's intake (zips and
-folders, links refused, sizes bounded), its tasks' code parsed (never run) and
-fingerprinted; and the reference, ``solutions/minitorch``, as one more learner.
+folders, links refused, sizes bounded), its whole package parsed (never run) and
+fingerprinted; the reference, ``solutions/minitorch``, read the same way; and the base code,
+the released stubs (``minitorch/`` as released), whose fingerprints no one's code is
+credited with (MOSS's ``-b``).
 
-Hand-ins are read in processes forked from this one, which share its hash salt, so their
-fingerprints compare with the ones made here (engine.py)."""
+Hand-ins are read in processes forked from this one (engine.py's hashes are the same in
+every process)."""
 
 from __future__ import annotations
 
+import ast
 import functools
 import multiprocessing
 import pathlib
 import tempfile
-from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from grader.intake.hand_in import read_hand_in
 from grader.intake.submissions import Found
-from grader.similarity import engine
-from grader.similarity.code import TaskCode, Unit, read_tasks, units
+from grader.similarity import engine, normal
+from grader.similarity.code import WORD, TaskCode, Token, Unit, functions_of, units
 from grader.similarity.compare import REFERENCE
+from grader.similarity.package import Released, read_package, released
 from grader.tasks import stage_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -30,37 +33,50 @@ SOLUTIONS, RELEASED = ROOT / "solutions" / "minitorch", ROOT / "minitorch"
 class Read:
     learner: str
     codes: dict[str, TaskCode]
-    prints: dict[str, engine.Prints]
+    prints: engine.Prints
     notes: list[str]
 
 
 @dataclass
 class Class:
-    codes: dict[str, dict[str, TaskCode]]
-    prints: dict[str, dict[str, engine.Prints]]
+    codes: dict[str, dict[str, TaskCode]]        # learner -> task -> code (the reference's too)
+    prints: dict[str, engine.Prints]             # learner -> fingerprints, less the base code's
     notes: dict[str, list[str]]                  # learner -> what could not be read
 
 
+@dataclass(frozen=True)
+class Shape:
+    units: list[Unit]          # each task's own functions
+    given: Released            # the released package's functions
+    base: frozenset[int]       # the released package's fingerprints
+
+
 @functools.cache
-def shape() -> tuple[list[Unit], dict[str, Counter[str]]]:
-    """The functions each task fills, and each task's lines of the released stubs (given)."""
-    wanted = units(SOLUTIONS)
-    stubs, _ = read_tasks(RELEASED, wanted, {})
-    return wanted, {task: Counter(line[0] for line in code.lines) for task, code in stubs.items()}
+def shape() -> Shape:
+    """The tasks' functions, the released stubs, and their fingerprints (the base code)."""
+    base: set[int] = set()
+    for path in sorted(RELEASED.rglob("*.py")):
+        file, text = path.relative_to(RELEASED).as_posix(), path.read_text(encoding="utf-8")
+        words = [(w, file, n) for n, line in enumerate(text.splitlines(), 1) for w in WORD.findall(line.split("#")[0])]
+        base |= {value for value, _ in engine.runs(words)}   # as a file that does not parse is read
+        for _, node, nested in functions_of(ast.parse(text)):
+            if not nested:
+                canon = normal.canonical(node, fresh=True)
+                bound, found = normal.bound_names(canon), list[Token]()
+                for stmt in canon.body:
+                    normal.tokens(stmt, bound, getattr(stmt, "lineno", node.lineno), file, found)
+                base |= {value for value, _ in engine.runs(found)}
+    return Shape(units(SOLUTIONS), released(RELEASED), frozenset(base))
 
 
-def read_reference() -> dict[str, TaskCode]:
-    wanted, given = shape()
-    return read_tasks(SOLUTIONS, wanted, given)[0]
-
-
-def _fingerprinted(learner: str, codes: dict[str, TaskCode], notes: list[str]) -> Read:
-    prints = {task: engine.fingerprint("\n".join(line[0] for line in code.lines)) for task, code in codes.items()}
-    return Read(learner, codes, prints, notes)
+def read_reference() -> Read:
+    found = shape()
+    codes, notes = read_package(SOLUTIONS, found.units, found.given, other=True)
+    return Read(REFERENCE, codes, engine.fingerprint(codes, found.base), notes)
 
 
 def read_one(found: Found) -> Read:
-    """One hand-in's tasks, and what could not be read (a sentence each); a hand-in that
+    """One hand-in's code, and what could not be read (a sentence each); a hand-in that
     breaks the reading is named with what broke it, and costs no other its comparison."""
     try:
         return _read_one(found)
@@ -69,7 +85,7 @@ def read_one(found: Found) -> Read:
 
 
 def _read_one(found: Found) -> Read:
-    wanted, given = shape()
+    known = shape()
     with tempfile.TemporaryDirectory(prefix="similarity-") as scratch:
         hand_in = read_hand_in(found.path, found.learner, pathlib.Path(scratch))
         if hand_in.broken:
@@ -77,27 +93,27 @@ def _read_one(found: Found) -> Read:
         codes: dict[str, TaskCode] = {}
         notes: list[str] = []
         by_package: dict[pathlib.Path, list[Unit]] = {}
-        for unit in wanted:
+        for unit in known.units:
             package = hand_in.packages.get(stage_of(unit.task))
             if package is not None:
                 by_package.setdefault(package, []).append(unit)
-        for package, its_units in by_package.items():
-            read, why = read_tasks(package, its_units, given)
+        for n, (package, its_units) in enumerate(by_package.items()):
+            read, why = read_package(package, its_units, known.given, other=n == 0)
             codes.update(read)
             notes += [n for n in why if n not in notes]
         if not codes and not notes:
             notes.append("no task's code found (every region as released)")
-        return _fingerprinted(found.learner, codes, notes)
+        return Read(found.learner, codes, engine.fingerprint(codes, known.base), notes)
 
 
 def read_class(found: list[Found], jobs: int = 1) -> Class:
-    """Every hand-in's tasks and fingerprints (the reference's too), and what could not be read."""
+    """Every hand-in's code and fingerprints (the reference's too), and what could not be read."""
     shape()   # once, before the processes fork
     if jobs > 1 and len(found) > jobs:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             reads = list(pool.map(read_one, found, chunksize=4))
     else:
         reads = [read_one(f) for f in found]
-    reads.append(_fingerprinted(REFERENCE, read_reference(), []))
+    reads.append(read_reference())
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
                  {r.learner: r.notes for r in reads if r.notes})

@@ -1,92 +1,111 @@
-"""The copying check's two files, for the instructor only (never a feedback page):
-``similarity.csv``, a row per pair and task where the two share uncommon code (a pair and
-task with no row share none: at 300 hand-ins, writing those would be a million rows of
-zeros), and ``similarity.html``, the pairs ranked, the highest shown side by side with
-their matched lines marked."""
+"""``similarity.html``, for the instructor only (never a feedback page): what a flag rests
+on, the flagged hand-ins, the pairs ranked, and the highest and every flagged pair side by
+side, task by task, their matched lines marked, with who handed in first and each side's
+kept hand-ins."""
 
 from __future__ import annotations
 
 import html
 import pathlib
 
-from grader.outputs.tables import SafeWriter
 from grader.similarity.code import TaskCode
-from grader.similarity.compare import FLAG, REFERENCE, Pair, TaskMatch, line_ranges
+from grader.similarity.compare import PAIR_FLAG, REFERENCE, REFERENCE_FLAG, Compared, Pair
+from grader.similarity.tables import detailed, task_name, tasks_of
+from grader.similarity.when import HandedIn, first, stamp
 from grader.tasks import TASKS
 
-COLUMNS = ["learner_a", "learner_b", "task", "score", "lines"]
-SHOWN = 40          # pairs shown side by side (and every pair flagged as matching the reference)
+SHOWN = 40          # pairs shown side by side (and every flagged pair, up to MOST_SHOWN)
 LISTED = 500        # pairs in the ranked table
+MOST_SHOWN = 200    # pairs side by side at most, flagged ones included (the rest are in the tables)
 
-
-def write_csv(pairs: list[Pair], target: pathlib.Path) -> None:
-    with target.open("w", newline="", encoding="utf-8") as file:
-        writer = SafeWriter(file)
-        writer.writerow(COLUMNS)
-        for pair in pairs:
-            for t in pair.tasks:
-                writer.writerow([pair.a, pair.b, t.task, f"{t.score:.3f}",
-                                 f"{line_ranges(t.lines[0])} | {line_ranges(t.lines[1])}"])
+e = html.escape
 
 
 def name(learner: str) -> str:
     return "the reference solution (solutions/minitorch)" if learner == REFERENCE else learner
 
 
-def write_html(pairs: list[Pair], codes: dict[str, dict[str, TaskCode]], notes: dict[str, list[str]],
-               target: pathlib.Path) -> None:
-    e = html.escape
-    shown = [p for i, p in enumerate(pairs[:LISTED]) if i < SHOWN or p.flagged]
-    flagged = [p for p in pairs if p.flagged]
+def write_html(compared: Compared, codes: dict[str, dict[str, TaskCode]], notes: dict[str, list[str]],
+               times: dict[str, HandedIn], target: pathlib.Path) -> None:
+    pairs = detailed(compared)
+    shown = {id(p) for i, p in enumerate(pairs[:MOST_SHOWN]) if i < SHOWN or p.flagged}
+    of_reference = [p.learner for p in pairs if p.flagged and p.with_reference]
+    of_learners = [p for p in pairs if p.flagged and not p.with_reference]
     parts = [HEAD, "<h1>Similarity of the hand-ins</h1>",
-             f"<p>{len(codes) - 1} hand-in(s) and the reference solution, compared task by task on the code "
-             "each task's regions fill (the released stubs' code left out). A pair's score is the share of the "
-             "smaller side's uncommon code found in the other, over its tasks. A high score is a reason to read "
-             "the pair, not a proof of copying: docs/INSTRUCTOR.md, “Checking for copying”.</p>"]
-    if flagged:
-        parts.append(f"<p class=flag>{len(flagged)} hand-in(s) match the reference solution (score at least "
-                     f"{FLAG:g}): {e(', '.join(p.b if p.a == REFERENCE else p.a for p in flagged))}</p>")
+             f"<p>{len(codes) - 1} hand-in(s) compared with each other and each with the reference solution, on "
+             "every function each learner wrote (helpers written in where a task's function calls them), the "
+             "released stubs' code left out. A hand-in is flagged as matching the reference when it shares "
+             f"{REFERENCE_FLAG:.0%} or more of the reference's own code with it; two learners are flagged when they "
+             f"share {PAIR_FLAG} or more fingerprints (about {PAIR_FLAG // 10} lines) of code that the reference "
+             "does not hold. Neither depends on who else is in the class. A flag is a reason to read the pair, "
+             "not a proof of copying: docs/INSTRUCTOR.md, “Checking for copying”.</p>"]
+    if of_reference:
+        parts.append(f"<p class=flag>{len(of_reference)} hand-in(s) match the reference solution: "
+                     f"{e(', '.join(of_reference))}</p>")
+    if of_learners:
+        parts.append(f"<p class=flag>{len(of_learners)} pair(s) of learners flagged: "
+                     f"{e('; '.join(f'{p.a} and {p.b}' for p in of_learners))}</p>")
     if notes:
         parts.append("<h2>Read only in part, or not at all</h2><ul>" + "".join(
             f"<li>{e(learner)}: {e('; '.join(why))}</li>" for learner, why in sorted(notes.items())) + "</ul>")
-    parts.append("<h2>Pairs, highest score first</h2><table><tr><th>#</th><th>score</th><th>learner A</th>"
-                 "<th>learner B</th><th>tasks alike (score of 0.5 or more)</th></tr>")
+    parts.append("<h2>Pairs, flagged first, then by the uncommon code they share</h2><table><tr><th>#</th>"
+                 "<th>score</th><th>shared</th><th>learner A</th><th>learner B</th><th>handed in first</th>"
+                 "<th>tasks (shared fingerprints)</th></tr>")
     for i, pair in enumerate(pairs[:LISTED], 1):
-        alike = ", ".join(t.task for t in pair.tasks if t.score >= 0.5)
-        link = f"<a href='#pair{i}'>{i}</a>" if pair in shown else str(i)
+        link = f"<a href='#pair{i}'>{i}</a>" if id(pair) in shown else str(i)
         parts.append(f"<tr{' class=flag' if pair.flagged else ''}><td>{link}</td><td>{pair.score:.2f}</td>"
-                     f"<td>{e(name(pair.a))}</td><td>{e(name(pair.b))}</td><td>{e(alike)}</td></tr>")
+                     f"<td>{pair.amount}</td><td>{e(name(pair.a))}</td><td>{e(name(pair.b))}</td>"
+                     f"<td>{e(first(times.get(pair.a), times.get(pair.b), pair.a, pair.b))}</td>"
+                     f"<td>{e(tasks_of(pair))}</td></tr>")
     parts.append("</table>")
+    if sum(p.flagged for p in pairs) > MOST_SHOWN:
+        parts.append(f"<p>Only the first {MOST_SHOWN} pairs are shown side by side below; every flagged pair is in "
+                     "similarity-pairs.csv and similarity.csv, with its matched lines.</p>")
     if len(pairs) > LISTED:
-        parts.append(f"<p>{len(pairs) - LISTED} more pair(s) with lower scores are in similarity.csv.</p>")
+        parts.append(f"<p>{len(pairs) - LISTED} more pair(s) with less shared code are in similarity-pairs.csv.</p>")
     for i, pair in enumerate(pairs[:LISTED], 1):
-        if pair in shown:
-            parts.append(_pair(i, pair, codes))
+        if id(pair) in shown:
+            parts.append(_pair(i, pair, codes, times))
     target.write_text("\n".join(parts) + "\n</body></html>\n", encoding="utf-8")
 
 
-def _pair(number: int, pair: Pair, codes: dict[str, dict[str, TaskCode]]) -> str:
-    e = html.escape
-    title = f"{number}. {name(pair.a)} and {name(pair.b)}: {pair.score:.2f}"
+def _pair(number: int, pair: Pair, codes: dict[str, dict[str, TaskCode]], times: dict[str, HandedIn]) -> str:
+    title = f"{number}. {name(pair.a)} and {name(pair.b)}: {pair.amount} fingerprints shared, score {pair.score:.2f}"
     if pair.flagged:
-        title += ", matches the reference"
+        title += ", matches the reference" if pair.with_reference else ", flagged"
     out = [f"<h2 id='pair{number}'>{e(title)}</h2>"]
-    for t in sorted(pair.tasks, key=lambda t: (-t.score * t.weight, t.task)):
-        out.append(f"<h3>Task {e(t.task)}: {e(TASKS.get(t.task, ''))} — {t.score:.2f}</h3><div class=sides>")
+    if not pair.with_reference:
+        out.append(f"<p>Handed in first: {e(first(times.get(pair.a), times.get(pair.b), pair.a, pair.b))}</p>")
+    out.append("<div class=sides>" + "".join(f"<div>{_times(learner, times.get(learner))}</div>"
+                                             for learner in (pair.a, pair.b)) + "</div>")
+    for task, shared in pair.tasks.items():
+        label = task_name(task) + (f": {TASKS[task]}" if task in TASKS else "")
+        out.append(f"<h3>{e(label)} — {shared} fingerprints shared</h3><div class=sides>")
         for side, learner in enumerate((pair.a, pair.b)):
-            out.append(f"<div><p>{e(name(learner))}</p>{_code(codes[learner][t.task], t, side)}</div>")
+            code = codes[learner].get(task)
+            out.append(f"<div><p>{e(name(learner))}</p>{_code(code, pair.lines[side].get(task, set()))}</div>")
         out.append("</div>")
     return "\n".join(out)
 
 
-def _code(code: TaskCode, match: TaskMatch, side: int) -> str:
-    marked = {(file, number) for _, file, number in match.lines[side]}
+def _times(learner: str, handed: HandedIn | None) -> str:
+    if learner == REFERENCE or handed is None:
+        return f"<p>{e(name(learner))}</p>"
+    rows = "".join(f"<li>{e(stamp(k.when) if k.when else 'time not known')} ({e(k.source)}): {e(k.file)}</li>"
+                   for k in handed.kept)
+    kept = f"<ul>{rows}</ul>" if rows else "<p>no hand-in kept (a class graded as a term keeps every one)</p>"
+    return f"<p><b>{e(learner)}</b>: handed in {e(handed.shown())} ({e(handed.source)}); kept hand-ins:</p>{kept}"
+
+
+def _code(code: TaskCode | None, marked: set[tuple[str, int]]) -> str:
+    if code is None:
+        return "<p>(the matched code is elsewhere in this hand-in: see the other tasks)</p>"
     blocks = []
     for where, numbered in code.shown.items():
         file = where.split(": ")[0]
-        rows = [f"<span class=n>{n:4d}</span> " + (f"<mark>{html.escape(text)}</mark>" if (file, n) in marked
-                                                  else html.escape(text)) for n, text in numbered]
-        blocks.append(f"<p class=where>{html.escape(where)}</p><pre>" + "\n".join(rows) + "</pre>")
+        rows = [f"<span class=n>{n:4d}</span> " + (f"<mark>{e(text)}</mark>" if (file, n) in marked else e(text))
+                for n, text in numbered]
+        blocks.append(f"<p class=where>{e(where)}</p><pre>" + "\n".join(rows) + "</pre>")
     return "".join(blocks)
 
 

@@ -3,7 +3,11 @@
 row for the same thing) stops the run before anything is written, with the file, the row
 and the problem named (``SheetError``).
 
-* ``submitted.csv``: ``learner, submitted_at`` (ISO 8601), such as an LMS's export;
+* ``submitted.csv``: ``learner, submitted_at`` (ISO 8601), such as an LMS's export, and
+  optionally ``file`` or ``content``: one row per hand-in, each matched to its hand-in by
+  its file name (as in the submissions folder or the LMS's download) or the start of its
+  content hash (``hand-ins/<id>/index.json``, at least 8 characters); a row with neither
+  is the learner's hand-in whichever it is (``term/times.py``);
 * ``corrections.csv``: ``learner, task, points, reason``: the task's new score;
 * ``extensions.csv``: ``learner``, then ``deadline`` (ISO 8601) or ``days`` (added to the
   class's deadline), then ``reason``.
@@ -31,6 +35,19 @@ class Correction:
     task: str
     points: float
     reason: str
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A hand-in's time as the instructor or the LMS states it."""
+    learner: str
+    at: dt.datetime
+    file: str = ""         # the hand-in's file name; empty: any
+    content: str = ""      # the start of its content hash; empty: any
+    source: str = files.SUBMITTED
+
+    def matches(self, names: Iterable[str], content: Callable[[], str]) -> bool:
+        return (not self.file or self.file in names) and (not self.content or content().startswith(self.content))
 
 
 @dataclass(frozen=True)
@@ -92,10 +109,20 @@ def _date(text: str, column: str) -> dt.datetime:
                          "2026-12-01T23:59:00+00:00)") from None
 
 
-def submitted(out: pathlib.Path, learners: set[str]) -> dict[str, dt.datetime]:
-    rows = _read(out / files.SUBMITTED, ["learner", "submitted_at"], learners, lambda r: (r["learner"],),
-                 lambda r: (r["learner"], _date(r["submitted_at"], "submitted_at")))
-    return dict(rows)
+def submitted(out: pathlib.Path, learners: set[str]) -> dict[str, list[Stated]]:
+    """Each learner's stated hand-in times, one row per hand-in (``Stated``)."""
+    def parse(row: dict) -> Stated:
+        content = row.get("content", "").lower()
+        if content and not (len(content) >= 8 and all(c in "0123456789abcdef" for c in content)):
+            raise ValueError(f"content {row['content']!r} is not the start of a content hash (8 or more of the "
+                             "hex digits hand-ins/<id>/index.json lists)")
+        return Stated(row["learner"], _date(row["submitted_at"], "submitted_at"), row.get("file", ""), content)
+    rows = _read(out / files.SUBMITTED, ["learner", "submitted_at"], learners,
+                 lambda r: tuple(x for x in (r["learner"], r.get("file", ""), r.get("content", "")) if x), parse)
+    found: dict[str, list[Stated]] = {}
+    for row in rows:
+        found.setdefault(row.learner, []).append(row)
+    return found
 
 
 def corrections(out: pathlib.Path, learners: set[str], unknown: str = UNKNOWN) -> list[Correction]:

@@ -1,6 +1,8 @@
 """When each hand-in was handed in, from an explicit source, in this order:
 
-1. ``submitted.csv`` in the output folder (``learner, submitted_at``; an LMS's export);
+1. ``submitted.csv`` in the output folder (``learner, submitted_at``; an LMS's export), the
+   row for this hand-in (by its ``file`` name or ``content`` hash) or else the learner's row
+   that names neither; then the LMS's own time (Moodle's grading worksheet, ``--from``);
 2. nbgrader's ``timestamp.txt`` in the hand-in's folder (in an nbgrader ``submitted/<id>/``,
    the latest of its assignments');
 3. the platform's metadata in the hand-in's folder (Gradescope's ``submission_metadata.json``,
@@ -22,6 +24,8 @@ import stat
 from dataclasses import dataclass
 
 import grader.files as files
+from grader.term.kept import content_of
+from grader.term.sheets import Stated
 from grader.term.sheets import when as parse_when
 
 COPIED = 10.0   # seconds: file times closer than this were made by one copy, not by learners
@@ -70,22 +74,51 @@ def explicit(path: pathlib.Path) -> Time | None:
     return None
 
 
-def hand_in_times(hand_ins: dict[str, pathlib.Path], given: dict[str, dt.datetime]) -> tuple[dict[str, Time], list[str]]:
-    """Each learner's hand-in time, and the warnings to print."""
+def stated(learner: str, path: pathlib.Path, rows: list[Stated], names: list[str]) -> Stated | None:
+    """The row of ``rows`` for this hand-in: one naming its file or content, else the one
+    naming neither (None: no row is this hand-in's)."""
+    content: list[str] = []
+
+    def hashed() -> str:
+        if not content:
+            try:
+                content.append(content_of(path))
+            except OSError:
+                content.append("")
+        return content[0]
+    named = [r for r in rows if (r.file or r.content) and r.matches([path.name, *names], hashed)]
+    either = named or [r for r in rows if not r.file and not r.content]
+    return either[0] if either else None
+
+
+def hand_in_times(hand_ins: dict[str, pathlib.Path], given: dict[str, list[Stated]],
+                  names: dict[str, list[str]] | None = None, lms: str = "") -> tuple[dict[str, Time], list[str]]:
+    """Each learner's hand-in time, and the warnings to print (``names``: the file names a
+    hand-in had before it reached the submissions folder, as in an LMS's download; ``lms``:
+    the LMS whose download the hand-ins were staged from, whose file times are the staging's)."""
     times: dict[str, Time] = {}
     unstated: dict[str, float] = {}
+    unmatched: list[str] = []
     for learner, path in hand_ins.items():
-        if learner in given:
-            times[learner] = Time(given[learner], files.SUBMITTED)
-        elif (stated := explicit(path)) is not None:
-            times[learner] = stated
+        rows = given.get(learner, [])
+        row = stated(learner, path, rows, (names or {}).get(learner, []))
+        if rows and row is None:
+            unmatched.append(learner)
+        if row is not None:
+            times[learner] = Time(row.at, row.source)
+        elif (explicit_time := explicit(path)) is not None:
+            times[learner] = explicit_time
         else:
             try:
                 unstated[learner] = os.lstat(path).st_mtime
             except OSError:
                 times[learner] = Time(None, "nothing")
     warnings = []
-    if len(unstated) > 1 and max(unstated.values()) - min(unstated.values()) < COPIED:
+    if lms and unstated:
+        times.update((learner, Time(None, "nothing")) for learner in unstated)
+        warnings.append(f"{lms}'s download gives no time for {_names(unstated)}: no late penalty for them; give "
+                        f"their times in {files.SUBMITTED} (learner, submitted_at, and the file's name in the download)")
+    elif len(unstated) > 1 and max(unstated.values()) - min(unstated.values()) < COPIED:
         times.update((learner, Time(None, "nothing")) for learner in unstated)
         warnings.append(f"{len(unstated)} hand-in(s) have no stated time and their file times all fall within "
                         f"{COPIED:g} s of each other, as a copy makes them: no late penalty for "
@@ -95,6 +128,9 @@ def hand_in_times(hand_ins: dict[str, pathlib.Path], given: dict[str, dt.datetim
                      for learner, mtime in unstated.items())
         warnings.append(f"late penalty from the file's own time for {_names(unstated)}: no {files.SUBMITTED}, "
                         "timestamp.txt or platform metadata gives their time; a copy or a download changes file times")
+    if unmatched:
+        warnings.append(f"{files.SUBMITTED} has rows for {_names(dict.fromkeys(unmatched))}, but none for the hand-in "
+                        "they have now (its file name or content hash is not among them): its time is not from there")
     return times, warnings
 
 

@@ -1,8 +1,8 @@
 """A visible check's failure: ``CheckFailed``, shown in a notebook as its message alone,
 first and in full (IPython's ``_render_traceback_`` hook, no traceback through the checks'
 machinery), and ``checking``, the block of every check cell, which turns an exception of
-the learner's own code into a CheckFailed naming the check's line, its case, the learner's
-line and the task's first hint.
+the learner's own code into a CheckFailed naming the check's line, its case and the learner's
+line (a hint only where the check gives one that addresses the exception).
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ def _yours(error: BaseException) -> list[tuple[traceback.FrameSummary, bool]]:
     return found
 
 
-def _shape_hint(message: str) -> str:
-    """The pattern that fits the shapes a NumPy error names, if one does."""
+def _shape_hint(message: str, named: bool = False) -> str:
+    """The pattern that fits the shapes a NumPy error names, if one does (of a size-1 axis,
+    none when a known mistake is ``named``: its fix says whether to keep or drop one)."""
     reshape = re.search(r"cannot reshape array of size (\d+) into shape \(([\d, ]*)\)", message)
     if reshape:
         size, shape = int(reshape.group(1)), [int(n) for n in reshape.group(2).replace(" ", "").split(",") if n]
@@ -62,7 +63,10 @@ def _shape_hint(message: str) -> str:
     shapes = [tuple(int(n) for n in found.split(",") if n.strip()) for found in re.findall(r"\((\d+(?:, ?\d+)*,?)\)", message)]
     if len(shapes) >= 2:
         found = diagnose.shape_pattern(shapes[0], shapes[1])
-        if found.pitfall in ("transposed", "missing unbroadcast", "lost keepdims"):
+        if found.pitfall == "lost keepdims" and not named:  # which of the two is the wrong one, the shapes do not say
+            return (f"{shapes[0]} and {shapes[1]} differ only by a size-1 axis: one of them lost it, or has one too "
+                    "many (keepdims=True or np.expand_dims keeps or puts one back; a reshape drops one).")
+        if found.pitfall in ("transposed", "missing unbroadcast"):
             return f"{shapes[0]} and {shapes[1]}: {found.text}"
     return ""
 
@@ -90,7 +94,8 @@ def _names(frame: types.FrameType | None, number: int) -> str:
 
 def raised(error: Exception, call: str, case: str, hint: str = "", named: str = "") -> CheckFailed:
     """Your exception as a check failure: the call and case (and the known mistake that
-    predicts the exception, ``named``), your line, and a hint."""
+    predicts the exception, ``named``), your line, and ``hint``, only when the check gives
+    one that addresses this exception (the task's own hints are a call away: ``stuck``)."""
     frames = _yours(error)
     text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}" \
         + (f" (known mistake: {named})" if named else "")
@@ -100,10 +105,8 @@ def raised(error: Exception, call: str, case: str, hint: str = "", named: str = 
         shown = pathlib.Path(frame.filename).relative_to(PACKAGE.parent).as_posix()
         whose = "your line" if any(frame is f for f in learner) else "raised"
         text += f"\n  {whose}: {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
-    if not hint and _task:
-        from .hints import hint_text
-        hint = hint_text(_task[-1], 1)
-    for line in (_shape_hint(str(error)), hint, stuck()):
+    # no hint of the task's own unless it addresses this error (the check passes one that does)
+    for line in (_shape_hint(str(error), bool(named)), hint, stuck()):
         text += f"\n  {line}" if line else ""
     return CheckFailed(text)
 

@@ -9,44 +9,29 @@ package (run it by its path, as above), so a syntax error or a failing import ca
 Then every visible check runs against your package folder, whose files the zip holds (as
 ``make progress`` does), and each one that still fails is listed as it is found; when the
 package does not import at all, that error is said once instead (``--no-checks`` skips all this).
+A previous ``handin.zip`` that differs is never overwritten: it is kept as ``handin-1.zip``
+(then ``handin-2.zip``...), and the output says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
-import json
 import os
 import pathlib
-import subprocess
-import sys
+import re
+import types
 import zipfile
 
 COURSE = pathlib.Path(__file__).resolve().parents[2]  # the folder holding minitorch/ and notebooks/
-# Runs in a child: imports the package and, when that fails, says where (the file and line in the package).
-IMPORTS = r"""
-import json, pathlib, sys, traceback
-package = pathlib.Path(sys.argv[1])
-try:
-    import minitorch
-except BaseException as error:
-    where = ""
-    if isinstance(error, SyntaxError) and error.filename:
-        where = f"{error.filename}, line {error.lineno}"
-    else:
-        frames = [f for f in traceback.extract_tb(error.__traceback__) if pathlib.Path(f.filename).is_relative_to(package)]
-        if frames:
-            where = f"{frames[-1].filename}, line {frames[-1].lineno}" + (f": {frames[-1].line.strip()}" if frames[-1].line else "")
-    print(json.dumps({"error": f"{type(error).__name__}: {getattr(error, 'msg', None) or error}", "where": where}))
-"""
 
 
-def _progress():
-    """The progress module, loaded from its file beside this one (never through the package)."""
+def _sibling(name: str) -> types.ModuleType:
+    """A module of this folder (``progress``, ``importable``), loaded from its file (never through the package)."""
     if __package__:
-        from . import progress
-        return progress
-    spec = importlib.util.spec_from_file_location("minitorch_course_progress", pathlib.Path(__file__).with_name("progress.py"))
+        return importlib.import_module(f"{__package__}.{name}")
+    spec = importlib.util.spec_from_file_location(f"minitorch_course_{name}", pathlib.Path(__file__).with_name(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -71,35 +56,43 @@ def build(target: pathlib.Path = COURSE / "handin.zip") -> list[str]:
     return [p.relative_to(COURSE).as_posix() for p in files]
 
 
-def _environment(course: pathlib.Path) -> dict:
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(course), *filter(None, [os.environ.get("PYTHONPATH")])]))
+def kept_name(out: pathlib.Path) -> pathlib.Path:
+    """Where the previous ``out`` is kept: handin-1.zip, then handin-2.zip... (one past the highest so far)."""
+    numbered = re.compile(rf"{re.escape(out.stem)}-(\d+){re.escape(out.suffix)}", re.IGNORECASE)
+    taken = [int(found.group(1)) for p in out.parent.iterdir() if (found := numbered.fullmatch(p.name))]
+    return out.with_name(f"{out.stem}-{max(taken, default=0) + 1}{out.suffix}")
+
+
+def write(out: pathlib.Path) -> tuple[list[str], str]:
+    """Write the hand-in to ``out``, keeping a previous one that differs under the next
+    number; the names written, and what became of the previous zip ("" when there was none)."""
+    partial = out.with_name(f".{out.name}.partial")  # the previous zip stays whole until the new one is
+    try:
+        names = build(partial)
+        if not out.is_file():
+            note = ""
+        elif out.read_bytes() == partial.read_bytes():
+            note = f"It is the same as your previous {out.name}, which it replaces."
+        else:
+            kept = kept_name(out)
+            out.replace(kept)
+            note = f"Your previous {out.name} is kept as {kept.name} (the new one is {out.name})."
+        partial.replace(out)
+    finally:
+        partial.unlink(missing_ok=True)
+    return names, note
 
 
 def import_error(course: pathlib.Path = COURSE) -> str:
     """Why the package in ``course`` does not import (its error and its line), or "" when it does."""
-    try:
-        done = subprocess.run([sys.executable, "-c", IMPORTS, str(course / "minitorch")], capture_output=True, text=True, cwd=course,
-                              env=_environment(course), timeout=120)
-    except subprocess.TimeoutExpired:
-        return "importing it took more than 120 s (is there a loop at the top level of a module?)"
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 and not lines:
-        return f"importing it ended its Python process (exit status {done.returncode})"
-    if not lines:
-        return ""
-    try:
-        found = json.loads(lines[-1])
-    except json.JSONDecodeError:
-        return ""  # the package printed something when imported: it imported
-    where = found["where"].replace(str(course) + os.sep, "")
-    return found["error"] + (f" ({where})" if where else "")
+    return _sibling("importable").import_error(course)
 
 
 def unfinished(course: pathlib.Path = COURSE) -> list[dict]:
     """The progress rows of the visible checks that fail for the package in ``course``,
     each printed as soon as it is known."""
-    os.environ["PYTHONPATH"] = _environment(course)["PYTHONPATH"]
-    progress = _progress()
+    os.environ["PYTHONPATH"] = _sibling("importable").environment(course)["PYTHONPATH"]
+    progress = _sibling("progress")
     found = []
 
     def note(row: dict) -> None:
@@ -148,9 +141,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"{out.name}: the hand-in is a zip file, so its name must end in .zip")
     if not out.parent.is_dir():
         parser.error(f"{out.parent}: no such folder to write the hand-in into")
-    names = build(out)
+    names, note = write(out)
     print(f"wrote {out}: {sum(n.startswith('minitorch/') for n in names)} package files and "
-          f"{sum(n.endswith('.ipynb') for n in names)} notebooks. Hand in this file.", flush=True)
+          f"{sum(n.endswith('.ipynb') for n in names)} notebooks. Hand in this file.{' ' + note if note else ''}",
+          flush=True)
     if args.no_checks:
         broken = import_error()
         if broken:

@@ -24,10 +24,13 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "sigmoid' is out (1 - out), from the output, not the input; relu' is 1 only where a > 0."),
     "1.3": ("Order the graph so that every node comes before the nodes it was computed from (its parents), starting "
             "at the root: every node the root depends on, the root and the leaves included, once each.",
-            "A depth-first walk gives each node after all its parents have finished; reversing that list puts the "
-            "root first. Keep a set of ids you have seen so a shared node appears once.",
-            "Use a list as a stack of (node, parents_done) pairs instead of recursion: push a node back marked done, "
-            "then its unseen parents; when a marked node pops, append it to the finished list."),
+            "A depth-first walk finishes a node only after all its parents have finished (post-order): append it to a "
+            "finished list then; reversing that list puts the root first. Keep a set of the ids of the nodes you have expanded, so a shared node "
+            "is expanded once: mark a node when you expand it (when it pops), never when you push it. A node marked "
+            "as it is pushed can be skipped by the branch that needs it finished first, and the order comes out wrong.",
+            "Use a list as a stack of (node, parents_done) pairs instead of recursion. Pop a pair: marked done, the "
+            "node goes on the finished list; otherwise skip it if its id is in the set, else add its id now, push it "
+            "back marked done, then push each parent whose id is not in the set. Reverse the finished list at the end."),
     "1.4": ("Walk the nodes in topological order, root first; each node's gradient is complete once every node "
             "computed from it has passed its share on.",
             "Keep a dictionary from id(node) to the gradient collected so far, seeded with the root's gradient (the "
@@ -126,7 +129,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
     "6.2": ("SGD moves each parameter against its gradient: data minus lr times gradient. Skip a parameter whose "
             "grad is None: no step, and its state waits.",
             "Weight decay adds weight_decay times data to the gradient first (before momentum). Momentum keeps a "
-            "buffer in self.state[p]: the first step stores a copy of the gradient.",
+            "buffer in the parameter's own state, a dict (self.state is a list of them, one per parameter, in the "
+            "order of self.params; the loop gives each as state): state[\"momentum_buffer\"]. The first step stores a "
+            "copy of the gradient.",
             "Later steps: buffer = momentum times buffer plus the whole gradient (not a fraction of it), store it, "
             "and step with lr times it (keep lr out of the buffer: a schedule changes lr between steps)."),
     "6.3": ("Adam keeps running averages of the gradient (m) and of its square (v), corrects their start at zero, "

@@ -66,9 +66,18 @@ def _scalar_wrong(got: Any, expected: float, rtol: float, atol: float) -> str:
     return f"came back as {got!r}; expected {expected!r}" + (f". {found.text}" if found.text else "")
 
 
+def _hint(hint: str | dict[str, str], kind: str) -> str:
+    """The check's hint for this kind of failure, if it has one that addresses it. A plain
+    string is for a wrong answer (its type, shape or values); a dict names the kinds its
+    hints address: "raised" (your code raised), "type", "shape", "values", "dtype"."""
+    if isinstance(hint, dict):
+        return hint.get(kind, "")
+    return hint if kind in ("type", "shape", "values") else ""
+
+
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
-         dtype: Any = None, hint: str = "", swapped: Any = None, inputs: Sequence[np.ndarray] = (),
-         moved_from: Any = None, known: tuple[str, dict] | None = None) -> None:
+         dtype: Any = None, hint: str | dict[str, str] = "", swapped: Any = None, inputs: Sequence[np.ndarray] = (),
+         moved_from: Any = None, known: tuple[str, dict] | None = None, full: tuple | None = None) -> None:
     """``got`` must equal ``expected``: the same type (a tuple, a float, an array), for an
     array the same shape, dtype (``dtype``, or ``expected``'s) and values (to atol, rtol).
     ``swapped`` and ``inputs`` help name a pattern (``diagnose.value_pattern``); with
@@ -76,19 +85,21 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     ``known``, the check's site and case (its inputs, by the names the library's site
     uses), names a known mistake when ``got`` is what it computes there. ``got`` may be the
     exception your code raised (named if a known mistake raises it; else shown with the call,
-    the case, your line and ``hint``), and
-    ``expected`` an exception class (the call should raise it: then ``got`` is what it gave)."""
+    the case, your line and ``hint``'s "raised" one), and
+    ``expected`` an exception class (the call should raise it: then ``got`` is what it gave).
+    ``hint`` is shown only for the kind of failure it addresses (``_hint``); ``full``, the
+    shape of what was to be summed (an upstream gradient's), tells an answer not summed at all."""
     __tracebackhide__ = True
     if isinstance(got, BaseException):  # your error, caught by the check: named if a known mistake raises it
         if isinstance(expected, type) and isinstance(got, expected):
             return  # it raised, as it should
         found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
         if not found:
-            raise raised(got, call, case, hint) from None
+            raise raised(got, call, case, _hint(hint, "raised")) from None
         raise raised(got, call, case, f"{found['message']}. Fix: {found['fix']}", found["name"]) from None
     try:
         _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
-              moved_from=moved_from)
+              moved_from=moved_from, full=full)
     except CheckFailed:
         found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
         if not found:
@@ -101,36 +112,36 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
 
 
-def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: float, dtype: Any, hint: str,
-          swapped: Any, inputs: Sequence[np.ndarray], moved_from: Any) -> None:
+def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: float, dtype: Any,
+          hint: str | dict[str, str], swapped: Any, inputs: Sequence[np.ndarray], moved_from: Any, full: tuple | None) -> None:
     __tracebackhide__ = True
     if isinstance(expected, type) and issubclass(expected, BaseException):  # the call should have raised
-        fail(call, case, f"came back as {got!r}; expected a {expected.__name__}", hint=hint)
+        fail(call, case, f"came back as {got!r}; expected a {expected.__name__}", hint=_hint(hint, "values"))
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
         if type(got) is not type(expected) or got != expected:
             more = f" ({type(got).__name__}, not {type(expected).__name__})" if type(got) is not type(expected) else ""
-            fail(call, case, f"came back as {got!r}{more}; expected {expected!r}", hint=hint)
+            fail(call, case, f"came back as {got!r}{more}; expected {expected!r}", hint=_hint(hint, "type" if more else "values"))
         return
     if isinstance(expected, float):
         if not isinstance(got, float) or not np.isclose(got, expected, rtol=rtol, atol=atol):
-            fail(call, case, _scalar_wrong(got, expected, rtol, atol), hint=hint)
+            fail(call, case, _scalar_wrong(got, expected, rtol, atol), hint=_hint(hint, "values" if isinstance(got, float) else "type"))
         return
     expected = np.asarray(expected)
     want = np.dtype(dtype) if dtype is not None else expected.dtype
     if got is None:
-        fail(call, case, f"came back as None; expected an array of shape {expected.shape}", hint=hint)
+        fail(call, case, f"came back as None; expected an array of shape {expected.shape}", hint=_hint(hint, "type"))
     if isinstance(got, np.generic) and not expected.shape:
         got = np.asarray(got)  # a NumPy scalar is a 0-d array to NumPy
     if not isinstance(got, np.ndarray):
         fail(call, case, f"came back as {_kind(got)}; expected an array of shape {expected.shape} ({want}): "
-             "np.asarray(...) makes one (a Python number forgets the dtype)", got, expected, hint)
+             "np.asarray(...) makes one (a Python number forgets the dtype)", got, expected, _hint(hint, "type"))
     if got.shape != expected.shape:
         extra = diagnose.shape_pattern(got.shape, expected.shape, got if got.dtype.kind in "fiub" else None, expected,
-                                       rtol=rtol, atol=atol).text
+                                       rtol=rtol, atol=atol, full=full).text
         fail(call, case, f"came back with shape {got.shape}; expected shape {expected.shape}"
-             + (f". {extra}" if extra else ""), got, expected, hint)
+             + (f". {extra}" if extra else ""), got, expected, _hint(hint, "shape"))
     if got.dtype.kind not in "fiub":
-        fail(call, case, f"came back with dtype {got.dtype}; expected numbers ({want})", got, expected, hint)
+        fail(call, case, f"came back with dtype {got.dtype}; expected numbers ({want})", got, expected, _hint(hint, "type"))
     right = np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
     if not right:
         known = {"swapped": None if swapped is None else np.asarray(swapped), "inputs": inputs}
@@ -143,19 +154,20 @@ def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: f
             from .heatmaps import show_after_cell
             show_after_cell(got, expected, f"{call}{f' with {case}' if case else ''}")
         fail(call, case, f"came back with wrong values. {pattern + ' ' if pattern else ''}The largest difference: "
-             f"{where}", got, expected, hint)
+             f"{where}", got, expected, _hint(hint, "values"))
     if got.dtype != want and want.kind == "f":
         fail(call, case, f"came back as {got.dtype}; expected {want} (the input's dtype): a float64 constant or array "
-             "crept in (dtype drift)", hint=hint)
+             "crept in (dtype drift)", hint=_hint(hint, "dtype"))
 
 
-def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs: Sequence[np.ndarray]) -> str:
+def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs: Sequence[np.ndarray],
+             full: tuple) -> str:
     """The diagnosis's own words for a wrong gradient, when a pattern fits (after a known mistake's)."""
     floats = [np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"]
     if got.shape == want.shape:
         found = diagnose.value_pattern(got, want, rtol=rtol, atol=atol, inputs=floats)
         return f".{' ' + found.text if found.text else ''} The largest difference: {found.where}"
-    text = diagnose.shape_pattern(got.shape, want.shape, got, want, rtol=rtol, atol=atol).text
+    text = diagnose.shape_pattern(got.shape, want.shape, got, want, rtol=rtol, atol=atol, full=full).text
     return f". {text}" if text else ""
 
 
@@ -168,7 +180,7 @@ def _describe(inputs: Sequence[np.ndarray], params: dict) -> str:
 
 def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, expected: Sequence | None = None, *,
                    reference: Callable | None = None, params: dict | None = None, case: str = "",
-                   needs: Sequence[bool] | None = None, atol: float = 1e-6, hint: str = "") -> list:
+                   needs: Sequence[bool] | None = None, atol: float = 1e-6, hint: str | dict[str, str] = "") -> list:
     """``op.forward(ctx, *inputs, **params)``, then ``op.backward(ctx, upstream)``: each
     gradient must equal ``expected`` (or, with ``reference``, central differences of that
     NumPy function), in the input's shape and dtype; the upstream gradient and the inputs
@@ -182,7 +194,7 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     try:
         out = op.forward(ctx, *inputs, **params)
     except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
-        raise raised(error, f"{op.__name__}.forward", what, hint) from None
+        raise raised(error, f"{op.__name__}.forward", what, _hint(hint, "raised")) from None
     if upstream is None:
         upstream = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.asarray(out).dtype)
     given = np.array(upstream, copy=True)
@@ -193,7 +205,7 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         named = known_mistakes.raising(known, error)
         if named:
             raise raised(error, name, what, f"{named['message']}. Fix: {named['fix']}", named["name"]) from None
-        raise raised(error, name, what, hint) from None
+        raise raised(error, name, what, _hint(hint, "raised")) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
              "which the engine takes for one gradient; return tuple(g for ...) or a list")
@@ -221,10 +233,11 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
                 f"came back with shape {np.shape(got)}, not {np.shape(want)}"
             fail(name, f"{what}: the gradient for input {i}",
                  f"{wrong}: {found['message']} (known mistake: {found['name']})"
-                 + _pattern(got, np.asarray(want), max(1e-5, loose), max(atol, loose), inputs), got, np.asarray(want),
+                 + _pattern(got, np.asarray(want), max(1e-5, loose), max(atol, loose), inputs, np.shape(upstream)), got,
+                 np.asarray(want),
                  f"Fix: {found['fix']}")
         others = [w for j, w in enumerate(expected) if j != i and w is not None and np.shape(w) == np.shape(want)]
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
              dtype=dtype if dtype.kind == "f" else None, hint=hint, swapped=others[0] if len(others) == 1 else None,
-             inputs=[np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"])
+             inputs=[np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"], full=np.shape(upstream))
     return grads

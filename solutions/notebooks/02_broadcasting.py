@@ -77,7 +77,7 @@ with checking("2.1"):
         except ValueError as error:  # your error: named below if a known mistake raises it here
             got = error
         same(got, expected, f"broadcast_shapes{shapes}", known=("broadcast shapes", {"shapes": list(shapes)}),
-             hint="A shape is a tuple, as np.broadcast_shapes gives: (4, 3) == [4, 3] is False.")
+             hint={"type": "A shape is a tuple, as np.broadcast_shapes gives: (4, 3) == [4, 3] is False."})
     for shapes in [((3,), (3,), (4,)), ((2, 3), (4,))]:
         try:
             got = mt.broadcast_shapes(*shapes)

@@ -61,7 +61,8 @@ with checking("4.1"):
             ("BroadcastTo", column, dict(shape=(2, 3, 5)), lambda v: np.broadcast_to(v, (2, 3, 5))),
             ("Squeeze", x.reshape(2, 1, 12, 1), dict(axis=1), lambda v: v.squeeze(1)),
             ("Unsqueeze", column, dict(axis=0), lambda v: np.expand_dims(v, 0))]:
-        check_backward(getattr(ops_shape, name), [at], params=params, reference=with_numpy)
+        for dtype in (np.float64, np.float32):  # float32 in, float32 gradient out
+            check_backward(getattr(ops_shape, name), [at.astype(dtype)], params=params, reference=with_numpy)
     g = rng.standard_normal((6, 4)).T  # a gradient that came back through a transpose: column by column in memory
     check_backward(ops_shape.Reshape, [x], g, [g.reshape(2, 3, 4)], params=dict(shape=(4, 6)),
                    case="an upstream gradient laid out column by column (a transposed array)",
@@ -146,7 +147,9 @@ with checking("4.3"):
             (Cat, np.concatenate, [rng.standard_normal((1, 3)), rng.standard_normal((2, 3))], -2),
             (Stack, np.stack, [rng.standard_normal(3), rng.standard_normal(3)], 1),
             (Stack, np.stack, [rng.standard_normal((2, 2)) for _ in range(3)], 0)]:
-        check_backward(op, arrays, params=dict(axis=axis), reference=lambda *parts: with_numpy(parts, axis=axis))
+        for dtype in (np.float64, np.float32):  # float32 in, float32 gradients out
+            check_backward(op, [a.astype(dtype) for a in arrays], params=dict(axis=axis),
+                           reference=lambda *parts: with_numpy(parts, axis=axis))
     print("Task 4.3 passes the visible checks")
 
 # %% [markdown]

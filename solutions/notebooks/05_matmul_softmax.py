@@ -90,6 +90,8 @@ with checking("5.1"):
     for a, b in cases:
         check_backward(MatMul, [a, b], rng.standard_normal(np.matmul(a, b).shape), reference=np.matmul,
                        case="a transposed view for b" if not b.flags.c_contiguous else "")
+    for a, b in cases[:2]:  # float32 in, float32 gradients out
+        check_backward(MatMul, [a.astype(np.float32), b.astype(np.float32)], reference=np.matmul)
     print("Task 5.1 passes the visible checks")
 
 # %% [markdown]
@@ -219,6 +221,8 @@ with checking("5.3"):
             ("Softmax", dict(axis=-1), lambda v: np.exp(v - lse(v, -1, True))),
             ("Softmax", dict(axis=0), lambda v: np.exp(v - lse(v, 0, True)))]:
         check_backward(getattr(ops_softmax, name), [x], params=params, reference=with_numpy)
+        if params == dict(axis=-1) or name == "LogSoftmax":  # one float32 case each: float32 in, float32 gradient out
+            check_backward(getattr(ops_softmax, name), [x.astype(np.float32)], params=params, reference=with_numpy)
     extreme = np.array([[-1000.0, -1001.0, -1003.0], [1000.0, 999.0, 990.0], [0.5, -1000.0, 2.0]])  # exps over- and underflow
     softmax = np.exp(extreme - extreme.max(1, keepdims=True))
     softmax /= softmax.sum(1, keepdims=True)

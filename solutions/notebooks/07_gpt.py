@@ -126,9 +126,11 @@ with checking("7.1"):
         centred = x - x.mean(axis=-1, keepdims=True)
         return centred / np.sqrt((centred ** 2).mean(axis=-1, keepdims=True) + 1e-5) * w + b
 
-    check_backward(LayerNorm, [check_x.data, check_w.data, check_b.data], reference=layer_norm_numpy,
-                   hint="The weight and bias gradients sum over every axis but the last; x's goes through the mean "
-                        "and the variance too.")
+    for dtype in (np.float64, np.float32):  # float32 in, float32 gradients out
+        check_backward(LayerNorm, [a.astype(dtype) for a in (check_x.data, check_w.data, check_b.data)],
+                       reference=layer_norm_numpy,
+                       hint="The weight and bias gradients sum over every axis but the last; x's goes through the mean "
+                            "and the variance too.")
     mt.gradcheck(lambda x, w, b: mt.layer_norm(x, w, b), [check_x, check_w, check_b])  # raises, naming input and element
     print("Task 7.1 passes the visible checks (the gradients of x, weight and bias)")
 
@@ -282,6 +284,18 @@ with checking("7.3"):
     check_set(check_block, {"down.weight": np.zeros((16, 64)), "down.bias": np.zeros(16)})  # both branches output 0
     same(check_block(mt.Tensor(check_x)).data, check_x, "nn.Block(16, 2)(x)", "both branches set to output 0",
          hint="A Block passes x through: x + attn(ln1(x)), then x + mlp(ln2(x)).")
+    block_weights.update({"down.weight": np.zeros((16, 64)), "down.bias": np.zeros(16), "ln1.weight": np.linspace(1.5, 0.5, 16),
+                          "ln1.bias": np.linspace(0.3, -0.3, 16)})  # ln1 of its own, unlike ln2's
+    block_weights.update({f"attn.{layer}.weight": np.zeros((16, 16)) if layer == "key" else np.eye(16)
+                          for layer in ("query", "value", "proj", "key")})  # every score 0: a running mean of ln1(x)
+    check_set(check_block, block_weights)
+    check_n = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln1
+    check_n = check_n * block_weights["ln1.weight"] + block_weights["ln1.bias"]
+    same(check_block(mt.Tensor(check_x)).data, check_x + np.cumsum(check_n, axis=1) / np.arange(1, 5)[:, None],
+         "nn.Block(16, 2)(x)", "the MLP set to output 0, attention's key = 0 (every score 0), query = value = proj = "
+         "identity: x plus the mean of ln1(x) up to each position", known=("block", {"x": check_x, "weights": block_weights,
+                                                                                     "heads": 2}),
+         hint="The attention branch reads ln1(x), ln1 with its own weights: x + attn(ln1(x)).")
     gpt_weights = {"token.weight": check_rng.standard_normal((27, 16)), "position.weight": check_rng.standard_normal((8, 16)),
                    "ln_f.weight": 1 + 0.1 * check_rng.standard_normal(16), "ln_f.bias": 0.1 * check_rng.standard_normal(16),
                    "head.weight": check_rng.standard_normal((27, 16)) / 4, "head.bias": 0.1 * check_rng.standard_normal(27)}
@@ -332,8 +346,10 @@ with checking("7.4"):
         check_greedy = error
     same(check_greedy, check_logits.argmax(axis=-1),
          "language.sample_next(logits, 0, rng)", "3 rows of 4 logits, temperature 0", known=("greedy", {"logits": check_logits}),
-         hint="At temperature 0 take each row's most likely token: its argmax, no draw (dividing by 0 gives inf and "
-              "NaN probabilities).")
+         hint={"raised": "At temperature 0 take each row's most likely token, with no draw: dividing by 0 gives inf "
+                         "and NaN probabilities.",
+               "values": "At temperature 0 take each row's most likely token: the position of its largest logit (argmax), "
+                         "no draw."})
     for t in (0.5, 2.0):
         drawn = language.sample_next(np.tile(check_logits[0], (4000, 1)), t, np.random.default_rng(0))
         p = np.exp(check_logits[0] / t) / np.exp(check_logits[0] / t).sum()
@@ -341,6 +357,15 @@ with checking("7.4"):
              f"how often language.sample_next(logits, {t}, rng) draws each token", "4000 rows of the logits [2, 0.5, -1, 1]",
              atol=0.03, rtol=0, known=("temperature", {"logits": check_logits[0], "temperature": t}),
              hint="Divide the logits by the temperature before the softmax, then draw each row's token with rng.")
+    check_rows = np.tile(check_logits[:2], (500, 1))  # rows 0, 2, 4...: the first logits; rows 1, 3, 5...: the second
+    drawn = np.asarray(language.sample_next(check_rows, 0.5, np.random.default_rng(1)), dtype=np.int64)
+    for r in (0, 1):
+        p = np.exp(check_logits[r] / 0.5) / np.exp(check_logits[r] / 0.5).sum()
+        same(np.bincount(drawn[r::2], minlength=4) / 500, p,
+             f"how often language.sample_next(logits, 0.5, rng) draws each token in rows {r}, {r + 2}, {r + 4}...",
+             "1000 rows alternating the logits [2, 0.5, -1, 1] and [0, 0.5, -1, 1.5]", atol=0.1, rtol=0,
+             hint="Draw each row from its own probabilities (rng.choice with p set to that row's softmax), not all "
+                  "from one row's.")
     check_vocab = language.vocabulary(datasets.names())
     check_stream = language.encode(datasets.names()[:2000], check_vocab)
     mt.manual_seed(0)

@@ -1,18 +1,14 @@
-"""The copying check's test class: six honest hand-ins (tests/grader/similarity_styles.py,
-each region written in the learner's own style, applied onto the released stubs) and two
-planted copies, each disguised the way a copier would: every name they chose renamed,
-independent statements swapped, the code laid out anew and the comments changed. One copies
-an honest learner (``verbose``), one the reference solution."""
+"""The reference's region bodies, and the first of the disguises the copying check's test
+class uses (tests/grader/similarity_disguises.py builds the class): every name a copier
+chose renamed, independent statements swapped, the code laid out anew and the comments
+changed."""
 
 from __future__ import annotations
 
 import ast
 import pathlib
 import re
-import shutil
 import textwrap
-
-from similarity_styles import STYLES
 
 from grader.release.regions import BEGIN, END, LABEL
 
@@ -41,25 +37,6 @@ def reference_bodies() -> dict[str, str]:
                 assert label
                 bodies[key(label.group(1))] = textwrap.dedent("\n".join(lines[i + 1:end]))
     return bodies
-
-
-def build(bodies: dict[str, str], into: pathlib.Path) -> pathlib.Path:
-    """A hand-in: the released package with each stub's ``raise`` replaced by its body."""
-    package = into / "minitorch"
-    shutil.copytree(ROOT / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
-    used = set()
-    for path in package.rglob("*.py"):
-        lines = path.read_text().splitlines(keepends=True)
-        for i, line in enumerate(lines):
-            stub = STUB.match(line)
-            if stub:
-                name = key("Task 0.0: " + stub["label"].replace('\\"', '"'))
-                body = textwrap.dedent(bodies[name]).strip("\n")
-                lines[i] = "".join(stub["indent"] + row + "\n" if row.strip() else "\n" for row in body.splitlines())
-                used.add(name)
-        path.write_text("".join(lines))
-    assert used == set(bodies), f"bodies for no region: {sorted(set(bodies) - used)}"
-    return into
 
 
 def disguise(bodies: dict[str, str]) -> dict[str, str]:
@@ -114,17 +91,3 @@ def _independent(first: ast.stmt, second: ast.stmt) -> bool:
     def read(s):
         return {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     return not (written(first) & (read(second) | written(second)) or written(second) & read(first))
-
-
-def make_class(folder: pathlib.Path) -> dict[str, str]:
-    """The class in ``folder`` (one folder per learner); what each hand-in is."""
-    folder.mkdir(parents=True, exist_ok=True)
-    what = {}
-    for style, bodies in STYLES.items():
-        build(bodies, folder / style)
-        what[style] = "honest"
-    build(disguise(STYLES["verbose"]), folder / "copier-of-verbose")
-    what["copier-of-verbose"] = "copies verbose"
-    build(disguise(reference_bodies()), folder / "copier-of-reference")
-    what["copier-of-reference"] = "copies the reference"
-    return what

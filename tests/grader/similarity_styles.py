@@ -1,6 +1,6 @@
 """Six honest learners, each writing every region of the course in a style of their own, as
 learners who never saw each other's work (or the reference) would: the copying check's test
-class (tests/grader/similarity_class.py applies them onto the released stubs). Where a task
+class (tests/grader/similarity_disguises.py applies them onto the released stubs). Where a task
 leaves one natural way to write it (``return grad * out``), several of them write it alike,
 as real learners do. Keys are the regions' labels, less "Task X.Y: " and any "(...)"."""
 

@@ -78,6 +78,7 @@ def follow(copy: pathlib.Path, text: str, edit: dict[str, str] | None = None) ->
                 files["by make release" if line == "make release" else "by the tools"] |= commit(copy)
             continue
         path = copy / (step["append"] or step["todo"] or step["file"])
+        path.parent.mkdir(parents=True, exist_ok=True)   # a file appended to may be new, in a folder not made yet
         source = path.read_text() if path.exists() or not step["append"] else ""   # a file appended to may be new
         if step["append"]:
             source = source.rstrip("\n") + "\n" + step["appended"] if source else step["appended"]
@@ -207,15 +208,22 @@ def test_every_recipe_together_keeps_the_course_green(tmp_path):
 def test_checking_for_copying(tmp_path):
     copy = make_copy(tmp_path)
     files = follow(copy, recipe("Checking for copying"))
-    assert files["by hand"] == set() and {"try-class/ana.zip", "try-class/ben.zip"} <= files["by the tools"]
+    assert files["by hand"] <= {"try-similarity/submitted.csv"}
+    assert {"try-class/ana.zip", "try-class/ben.zip"} <= files["by the tools"]
+    with (copy / "try-similarity" / "similarity-pairs.csv").open() as file:
+        pairs = list(csv.DictReader(file))
+    assert list(pairs[0])[:7] == ["learner_a", "learner_b", "flagged", "score", "shared", "matched_lines", "tasks"]
+    # both match the reference; what they share with each other is the reference's, no evidence between them
+    assert [(p["learner_a"], p["learner_b"], p["flagged"]) for p in pairs] == [
+        ("ana", "solutions/minitorch", "yes"), ("ben", "solutions/minitorch", "yes")]
+    assert pairs[0]["handed_in_a"] == "2026-12-01 09:15:00 UTC" and pairs[1]["handed_in_a"] == "2026-12-01 22:40:00 UTC"
+    assert all(p["score"] == "1.000" and int(p["shared"]) > 1000 for p in pairs)   # copies of the package: all alike
     with (copy / "try-similarity" / "similarity.csv").open() as file:
         rows = list(csv.DictReader(file))
-    assert list(rows[0]) == ["learner_a", "learner_b", "task", "score", "lines"]
-    pairs = {(r["learner_a"], r["learner_b"]) for r in rows}
-    assert pairs == {("ana", "ben"), ("ana", "solutions/minitorch"), ("ben", "solutions/minitorch")}
-    assert all(r["score"] == "1.000" for r in rows)   # three copies of one package, every task alike
+    assert list(rows[0]) == ["learner_a", "learner_b", "task", "score", "lines"] and all(r["score"] == "1.000" for r in rows)
     page = (copy / "try-similarity" / "similarity.html").read_text()
-    assert "2 hand-in(s) match the reference solution" in page and "ana, ben" in page
+    assert "2 hand-in(s) match the reference solution: ana, ben" in page
+    assert "handed in 2026-12-01 09:15:00 UTC (submitted.csv)" in page
     report("checking for copying", files, "-")
 
 
@@ -227,7 +235,8 @@ def test_during_the_term(tmp_path):
     for learner in ("ana", "bo"):
         shutil.copytree(ROOT / "solutions" / "minitorch", work / "submissions" / learner / "minitorch",
                         ignore=shutil.ignore_patterns("__pycache__"))
-    (work / "roster.csv").write_text("learner,name,email\nana,Ana,ana@x\nbo,Bo,bo@x\ncy,Cy,cy@x\n")
+    blackboard = recipe("For Blackboard Learn")   # its roster, as the guide gives it
+    (work / "roster.csv").write_text(blackboard[blackboard.index("```csv\n") + 7:blackboard.index("```\n\nGrade")])
     (work / ".gitignore").write_text("grades/\n")   # the output folder: not the course's source
     git(work, "init", "-q")
     commit(work)
@@ -238,6 +247,11 @@ def test_during_the_term(tmp_path):
 
     follow(work, recipe("Grading the class again"))
     assert rows()["cy"]["row"] == "missing" and (work / "grades" / "hand-ins" / "ana" / "index.json").is_file()
+    with (work / "grades" / "blackboard.csv").open() as file:   # the Blackboard recipe's roster, its upload
+        uploaded = {r["Username"]: r for r in csv.DictReader(file)}
+    assert sorted(uploaded) == ["aalves", "bberg", "cchen"] and uploaded["cchen"]["Student ID"] == "20260003"
+    assert float(next(v for k, v in uploaded["aalves"].items() if k.startswith("minitorch [Total Pts:"))) == \
+        float(rows()["ana"]["final"]) > 0
     follow(work, recipe("Hand-in times"))       # read by the next run
     follow(work, recipe("Extensions"))
     assert rows()["bo"]["late_days"] == "0" and "illness" in (work / "grades" / "feedback" / "bo.html").read_text()
@@ -247,6 +261,66 @@ def test_during_the_term(tmp_path):
     follow(work, recipe("Regrading one learner"))
     assert {k: v for k, v in rows().items() if k != "ana"} == before and rows()["ana"]["task2.2"] == "3"
     assert log.rebuild(work / "grades") == {k: {f: v[f] for f in log.FIELDS} for k, v in rows().items()}
+
+
+def test_from_your_lms(tmp_path):
+    """The guide's Canvas and Moodle recipes, word for word, on downloads made as the LMSs
+    make them (``lms_downloads.py``): every file is its learner's, a file of nobody in the
+    roster is refused with the nearest names, lateness comes from the LMS's times (Moodle's
+    read in the course's zone), and the exports are the LMSs' import formats. One hand-in
+    is graded in each, the others cost no grading."""
+    from lms_downloads import canvas_gradebook, moodle_worksheet, reference_zip, write_zip
+    handin = reference_zip()
+
+    def folder(name: str) -> pathlib.Path:
+        (tmp_path / name).mkdir()
+        git(tmp_path / name, "init", "-q")
+        return tmp_path / name
+
+    def graded(out: pathlib.Path) -> dict[str, dict[str, str]]:
+        with (out / "grades.csv").open() as file:
+            return {r["learner"]: r for r in csv.DictReader(file)}
+
+    work = folder("canvas")
+    canvas_gradebook(work / "gradebook.csv", [("Pereira, Ana", "10001", "S1", "apereira"),
+                                              ("O'Neil-Chen, Cy", "10003", "S3", "cchen")])
+    write_zip(work / "submissions.zip", {"pereiraana_LATE_10001_4502_minitorch-1.zip": handin,
+                                         "pereiranna_10077_4505_minitorch.zip": handin})   # not in the course
+    follow(work, recipe("From Canvas"))
+    rows, out = graded(work / "canvas-grades"), work / "canvas-grades"
+    total = float(rows[""]["total"])
+    assert (rows["apereira"]["late_days"], rows["apereira"]["penalty_percent"]) == ("1", "10")
+    assert float(rows["apereira"]["final"]) == pytest.approx(total * 0.9, abs=0.01)
+    assert rows["cchen"]["row"] == "missing" and "Student, Test" not in str(rows)
+    refused = rows["pereiranna_10077_4505_minitorch.zip"]
+    assert refused["row"] == "refused" and "nearest names: 'Pereira, Ana'" in refused["problems"]
+    assert "Canvas marked this submission late" in (out / "feedback" / "apereira.html").read_text()
+    with (out / "canvas.csv").open() as file:
+        canvas = list(csv.reader(file))
+    assert canvas[:2] == [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "minitorch (88002)"],
+                          ["Points Possible", "", "", "", "", "100"]]   # the assignment's own, as the export gave
+    assert {r[0]: (r[1], float(r[5])) for r in canvas[2:]} == {"Pereira, Ana": ("10001", pytest.approx(100 * 0.9, abs=0.01)),
+                                                               "O'Neil-Chen, Cy": ("10003", 0.0)}
+
+    work = folder("moodle")
+    moodle_worksheet(work / "worksheet.csv", [
+        # 23 h 31 min after the deadline in Paris time (1 day late); read as UTC it would be 24 h 31 min (2 days)
+        ("5501", "Ana Pereira", "ana@uni.example", "Wednesday, 2 December 2026, 11:30 PM"),
+        ("5503", "Cy Chen", "cy@uni.example", "-")])
+    write_zip(work / "submissions.zip", {"Ana Pereira_5501_assignsubmission_file_/minitorch.zip": handin,
+                                         "Zed Pereira_5509_assignsubmission_file_/minitorch.zip": handin})
+    follow(work, recipe("From Moodle"))
+    rows, out = graded(work / "moodle-grades"), work / "moodle-grades"
+    assert (rows["ana@uni.example"]["late_days"], rows["ana@uni.example"]["penalty_percent"]) == ("1", "10")
+    assert rows["cy@uni.example"]["row"] == "missing"
+    assert "nearest names: 'Ana Pereira'" in rows["Zed Pereira_5509_assignsubmission_file_/minitorch.zip"]["problems"]
+    with (out / "moodle-worksheet.csv").open() as file:
+        sheet = {r["Identifier"]: r for r in csv.DictReader(file)}
+    assert list(sheet) == ["Participant 5501", "Participant 5503"]
+    assert float(sheet["Participant 5501"]["Grade"]) == pytest.approx(100 * 0.9, abs=0.01)   # of its maximum, 100.00
+    assert sheet["Participant 5501"]["Last modified (grade)"] == "-" and sheet["Participant 5503"]["Grade"] == ""
+    assert "less 10% for 1 day late" in sheet["Participant 5501"]["Feedback comments"]
+    assert not (out / "canvas.csv").exists()
 
 
 def test_taking_a_kit_update(tmp_path):

@@ -11,10 +11,9 @@ import pathlib
 import shutil
 import subprocess
 
-from conftest import ROOT
-
 from grader.release import guard
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHECK = "grader/checks/stage1.py"
 LIBRARY = "grader/checks/mistakes/stage4.py"   # the kit's hint
 OURS = "grader/checks/mistakes/stage2.py"      # the course's own words

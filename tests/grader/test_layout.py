@@ -83,7 +83,7 @@ MAY_IMPORT = {
     "release": set(),
     "course_edit": {"release"},
     "pipeline": {"gradebook"},
-    "similarity": VALUES | {"intake", "release", "outputs"},
+    "similarity": VALUES | {"intake", "release", "outputs", "term"},
 }
 
 

@@ -1,68 +1,87 @@
 """The copying check (``python -m grader similarity``; grader/similarity/): what it reads of a
-task, that a disguise does not hide a copy, its precision on a class of honest hand-ins
-written in six styles with two planted copies, and its files: exact columns, escaped code,
-hostile hand-ins named rather than crashing it."""
+package, that no disguise hides a copy, its verdicts on a class built as real classes are
+(tests/grader/similarity_disguises.py: honest learners in six styles, some writing easy
+tasks as the reference does, some in helpers of their own; disguised copies of a classmate
+and of the reference), the same in every part of that class, and its files: exact columns,
+times, escaped code, hostile hand-ins named rather than crashing it."""
 
 import ast
 import csv
+import datetime as dt
+import itertools
 import pathlib
 import shutil
 import zipfile
 
 import pytest
 from conftest import ROOT
-from similarity_class import disguise, make_class, reference_bodies
+from similarity_class import disguise, reference_bodies
+from similarity_disguises import COPIES, make_class
 
 from grader.commands import similarity as command
-from grader.similarity.code import function_lines, text_lines
-from grader.similarity.compare import REFERENCE, compare_class
+from grader.similarity import normal
+from grader.similarity.code import text_lines
+from grader.similarity.compare import PAIR_FLAG, REFERENCE, compare_class
 from grader.similarity.read import read_class, read_reference, shape
 
-HONEST = """
+HONEST_CODE = """
 def backward(ctx, grad):
     '''The gradient.'''
     a, b = ctx.saved
     # scale by the other input
     left = grad * b
     right = grad * a
-    return unbroadcast(left, a.shape), unbroadcast(right, b.shape)
+    rows = []
+    for row in right:
+        if row is not None:
+            rows.append(row * 2)
+    return unbroadcast(left, a.shape), unbroadcast(rows, b.shape)
 """
-DISGUISED = """
+DISGUISED_CODE = """
 def backward(ctx, grad):
+    unused = 3
     a, b = ctx.saved
-    second = (grad
-              * a)   # was: right
     first = grad*b
-    return unbroadcast(first, a.shape), unbroadcast(second, b.shape)
+    second = [r * 2 for r in (grad
+              * a) if r is not None]   # was: right
+    result = unbroadcast(first, a.shape), unbroadcast(second, b.shape)
+    return result
+    print("never")
 """
 
 
-def lines(source: str) -> list[str]:
-    functions = {node.name: node for node in ast.parse(source).body}
-    return [line[0] for line in function_lines(functions, source.splitlines(), "backward", "f.py")[0]]
+def tokens(source: str) -> list[str]:
+    node = ast.parse(source).body[0]
+    canon = normal.canonical(node)
+    out: list = []
+    for stmt in canon.body:
+        normal.tokens(stmt, normal.bound_names(canon), stmt.lineno, "f.py", out)
+    return [t[0] for t in out]
 
 
-def test_names_layout_comments_and_docstrings_do_not_change_what_is_compared():
-    honest, disguised = lines(HONEST), lines(DISGUISED)
-    assert honest[0] == "v, v = v.saved" and "'''" not in "".join(honest) and "#" not in "".join(honest)
-    assert honest == disguised   # renamed, reordered, laid out anew, commented otherwise: the same lines
+def test_names_loops_dead_code_layout_and_comments_do_not_change_what_is_compared():
+    honest, disguised = tokens(HONEST_CODE), tokens(DISGUISED_CODE)
+    assert "unbroadcast" in honest and ".shape" in honest and "right" not in honest and "ListComp" in honest
+    assert len(honest) > 30 and len(set(honest) - {"v"}) > 10
+    # renamed, a loop as a comprehension, a local returned, dead code before and after: the right
+    # product computed inside the comprehension is the one difference left
+    assert honest[:8] == disguised[:8] and honest[-12:] == disguised[-12:]
 
 
 def test_a_file_that_does_not_parse_is_read_as_text_less_its_comments():
     source = "class Mul:\n    def backward(ctx, grad):\n        return grad * b  # mine\n        )(\n\nx = 1\n"
     found, shown = text_lines(source.splitlines(), "Mul.backward", "f.py")
-    assert [line[0] for line in found] == ["return grad * b", ")("] and shown[0] == (2, "    def backward(ctx, grad):")
+    assert [t[0] for t in found] == ["return", "grad", "*", "b", ")", "("] and shown[0] == (2, "    def backward(ctx, grad):")
     assert text_lines(source.splitlines(), "Mul.forward", "f.py") is None
 
 
-def test_only_the_learners_lines_are_compared_never_the_released_stubs():
-    reference = read_reference()
-    units, given = shape()
+def test_only_the_learners_code_is_compared_never_the_released_stubs():
+    reference, known = read_reference(), shape()
     from grader.tasks import TASKS
-    assert {u.task for u in units} == set(reference) == set(TASKS)   # every task has functions to compare
-    assert all("NotImplementedError" in "".join(given[task]) for task in given)
-    topological = "\n".join(line[0] for line in reference["1.3"].lines)
-    assert "while v:" in topological and "def " not in topological and "Every node" not in topological
+    assert {u.task for u in known.units} == set(TASKS) <= set(reference.codes)   # every task has code to compare
+    assert len(known.base) > 1000 and not known.base & reference.prints.keys()
+    shown = "".join(text for _, text in reference.codes["1.3"].shown["autodiff.py: topological_order"])
+    assert "while " in shown and "def topological_order" in shown
 
 
 @pytest.fixture(scope="module")
@@ -73,31 +92,93 @@ def test_class(tmp_path_factory):
     found, refused = find_learners(folder)
     assert not refused
     read = read_class(found, jobs=2)
-    return what, read.codes, read.notes, compare_class(read.codes, read.prints)
+    return what, read, found
 
 
-@pytest.mark.slow
-def test_the_planted_copies_rank_above_every_honest_pair(test_class):
-    what, codes, notes, pairs = test_class
-    assert not notes and set(codes) == set(what) | {REFERENCE} and all(len(c) == 25 for c in codes.values())
-    planted = {frozenset(("copier-of-verbose", "verbose")), frozenset(("copier-of-reference", REFERENCE))}
+def compared(read, names, detailed=1000):
+    codes = {k: v for k, v in read.codes.items() if k in names or k == REFERENCE}
+    return compare_class(codes, {k: read.prints[k] for k in codes}, detailed).pairs
+
+
+COPY_PAIRS = {frozenset((copier, REFERENCE if source == "reference" else source)) for copier, source in COPIES.items()}
+
+
+def test_every_disguised_copy_ranks_above_every_honest_pair_and_is_flagged(test_class):
+    what, read, _ = test_class
+    assert not read.notes and set(read.codes) == set(what) | {REFERENCE}
+    pairs = compared(read, set(what))
     print("\nThe test class, ranked:")
     for rank, pair in enumerate(pairs, 1):
-        kind = "planted" if frozenset((pair.a, pair.b)) in planted else "honest" if not {pair.a, pair.b} & {
-            "copier-of-verbose", "copier-of-reference"} else "a copier and another"
-        print(f"{rank:3d}. {pair.score:.3f}  {pair.a:20} {pair.b:20} {kind}{'  (matches the reference)' * pair.flagged}")
-    honest = [p.score for p in pairs if not {p.a, p.b} & {"copier-of-verbose", "copier-of-reference"}]
-    assert len(honest) == 21 and {frozenset((p.a, p.b)) for p in pairs[:2]} == planted
-    assert min(p.score for p in pairs[:2]) > max(honest) + 0.3
-    assert [p.b if p.a == REFERENCE else p.a for p in pairs if p.flagged] == ["copier-of-reference"]
+        kind = "copy" if frozenset((pair.a, pair.b)) in COPY_PAIRS else "honest" if not {pair.a, pair.b} & set(
+            COPIES) else "a copier and another"
+        print(f"{rank:3d}. {pair.amount:5d} {pair.uncommon:5d} {pair.score:.2f}  {pair.a:20} {pair.b:20} {kind}"
+              f"{'  FLAGGED' * pair.flagged}")
+    ranked = [frozenset((p.a, p.b)) for p in pairs]
+    honest = [p for p in pairs if not {p.a, p.b} & set(COPIES)]
+    top = pairs[:len(COPY_PAIRS)]
+    assert len(honest) >= 15 and {frozenset((p.a, p.b)) for p in top} == COPY_PAIRS
+    assert all(p.flagged for p in top) and not any(p.flagged for p in honest)
+    assert min(p.amount for p in top) > 2 * max(p.amount for p in honest)   # far apart, not just apart
+    copy_of_verbose = pairs[ranked.index(frozenset(("copier-of-verbose", "verbose")))]
+    assert len([t for t, n in copy_of_verbose.tasks.items() if n >= 10]) >= 20   # moved into helpers, still every task
 
 
-@pytest.mark.slow
-def test_the_disguise_changed_most_lines_of_the_copies(test_class):
+def test_the_same_pair_gets_the_same_verdict_whoever_else_is_in_the_class(test_class):
+    what, read, _ = test_class
+    names = sorted(what)
+    verdicts: dict[frozenset, set[bool]] = {}
+    parts = [()] + [(n,) for n in names] + list(itertools.combinations(names, 2)) + \
+        list(itertools.combinations(names, 5))[::8] + [tuple(names)]
+    for part in parts:
+        pairs = compared(read, set(part), detailed=0)
+        for pair in pairs:
+            verdicts.setdefault(frozenset((pair.a, pair.b)), set()).add(pair.flagged)
+        for copier in {"copier-of-reference", "mover-of-reference"} & set(part):   # alone, or with 1, 4 or 8 others
+            assert any(p.flagged and p.learner == copier for p in pairs if p.with_reference), part
+    assert all(len(v) == 1 for v in verdicts.values()), {k: v for k, v in verdicts.items() if len(v) > 1}
+    assert {k for k, v in verdicts.items() if True in v} == COPY_PAIRS   # and no honest learner, in any part
+    tutorial = [p for p in compared(read, {"beginner", "defensive"}) if not p.with_reference][0]
+    assert tutorial.tasks.get("1.1", 0) >= 30 and tutorial.amount < PAIR_FLAG   # one short task alike: no evidence
+
+
+def test_the_disguise_changed_most_lines_of_the_copies_and_moved_every_body(test_class):
     bodies = reference_bodies()
     changed = disguise(bodies)
     same = sum(1 for name in bodies for line in changed[name].splitlines() if line.strip() in bodies[name])
     assert same < 0.5 * sum(len(b.splitlines()) for b in bodies.values())
+    what, read, _ = test_class
+    shown = read.codes["copier-of-reference"]["1.3"].shown
+    assert any(": _part" in where for where in shown)   # the task's function calls a helper, inlined
+    assert any(where.startswith("my_helpers.py: _part") for where in read.codes["mover-of-reference"]["1.3"].shown)
+
+
+def test_a_pair_says_who_handed_in_first_and_each_sides_kept_hand_ins(test_class, tmp_path):
+    from grader.similarity.compare import compare_class
+    from grader.similarity.report import write_html
+    from grader.similarity.tables import write_pairs
+    from grader.similarity.when import handed_in
+    from grader.term import kept
+    what, read, found = test_class
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "submitted.csv").write_text("learner,submitted_at\nverbose,2026-11-02T10:00:00+00:00\n"   # zoe: no hand-in
+                                       "copier-of-verbose,2026-11-02T12:30:00+00:00\nzoe,2026-11-03T08:00:00+00:00\n")
+    early = next(f for f in found if f.learner == "verbose")
+    kept.keep(out, early.sid, early.path, dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC), "submitted.csv")
+    times, warnings = handed_in(found, out)
+    assert times["verbose"].source == "submitted.csv" and len(times["verbose"].kept) == 1
+    compared = compare_class(read.codes, read.prints)
+    write_pairs(compared, times, out / "similarity-pairs.csv")
+    with (out / "similarity-pairs.csv").open() as file:
+        row = next(r for r in csv.DictReader(file) if {r["learner_a"], r["learner_b"]} == {"verbose", "copier-of-verbose"})
+    assert row["flagged"] == "yes" and int(row["shared"]) >= PAIR_FLAG and int(row["matched_lines"]) > 100
+    assert {row["handed_in_a"], row["handed_in_b"]} == {"2026-11-02 10:00:00 UTC", "2026-11-02 12:30:00 UTC"}
+    assert row["first"] == "verbose, 2 h 30 min before copier-of-verbose"
+    write_html(compared, read.codes, read.notes, times, out / "similarity.html")
+    page = (out / "similarity.html").read_text()
+    assert "Handed in first: verbose, 2 h 30 min before copier-of-verbose" in page
+    assert "2026-11-01 09:00:00 UTC (submitted.csv)" in page   # verbose's kept hand-in
+    assert "1 pair(s) of learners flagged: copier-of-verbose and verbose" in page
 
 
 def hand_ins(folder: pathlib.Path) -> None:
@@ -126,7 +207,7 @@ def hand_ins(folder: pathlib.Path) -> None:
     (folder / "eve").symlink_to(folder / "ana")
 
 
-def test_the_command_writes_its_two_files_and_names_what_it_could_not_read(tmp_path, capsys):
+def test_the_command_writes_its_files_and_names_what_it_could_not_read(tmp_path, capsys):
     hand_ins(tmp_path / "class")
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "out") == 0
     printed = capsys.readouterr().out
@@ -138,15 +219,24 @@ def test_the_command_writes_its_two_files_and_names_what_it_could_not_read(tmp_p
     assert rows[0] == ["learner_a", "learner_b", "task", "score", "lines"]
     assert all(0 <= float(row[3]) <= 1 for row in rows[1:])
     pairs = {(a, b) for a, b, *_ in rows[1:]}
-    assert {("ana", "bo <b>"), ("ana", REFERENCE), ("bo <b>", REFERENCE)} <= pairs   # cy wrote nothing
-    assert not [p for p in pairs if "cy" in p]
+    # ana and bo are both the reference: each matches it; what they share with each other is the
+    # reference's code, which is no evidence between two learners. cy wrote nothing; fay's code
+    # cannot be parsed and is the released stubs' else
+    assert pairs == {("ana", REFERENCE), ("bo <b>", REFERENCE)}
     unbroadcast = [row for row in rows[1:] if row[:3] == ["ana", REFERENCE, "2.2"]]
-    assert unbroadcast[0][3] == "1.000" and unbroadcast[0][4] == "shapes.py:66-68 | shapes.py:66-68"
+    assert unbroadcast[0][3] == "1.000" and unbroadcast[0][4].endswith("66-68 | shapes.py:61-62,66-68")
+    with (tmp_path / "out" / "similarity-pairs.csv").open() as file:
+        table = list(csv.DictReader(file))
+    assert list(table[0]) == ["learner_a", "learner_b", "flagged", "score", "shared", "matched_lines", "tasks",
+                              "handed_in_a", "handed_in_b", "first"]
+    assert [(r["learner_a"], r["flagged"]) for r in table] == [("ana", "yes"), ("bo <b>", "yes")]
+    assert "2.2(" in table[0]["tasks"] and "2.2(" not in table[1]["tasks"]   # bo's shapes.py is read as text
     page = (tmp_path / "out" / "similarity.html").read_text()
     assert "<script>" not in page and "&lt;/pre&gt;&lt;script&gt;" in page and "bo &lt;b&gt;" in page
-    assert "cy: no task" in printed
-    assert "fay: minitorch/numerical.py: central_difference is nested too deeply to parse: compared as text" in printed
-    assert "minitorch/shapes.py does not parse" in printed.split("fay:")[1]
+    assert "cy: no task" in printed and "no late penalty" in printed   # copied folders: no time told
+    fay = next(line for line in printed.splitlines() if line.strip().startswith("fay:"))
+    assert "minitorch/numerical.py: central_difference is nested too deeply to parse: compared as text" in fay
+    assert "minitorch/shapes.py does not parse" in fay
 
 
 def test_the_command_refuses_an_output_inside_the_submissions(tmp_path, capsys):

@@ -21,7 +21,6 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT
 
 from grader.commands import autograde
 from grader.lateness import LatePolicy
@@ -30,6 +29,7 @@ from grader.settings import Settings
 from grader.tasks import PARTS, TASKS
 from grader.term import log
 
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEADLINE = "2026-11-20T12:00:00+00:00"
 FEW, MORE = list(TASKS)[:1], list(TASKS)[:2]   # one stage apart: a resubmission records one stage again
 FIRST = list(TASKS)[0]

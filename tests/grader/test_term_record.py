@@ -84,7 +84,7 @@ def test_the_instructors_files_are_read_when_right(tmp_path):
     assert extensions["ana"].deadline == dt.datetime(2026, 11, 23, 0, tzinfo=UTC)
     assert extensions["bo"].deadline == dt.datetime(2026, 12, 1, 9, tzinfo=UTC)
     assert sheets.corrections(tmp_path, LEARNERS) == [sheets.Correction("bo", "2.2", 4.0, "regrade request")]
-    assert sheets.submitted(tmp_path, LEARNERS)["ana"] == dt.datetime(2026, 11, 20, 9, tzinfo=UTC)
+    assert sheets.submitted(tmp_path, LEARNERS)["ana"][0].at == dt.datetime(2026, 11, 20, 9, tzinfo=UTC)
     assert sheets.corrections(tmp_path / "none", LEARNERS) == []   # no file: nothing to apply
 
 

@@ -125,6 +125,21 @@ BUGGY += [
     # ---- a Tensor where a float is due
     ("training loop returns a Tensor", ("training.py", "total += loss.item() * len(batch)",
                                         "total += loss * len(batch)"), "6.4", "loss.item()"),
+    # ---- float32 in, float32 gradients out: each checked by the notebook too (a float64 copy, or a sum in float64)
+    ("transpose backward copies the gradient into float64", ("ops_shape.py",
+        "return grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))])",
+        "return np.array(grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))]), dtype=float)"),
+     "4.1", "dtype drift"),
+    ("cat backward splits a float64 copy", ("ops_index.py", "return tuple(np.split(grad, np.cumsum(ctx.sizes)[:-1], axis=ctx.axis))",
+        "return tuple(np.split(np.asarray(grad, dtype=float), np.cumsum(ctx.sizes)[:-1], axis=ctx.axis))"), "4.3",
+     "dtype drift"),
+    ("softmax backward sums in float64", ("ops_softmax.py",
+        "return out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True))",
+        "return out * (grad - np.sum(grad * out, axis=ctx.axis, keepdims=True, dtype=np.float64))"), "5.3", "dtype drift"),
+    ("matmul backward multiplies in float64", ("ops_linalg.py",
+        "grad_a = unbroadcast(grad2 @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)",
+        "grad_a = unbroadcast(np.matmul(grad2, np.swapaxes(b2, -1, -2), dtype=np.float64), a2.shape).reshape(a.shape)"),
+     "5.1", "dtype drift"),
 ]
 
 ALTERNATIVES += [

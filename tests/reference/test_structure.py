@@ -29,6 +29,7 @@ LAYERS = [
 # hints): its modules may import any engine module, and each other one way only; no engine
 # module imports the room, except that the package's ``__init__`` re-exports two names.
 ROOM = [
+    {"course.importable"},
     {"course", "course.plotting_training", "course.progress", "course.inplace", "course.diagnose",
      "course.heatmaps", "course.hints"},
     {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},

@@ -30,7 +30,7 @@ MISTAKES = [
      "2.1", ["raised ValueError", "your line: minitorch/shapes.py", "from the right", "mt.hint(\"2.1\")"]),
     ("unbroadcast forgets the leading axes", ("shapes.py", "axis=(*range(extra), *stretched), keepdims=True)",
                                               "axis=tuple(stretched), keepdims=True)"), "2.2",
-     ["raised ValueError", "reshape", "your line: minitorch/shapes.py", "shape = (3,)", "Hint 1/3 for Task 2.2"]),
+     ["raised ValueError", "reshape", "your line: minitorch/shapes.py", "shape = (3,)", 'mt.hint("2.2")']),
     ("unbroadcast drops the size-1 axes", ("shapes.py", "axis=(*range(extra), *stretched), keepdims=True).reshape(shape)",
                                            "axis=(*range(extra), *stretched))"), "2.2",
      ["came back with shape (4,), not (4, 1)", "known mistake: size-1 axes dropped", "keepdims=True"]),
@@ -59,7 +59,7 @@ MISTAKES = [
     ("cat splits at every boundary", ("ops_index.py", "np.cumsum(ctx.sizes)[:-1]", "np.cumsum(ctx.sizes)"),
      "4.3", ["returned 4 gradient(s) for 3 input(s)"]),
     ("stack keeps the stacked axis", ("ops_index.py", "np.take(grad, i, axis=ctx.axis)",
-                                      "np.take(grad, [i], axis=ctx.axis)"), "4.3", ["size-1 axis is missing or extra"]),
+                                      "np.take(grad, [i], axis=ctx.axis)"), "4.3", ["size-1 axis too many: drop it"]),
     # ---- stage 5
     ("matmul gradient transposed", ("ops_linalg.py", "product_like(np.swapaxes(a2, -1, -2), grad2, b2)",
                                     "np.swapaxes(grad2, -1, -2) @ a2"), "5.1", ["(4, 3) and (3, 4): It is transposed"]),
@@ -106,5 +106,5 @@ MISTAKES = [
                                            "    if False:\n        chosen = logits.argmax(axis=-1)\n"
                                            "    else:\n        z = logits / temperature"), "7.4",
      ["language.sample_next(logits, 0, rng) with 3 rows of 4 logits, temperature 0 raised", "your line: minitorch/language.py",
-      "its argmax, no draw (dividing by 0"]),
+      "with no draw: dividing by 0"]),
 ]

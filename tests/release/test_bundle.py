@@ -45,7 +45,7 @@ def test_bundle_holds_the_release_and_nothing_secret(unpacked):
         assert f"\n{tool}==" not in lock and f"{tool}==" not in (folder / "pyproject.toml").read_text()
     makefile = (folder / "Makefile").read_text()
     assert "--ServerApp.root_dir=." in makefile and "minitorch/course/handin.py" in makefile
-    assert "minitorch.course.progress" in makefile
+    assert "minitorch/course/progress.py" in makefile
     readme = (folder / "README.md").read_text()
     assert "## Troubleshooting" in readme and "make handin" in readme and "passes all the tests" not in readme
     secret = solution_lines()

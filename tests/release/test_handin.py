@@ -158,3 +158,24 @@ def test_a_check_that_kills_its_process_or_a_broken_notebook_never_stops_the_han
     result = handin(cwd=course, course=course, timeout=180)
     assert result.returncode == 0 and (course / "handin.zip").is_file(), result.stderr
     assert "The visible checks stopped: JSONDecodeError" in result.stdout and "zip is written" in result.stdout
+
+
+def test_a_second_hand_in_keeps_the_previous_zip_numbered_and_says_so(tmp_path):
+    """A second `make handin` once overwrote the first zip without a word: a previous
+    handin.zip that differs is kept as handin-1.zip (then -2, one past the highest), the
+    newest is always handin.zip, and one that is the same is simply replaced."""
+    course = reference_course(tmp_path, notebooks=())
+    first = handin("--no-checks", cwd=course, course=course)
+    assert first.returncode == 0 and "previous" not in first.stdout, first.stdout + first.stderr
+    module = course / "minitorch" / "ops_unary.py"
+    module.write_text(module.read_text() + "\n# a later edit\n")
+    (course / "handin-4.zip").write_bytes((course / "handin.zip").read_bytes())  # an older one, kept by hand
+    second = handin("--no-checks", cwd=course, course=course)
+    assert second.returncode == 0 and "Your previous handin.zip is kept as handin-5.zip" in second.stdout, second.stdout
+    with zipfile.ZipFile(course / "handin-5.zip") as old, zipfile.ZipFile(course / "handin.zip") as new:
+        assert "a later edit" not in old.read("minitorch/ops_unary.py").decode()
+        assert "a later edit" in new.read("minitorch/ops_unary.py").decode()
+        assert not [n for n in new.namelist() if n.endswith(".zip")]
+    third = handin("--no-checks", cwd=course, course=course)  # nothing changed since
+    assert "same as your previous handin.zip" in third.stdout and not (course / "handin-6.zip").exists(), third.stdout
+    assert sorted(p.name for p in course.iterdir() if p.suffix == ".zip") == ["handin-4.zip", "handin-5.zip", "handin.zip"]

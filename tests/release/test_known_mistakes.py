@@ -130,7 +130,7 @@ CUES.update({  # ---- stage 1 and Task 2.1
     ("1.2", "sign lost on b"): "minus g for b", ("1.2", "exponent not lowered"): "c a^(c-1)",
     "0 ** -1 for c = 0": "give 0 when c is 0", ("1.2", "1 at the kink"): "only where a > 0",
     "reversed": "reversing that list puts the root first", "breadth-first": "A depth-first walk",
-    "no visited set": "Keep a set of ids you have seen", "leaves left out": "the leaves included",
+    "no visited set": "Keep a set of the ids of the nodes you have expanded", "leaves left out": "the leaves included",
     "root left out": "the root and the leaves included",
     "overwrites instead of summing": "add each parent's share", "seed ignored": "not 1",
     "the seed passed on everywhere": "that node's own total", "walked leaves first": "in topological order, root first",
@@ -314,7 +314,8 @@ def test_a_shape_pattern_is_named_only_when_the_values_bear_it_out():
     expected = np.arange(6.0).reshape(2, 3)
     assert diagnose.shape_pattern((2, 2), (2, 3), np.ones((2, 2)), expected).text == ""
     assert diagnose.shape_pattern((2, 3), (3,), np.ones((2, 3)), np.full(3, 3.0)).text == ""
-    assert "Not summed" in diagnose.shape_pattern((2, 3), (3,), np.ones((2, 3)), np.full(3, 2.0)).text
+    assert "Not summed" in diagnose.shape_pattern((2, 3), (3,), np.ones((2, 3)), np.full(3, 2.0), full=(2, 3)).text
+    assert "still needs a sum over axes (0,)" in diagnose.shape_pattern((2, 3), (3,), np.ones((2, 3)), np.full(3, 2.0)).text
     assert "size-1 axis" in diagnose.shape_pattern((2, 3, 1), (2, 3), expected[..., None], expected).text
     assert diagnose.shape_pattern((2, 3, 1), (2, 3), expected[..., None] + 1, expected).text == ""
     assert "transposed" in diagnose.shape_pattern((3, 2), (2, 3), expected.T, expected).text

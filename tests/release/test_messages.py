@@ -170,7 +170,7 @@ def test_a_failed_check_shows_its_message_first_without_the_machinery_then_heat_
     assert raised[0].ename == "CheckFailed" and "raised ValueError: cannot reshape" in text, text
     assert "same(mine.shrink(np.ones(shape))" in text and "shape = (2, 3)" in text, text
     assert "minitorch/mine.py, line 2, in shrink: return a.reshape(5, 5)" in text, text
-    assert "Hint 1/3 for Task 4.1" in text and "failures.py" not in text
+    assert 'mt.hint("4.1")' in text and "Hint 1/3" not in text and "failures.py" not in text  # no hint it did not ask for
 
 
 def test_heat_maps_are_drawn_only_in_a_notebook():
@@ -231,3 +231,59 @@ def test_the_notebooks_name_the_hints_near_each_task():
         for task in re.findall(r"^# ## Your task (\d+\.\d+)", text, re.MULTILINE):
             heading = text.index(f"# ## Your task {task}")
             assert f'mt.hint("{task}")' in text[heading:text.index("# %%", heading)], (path.name, task)
+
+
+# ---- hints follow the diagnosis (item 6 of issue 45) ---------------------------------------
+def test_a_checks_hint_is_shown_only_for_the_kind_of_failure_it_addresses():
+    """Task 2.1's "a shape is a tuple" hint was shown for a tuple in the wrong order, a
+    value's hint for an exception, and every unpredicted exception got its task's first
+    hint (the idea, which addresses no error in particular)."""
+    from minitorch.course import visible
+    tuple_hint = {"type": "A shape is a tuple, as np.broadcast_shapes gives."}
+    with pytest.raises(visible.CheckFailed) as in_the_wrong_order:
+        visible.same((3, 2), (2, 3), "broadcast_shapes((3, 1), (2, 1))", hint=tuple_hint)
+    with pytest.raises(visible.CheckFailed) as a_list:
+        visible.same([2, 3], (2, 3), "broadcast_shapes((2, 1), (2, 3))", hint=tuple_hint)
+    assert "a tuple" not in str(in_the_wrong_order.value) and "a tuple" in str(a_list.value)
+    with pytest.raises(visible.CheckFailed) as raised:
+        with visible.checking("2.2"):
+            visible.same(ValueError("cannot reshape array of size 12 into shape (3,)"), np.ones(3), "unbroadcast(g, (3,))",
+                         hint="Sum the leading axes away; sum the size-1 axes keeping them (keepdims=True).")
+    text = str(raised.value)
+    assert "raised ValueError" in text and "Sum the leading axes" not in text and "Hint 1/3" not in text, text
+    assert 'mt.hint("2.2")' in text  # the hints stay a call away
+    with pytest.raises(visible.CheckFailed) as addressed:
+        visible.same(ValueError("probabilities contain NaN"), np.ones(3), "sample_next(logits, 0, rng)",
+                     hint={"raised": "dividing by 0 gives NaN probabilities", "values": "take the argmax"})
+    assert "dividing by 0" in str(addressed.value) and "argmax" not in str(addressed.value)
+
+
+def test_the_topological_order_hints_mark_a_node_when_it_is_expanded_never_when_pushed():
+    """Hints 2 and 3 of Task 1.3 described a walk that marks a node as seen when it pushes
+    it (a wrong order: the node can be finished before a child that needs it) as the right step."""
+    second, third = hints.HINTS["1.3"][1:]
+    assert "mark a node when you expand it (when it pops), never when you push it" in second
+    assert "add its id now, push it back marked done" in third and "post-order" in second
+
+
+def test_hint_6_2_names_the_state_as_the_code_keeps_it():
+    """Hint 6.2 said self.state[p]: the state is a list, one dict per parameter."""
+    import minitorch as mt
+    from minitorch import optim
+    text = " ".join(hints.HINTS["6.2"])
+    assert isinstance(optim.SGD([mt.nn.Parameter(np.zeros(2))], lr=0.1).state, list)
+    assert "self.state[p]" not in text and 'state["momentum_buffer"]' in text and "a list" in text
+
+
+def test_a_size_1_axis_is_kept_or_dropped_as_the_shapes_say_and_not_summed_only_of_an_unsummed_answer():
+    """The generic "keep the size-1 axis" line was added beside a fix that drops one (an axis
+    too many), and "Not summed" said of an answer summed over some of the axes already."""
+    kept = diagnose.shape_pattern((1, 4), (4,), np.ones((1, 4)), np.ones(4)).text
+    lost = diagnose.shape_pattern((4,), (4, 1), np.ones(4), np.ones((4, 1))).text
+    assert "drop it" in kept and "keep it" not in kept and "keep it" in lost
+    broadcast = "operands could not be broadcast together with shapes (4,) (4,1)"
+    assert failures._shape_hint(broadcast, named=True) == "" and "size-1 axis" in failures._shape_hint(broadcast)
+    g = np.ones((2, 4, 3))
+    partly = diagnose.shape_pattern((4, 3), (4, 1), g.sum(0), g.sum((0, 2))[:, None], full=(2, 4, 3)).text
+    assert "Not summed" not in partly and "axes (1,)" in partly, partly
+    assert "Not summed" in diagnose.shape_pattern((2, 4, 3), (4, 1), g, g.sum((0, 2))[:, None], full=(2, 4, 3)).text

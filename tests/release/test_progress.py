@@ -193,3 +193,21 @@ def test_each_row_is_printed_as_soon_as_its_check_has_run(tmp_path):
     assert set(arrived) >= {"task", "1.1", "1.4", "7.1", "7.4", "visible"}, arrived
     assert arrived["1.1"] - arrived["task"] < arrived["7.1"] - arrived["task"] - 5, arrived
     assert arrived["7.1"] - arrived["1.4"] > 5, "the rows of notebook 01 waited for notebook 07's checks"
+
+
+def test_a_package_that_does_not_import_gets_one_line_not_a_traceback(tmp_path):
+    """`make progress` on a package with a syntax error once printed Python's traceback (its
+    own import of the package failed): now the error, its file and its line, in one line,
+    as `make handin` says it, and no table of rows that each say the same."""
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "solutions" / "minitorch", course / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "notebooks", course / "notebooks")
+    module = course / "minitorch" / "ops_unary.py"
+    module.write_text(module.read_text() + "\ndef broken(x:\n    return x\n")
+    makefile = (ROOT / "grader" / "release" / "learner" / "Makefile").read_text()
+    command = re.search(r"^progress:.*\n\t\$\(BIN\)/python (.+)$", makefile, re.MULTILINE).group(1).split()
+    done = subprocess.run([sys.executable, *command], cwd=course, capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(course)))  # as `make progress` runs it
+    assert done.returncode == 0 and done.stderr == "", done.stderr[-2000:]
+    assert len(done.stdout.strip().splitlines()) == 1 and "Traceback" not in done.stdout, done.stdout
+    assert "does not import: SyntaxError" in done.stdout and "(minitorch/ops_unary.py, line" in done.stdout, done.stdout

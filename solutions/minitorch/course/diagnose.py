@@ -5,7 +5,7 @@ the grader's hidden ones use the same words. The grader cannot import a learner'
 package, so ``make release`` writes its copy of this file (``grader/checks/diagnose.py``,
 marked generated), and a test fails while the two differ. Pure NumPy; nothing of the package.
 
-    shape_pattern((2, 4, 3), (4, 1))   # -> a Finding: not summed over the broadcast axes
+    shape_pattern((2, 4, 3), (4, 1))   # -> a Finding: it still needs a sum over axes (0, 2)
     value_pattern(got, expected)       # -> a Finding: the sign is flipped, at index (0, 1) ...
 
 A ``Finding`` holds ``text`` (the pattern in words, "" when none fits), ``pitfall`` (its
@@ -38,13 +38,15 @@ def stretches(shape: tuple, target: tuple) -> bool:
 
 
 def shape_pattern(got: tuple, expected: tuple, got_values: Any = None, expected_values: Any = None, *,
-                  rtol: float = 1e-5, atol: float = 1e-8) -> Finding:
+                  rtol: float = 1e-5, atol: float = 1e-8, full: tuple | None = None) -> Finding:
     """The likely mistake when an array came back with shape ``got`` instead of ``expected``.
     Given both arrays, a pattern is named only when the values bear it out (summed over the
     broadcast axes, reshaped or transposed, the answer is the expected one); otherwise
-    nothing is guessed: a Cat split in the wrong places is not a missing sum."""
+    nothing is guessed: a Cat split in the wrong places is not a missing sum. ``full``, the
+    shape before any sum (the upstream gradient's), when known: an answer of that shape
+    was not summed at all."""
     got, expected = tuple(got), tuple(expected)
-    found = _by_shape(got, expected)
+    found = _by_shape(got, expected, None if full is None else tuple(full))
     if got_values is None or expected_values is None or not found.text:
         return found
     g, e = np.asarray(got_values, np.float64), np.asarray(expected_values, np.float64)
@@ -66,17 +68,27 @@ def shape_pattern(got: tuple, expected: tuple, got_values: Any = None, expected_
     return found if right else Finding("", "wrong shape")
 
 
-def _by_shape(got: tuple, expected: tuple) -> Finding:
-    """The pattern the two shapes alone suggest."""
+def _by_shape(got: tuple, expected: tuple, full: tuple | None = None) -> Finding:
+    """The pattern the two shapes alone suggest. What was summed on the way, they do not
+    say: "Not summed" is said only when ``got`` is ``full``, the shape before any sum."""
     if int(np.prod(got)) == int(np.prod(expected)) and _squeezed(got) == _squeezed(expected):
-        return Finding("The numbers may be right but a size-1 axis is missing or extra: keep it (keepdims=True, "
-                       "or np.expand_dims).", "lost keepdims")
+        if len(got) < len(expected):
+            return Finding("The numbers may be right but a size-1 axis is missing: keep it (keepdims=True, or "
+                           "np.expand_dims).", "lost keepdims")
+        if len(got) > len(expected):
+            return Finding("The numbers may be right but it has a size-1 axis too many: drop it (reshape to the "
+                           "expected shape, or sum without keepdims).", "lost keepdims")
+        return Finding("The numbers may be right but a size-1 axis is in the wrong place: reshape to the expected "
+                       "shape.", "lost keepdims")
     if int(np.prod(got)) > int(np.prod(expected)) and stretches(expected, got):
         axes = [i for i, n in enumerate(got) if i < len(got) - len(expected)
                 or expected[i - (len(got) - len(expected))] != n]
-        return Finding(f"Not summed over the broadcast axes: it has the broadcast shape; sum it over axes "
-                       f"{tuple(axes)} (the ones the input was stretched along, as unbroadcast does) to get the "
-                       "input's shape.", "missing unbroadcast")
+        if got == full:
+            return Finding(f"Not summed over the broadcast axes: it has the broadcast shape; sum it over axes "
+                           f"{tuple(axes)} (the ones the input was stretched along, as unbroadcast does) to get the "
+                           "input's shape.", "missing unbroadcast")
+        return Finding(f"It still needs a sum over axes {tuple(axes)} (the ones the input was stretched along, as "
+                       "unbroadcast does) to get the input's shape.", "missing unbroadcast")
     if len(got) >= 2 and got[:-2] == expected[:-2] and got[-2:] == expected[-1:-3:-1]:
         return Finding("It is transposed: check the order of the operands and which of them is transposed.",
                        "transposed")

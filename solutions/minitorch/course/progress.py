@@ -1,8 +1,12 @@
 """Your progress at a glance: every visible check of every notebook, run against your
 package, in a table (no hidden tests: those run only when your work is graded).
 
-    make progress                                  (or: python -m minitorch.course.progress)
+    make progress                                  (or: python minitorch/course/progress.py)
     from minitorch.course.progress import show; show()    (from any notebook cell)
+
+Run by its path (as ``make progress`` does), it never imports your package itself: when
+the package does not import (a syntax error, say), it says that in one line, with its file
+and line, and runs no check.
 
 Each notebook's checks run in a fresh Python process, one check at a time, each with a
 time limit; a check that passes means the visible check passes, nothing more. A task is
@@ -195,6 +199,18 @@ def _status(task: str, outcome: dict | None, undone: set, untouched: set, names:
     return {"status": "failing", "why": f"{outcome['type']}: {outcome['error']}" if outcome["error"] else outcome["type"]}
 
 
+def _importable():  # noqa: ANN202 - a module, loaded from its file when this one runs by its path
+    if __package__:
+        from . import importable
+        return importable
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("minitorch_course_importable", pathlib.Path(__file__).with_name("importable.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 HEADER = f"{'task':6} {'points':>6}  {'status':12} why\n" + "-" * WIDTH
 
 
@@ -215,7 +231,14 @@ def table(rows: list[dict]) -> str:
 
 
 def show() -> None:
-    """The table, each row printed as soon as its check has run."""
+    """The table, each row printed as soon as its check has run; or, when the package does
+    not import, that error in one line (no check can run)."""
+    where = NOTEBOOKS if NOTEBOOKS.is_dir() else NOTEBOOKS.parent
+    broken = _importable().import_error(NOTEBOOKS.parent, _environment(), where)  # the package the checks import
+    if broken:
+        print(f"Your package does not import: {broken}. Every visible check needs it, so none ran: fix this "
+              "first, then run make progress again.", flush=True)
+        return
     print(HEADER, flush=True)
     rows = run(on_row=lambda row: print(lines(row), flush=True))
     print(footer(rows), flush=True)
