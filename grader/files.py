@@ -29,3 +29,4 @@ KEPT = "hand-ins"                # a folder: every hand-in seen, by learner and 
 GRADED = "graded"                # a folder: each hand-in's verdicts, by what they were graded with
 LOG = "log.jsonl"                # every change to a score: when, which run, what, why
 TERM = "term.json"               # the course's term settings and what the gradebook last holds
+LOCK = "term.lock"               # held by the run writing the folder: its pid, host and start time

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import pathlib
 from dataclasses import dataclass, field, replace
 
@@ -20,6 +21,7 @@ from grader.lateness import LatePolicy
 from grader.results import LearnerResult
 from grader.settings import Settings
 from grader.term import graded, kept
+from grader.term.faults import point
 from grader.term.sheets import Correction, Extension
 from grader.term.times import Time
 
@@ -59,11 +61,18 @@ class Term:
         term.counts = counts or term.counts
         return term
 
-    def save(self) -> None:
-        (self.out / files.TERM).write_text(json.dumps({"counts": self.counts, "recorded": self.recorded,
-                                                       "written": self.written, "settled": self.settled,
-                                                       "last": self.last, "late": self.late}, indent=1,
-                                                      sort_keys=True))
+    def save(self, logged: bool = True) -> None:
+        """Write term.json whole or not at all. Until the run's changes are logged
+        (``logged`` False) it keeps what counted at the last run that logged (``last``),
+        so that a run cut short before it logged leaves the next run the same reasons."""
+        last = self.last if logged else json.loads((self.out / files.TERM).read_text(encoding="utf-8")).get(
+            "last", {}) if (self.out / files.TERM).is_file() else {}
+        part = (self.out / files.TERM).with_suffix(".part")
+        part.write_text(json.dumps({"counts": self.counts, "recorded": self.recorded, "written": self.written,
+                                    "settled": self.settled, "last": last, "late": self.late}, indent=1,
+                                   sort_keys=True), encoding="utf-8")
+        point("term.json: written, not yet in place")
+        os.replace(part, self.out / files.TERM)
 
     def late_changed(self, late: LatePolicy) -> str | None:
         """A warning when this run's deadline or rate differ from the last run's (a flag
@@ -78,16 +87,19 @@ class Term:
 
 
 def corrections_of(listed: list[Correction], manual: dict[str, dict[str, float]], term: Term,
-                   sids: dict[str, str]) -> dict[str, tuple[tuple[str, float, str], ...]]:
+                   sids: dict[str, str], comments: dict[str, dict[str, str]] | None = None) \
+        -> dict[str, tuple[tuple[str, float, str], ...]]:
     """Each learner's corrections: ``corrections.csv``'s rows, then the formgrader's manual
-    grades (a manual score the grader did not set itself) for the tasks no row names."""
+    grades (a manual score the grader did not set itself) for the tasks no row names, with
+    the comment typed in formgrader as their reason (``comments``: sid -> task -> text)."""
     found: dict[str, dict[str, tuple[float, str]]] = {}
     for c in listed:
         found.setdefault(c.learner, {})[c.task] = (c.points, f"correction: {c.reason}")
     for learner, sid in sids.items():
         for task, points in manual.get(sid, {}).items():
             if term.written.get(sid, {}).get(task) != points and task not in found.get(learner, {}):
-                found.setdefault(learner, {})[task] = (points, FORMGRADER)
+                said = (comments or {}).get(sid, {}).get(task)
+                found.setdefault(learner, {})[task] = (points, f"{FORMGRADER}: {said}" if said else FORMGRADER)
     return {learner: tuple((t, p, r) for t, (p, r) in sorted(rows.items())) for learner, rows in found.items()}
 
 

@@ -18,14 +18,16 @@ from grader.class_grading.plan import Learner, Term, best, corrections_of, deadl
 from grader.gradebook.course import Course
 from grader.gradebook.term import settle_all as settle_in_gradebook
 from grader.intake.submissions import Found
-from grader.lateness import LatePolicy
-from grader.results import LearnerResult
+from grader.lateness import LatePolicy, lateness
+from grader.outputs.words import plural
+from grader.results import Failure, LearnerResult, failed_everywhere
 from grader.settings import Settings
 from grader.term import graded, kept, sheets
+from grader.term.log import GENERIC
 from grader.term.times import hand_in_times
 
 Runner = Callable[[list[GradeJob]], list[LearnerResult]]
-AGAIN = "a new run of the grader"   # nothing changed for the learner
+AGAIN = GENERIC   # nothing changed for the learner
 
 
 @dataclass
@@ -33,6 +35,7 @@ class Sheets:
     submitted: dict
     corrections: list
     extensions: dict
+    comments: dict = field(default_factory=dict)   # formgrader's, on its manual grades: sid -> task -> text
     names: dict = field(default_factory=dict)   # learner -> their files' names in an LMS's download
     lms: str = ""                                # the LMS whose download the hand-ins come from
 
@@ -55,8 +58,9 @@ def known_learners(out: pathlib.Path) -> dict[str, str]:
 def read_sheets(out: pathlib.Path, found: list[Found], roster: dict | None, late: LatePolicy) -> Sheets:
     """The instructor's files, checked against every learner known (raises ``SheetError``)."""
     known = {f.learner for f in found} | set(roster or {}) | set(known_learners(out))
-    return Sheets(sheets.submitted(out, known), sheets.corrections(out, known),
-                  sheets.extensions(out, known, late.deadline))
+    corrected = sheets.corrections(out, set(roster), "not on the roster") if roster is not None \
+        else sheets.corrections(out, known)
+    return Sheets(sheets.submitted(out, known), corrected, sheets.extensions(out, known, late.deadline))
 
 
 @dataclass
@@ -79,8 +83,9 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
         run.warnings.append(changed)
     sids = {**(known_learners(out) if every else {}), **{f.learner: f.sid for f in found}}
     here = {f.learner: f for f in found}
+    seen = {f.learner: {k.content for k in kept.entries(out, f.sid)} for f in found}   # kept before this run
     now = {f.learner: kept.keep(out, f.sid, f.path, times[f.learner].at, times[f.learner].source) for f in found}
-    corrections = corrections_of(given.corrections, manual, term, sids)
+    corrections = corrections_of(given.corrections, manual, term, sids, given.comments)
     for learner, sid in sorted(sids.items()):
         entries = kept.entries(out, sid)
         if learner in now and now[learner] not in entries:   # not kept (unreadable): graded as it is
@@ -109,10 +114,13 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
         else:
             job = candidates[-1]
         content = contents[job.verdicts]
-        run.why[learner] = _why(term.last.get(sid), content, job, only)
+        counted = next((e for e in who.entries if e.content == content), who.entries[-1])
+        fresh = content not in term.last.get(sid, {}).get("seen", seen.get(learner, ()))
+        run.why[learner] = _why(term.last.get(sid), content, job, only, fresh) + lateness_of(job, counted)
         term.last[sid] = {"content": content, "verdicts": graded.name_of(job.verdicts), "deadline":
                           str(job.late.deadline), "corrections": [list(c) for c in job.corrections],
-                          "at": job.handed_in.isoformat() if job.handed_in else None}
+                          "at": job.handed_in.isoformat() if job.handed_in else None,
+                          "seen": [e.content for e in entries]}
         if pathlib.Path(job.verdicts).exists() and term.recorded.get(sid) == stamp(job, content):
             run.reused.append(job)
         else:
@@ -125,15 +133,18 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     return run
 
 
-def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None) -> str:
+def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None, fresh: bool) -> str:
+    """Why a learner's score may change this run, each reason true: a hand-in new to this run
+    is "a new hand-in"; another kept hand-in counting says so, and what made it count."""
     if only is not None and job.learner in only:
         return "a regrade asked for (--only)"
     if last is None:
         return "a first hand-in"
-    if last["content"] != content:
+    if last["content"] != content and fresh:
         return "a new hand-in"
-    reasons = []
-    if graded.name_of(last["verdicts"]) != graded.name_of(job.verdicts):
+    reasons = [f"another of the hand-ins kept counts now ({content[:8]}, in place of {last['content'][:8]})"] \
+        if last["content"] != content else []
+    if graded.name_of(last["verdicts"]) != graded.name_of(job.verdicts) and last["content"] == content:
         reasons.append("a grader change (its checks or limits)")
     if last["corrections"] != [list(c) for c in job.corrections]:
         reasons.append("; ".join(f"task {t}: {r}" for t, _, r in job.corrections) or "a correction withdrawn")
@@ -144,6 +155,43 @@ def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None) 
     if "at" in last and last["at"] != at:   # a time given in submitted.csv after the hand-in was kept
         reasons.append(f"its hand-in time: {at[:16].replace('T', ' ') + ' UTC' if at else 'not known'}")
     return "; ".join(reasons) or AGAIN
+
+
+def lateness_of(job: GradeJob, counted: kept.Kept) -> str:
+    """The late penalty of ``job``'s hand-in and where its time and deadline come from, for
+    the log (nothing when it is not late)."""
+    if job.handed_in is None or job.late.deadline is None:
+        return ""
+    days, percent = lateness(job.handed_in, job.late.deadline, job.late.percent_per_day)
+    if not days:
+        return ""
+    whose = job.about[0].removeprefix("your deadline: ") if job.about else f"{job.late.deadline:%Y-%m-%d %H:%M %Z}"
+    return (f"; late: handed in {job.handed_in:%Y-%m-%d %H:%M} UTC (time from {counted.source}), "
+            f"{plural(days, 'day')} after the deadline {whose}: {percent:g}% off")
+
+
+def on_paper(listed: list, roster: dict | None, results: list[LearnerResult], out: pathlib.Path,
+             why: dict[str, str]) -> list[LearnerResult]:
+    """The learners of the roster with no hand-in whom corrections.csv gives points (work
+    handed in on paper, say): the corrected tasks, 0 elsewhere, a feedback page, the reasons."""
+    from grader.intake.submissions import safe_id
+    from grader.outputs import feedback
+    graded = {r.learner for r in results}
+    rows: dict[str, list] = {}
+    for c in listed:
+        if roster is not None and c.learner in roster and c.learner not in graded:
+            rows.setdefault(c.learner, []).append(c)
+    made = []
+    for learner, corrections in sorted(rows.items()):
+        result = LearnerResult(learner, safe_id(learner), problems=["no hand-in was graded: the scores are the "
+                                                                    "instructor's corrections"])
+        result.add(failed_everywhere("no hand-in", Failure.NO_PACKAGE))
+        for c in corrections:
+            result.correct(c.task, c.points, f"correction: {c.reason}")
+        why[learner] = "; ".join(f"task {c.task}: correction: {c.reason}" for c in corrections) + " (no hand-in)"
+        feedback.write(result, out / files.FEEDBACK / f"{result.sid}.html")
+        made.append(result)
+    return made
 
 
 def settle_all(term: Term, course: Course, jobs: list[GradeJob]) -> None:
@@ -196,4 +244,5 @@ def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
     return results
 
 
-__all__ = ["Run", "Settings", "annotate_all", "record_all", "plan", "read_sheets", "reuse", "settle_all"]
+__all__ = ["Run", "Settings", "annotate_all", "lateness_of", "on_paper", "plan", "read_sheets",
+           "record_all", "reuse", "settle_all"]

@@ -26,33 +26,52 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
          roster: pathlib.Path | None = None, late: LatePolicy = ON_TIME, shard: Shard | None = None,
          broker: str | None = None, lease: float | None = None, counts: str | None = None,
          only: list[str] | None = None, source: str | None = None, zone: str | None = None) -> int:
+    from grader.term.lock import Busy, Lock
+    folder, out = submissions.resolve(), out.resolve()
+    if not source and not folder.is_dir():
+        return _fail(f"{folder} is not a folder of submissions")
+    if folder.is_relative_to(out) or out.is_relative_to(folder):
+        return _fail(f"the {'download' if source else 'submissions'} ({folder}) and the output ({out}) overlap: "
+                     "grading would change what it reads; choose another --out")
+    lock = Lock(out, "autograde")   # one run at a time: a second one refuses at once, having changed nothing
+    try:
+        if out.is_dir() or source:   # (a download is staged in OUT)
+            lock.acquire()
+        return _graded(folder, out, settings, jobs, roster, late, shard, broker, lease, counts, only, source, zone,
+                       lock)
+    except Busy as error:
+        return _fail(str(error))
+    finally:
+        lock.release()
+
+
+def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: int, roster: pathlib.Path | None,
+            late: LatePolicy, shard: Shard | None, broker: str | None, lease: float | None, counts: str | None,
+            only: list[str] | None, source: str | None, zone: str | None, lock) -> int:
     from grader.boundary.confinement import landlock_abi
     from grader.class_grading import term_run
     from grader.class_grading.jobs import GradeJob, crashed
     from grader.class_grading.plan import Term
     from grader.class_grading.pool import grade_class
-    from grader.gradebook.term import manual_scores
+    from grader.gradebook.term import manual_comments, manual_scores
+    from grader.intake.lms_download import staged
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms.registry import FILES, read_roster
     from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
     from grader.similarity import along_with_grading
     from grader.term import log
+    from grader.term.faults import point
     from grader.term.sheets import SheetError
-    folder, out, clock = submissions.resolve(), out.resolve(), Phases()
+    clock = Phases()
     download = None
     if source:   # an LMS's download: staged in OUT, one hand-in per learner of its roster
-        if folder.is_relative_to(out) or out.is_relative_to(folder):
-            return _fail(f"the download ({folder}) and the output ({out}) overlap; choose another --out")
         try:
-            download = _from_lms(source, folder, roster, zone, late, out / files.FROM_LMS)
+            download = staged(source, folder, roster, zone, late.deadline, out / files.FROM_LMS)
         except (ValueError, OSError) as error:
             return _fail(str(error))
         folder = out / files.FROM_LMS
     if not folder.is_dir():
         return _fail(f"{folder} is not a folder of submissions")
-    if not download and (folder.is_relative_to(out) or out.is_relative_to(folder)):
-        return _fail(f"the submissions ({folder}) and the output ({out}) overlap: grading would change what it "
-                     "reads; choose another --out")
     found, refused = find_learners(folder)
     if download:
         found = [replace(f, notes=f.notes + tuple(download.notes.get(f.learner, ()))) for f in found]
@@ -76,8 +95,13 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         print("warning: this system has no Linux Landlock, so the code being graded is not confined; grade only "
               "work you trust here", file=sys.stderr)
     out.mkdir(parents=True, exist_ok=True)
+    if lock.fd < 0:
+        lock.acquire()   # a folder made by this run
+    if lock.note():
+        print(f"warning: {lock.note()}", file=sys.stderr)
     clock.lap("intake")
     manual = manual_scores(book)   # before a changed stage is made again; on the hub, formgrader's
+    given.comments = manual_comments(book)
     try:
         course = book.create()
     except RuntimeError as error:
@@ -95,7 +119,9 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
             print(f"The course changed ({', '.join(course.regenerated)}): recording every learner of it again")
         term.recorded.clear()
         term.settled.clear()
-    before = log.read_grades(out / files.GRADES)
+    log.repair(out)   # a line cut short by a run killed while logging
+    before = log.rebuild(out)   # what the log says: a killed run's unlogged changes are logged with this run's
+    behind = {k for k, v in log.read_grades(out / files.GRADES).items() if before.get(k) != v}   # by an older grader
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
     course.record_learners({job.learner: job.sid for job in base.values()})
@@ -125,6 +151,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     start, progress = time.perf_counter(), Progress(len(run.jobs))
 
     def done(result: LearnerResult, seconds: float) -> None:
+        point("a hand-in graded and recorded")
         results.append(result)
         score, most = result.total
         print(progress.line(result.learner, score, most, seconds), flush=True)
@@ -149,26 +176,34 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     results += term_run.reuse(run.reused)
     clock.lap("feedback")
     term_run.settle_all(term, course, run.jobs + run.reused)
+    point("the gradebook settled, term.json not yet saved")
     term_run.annotate_all(course, run.jobs + run.reused, results)
-    term.save()
+    term.save(logged=False)
     clock.lap("gradebook")
     refusals = [(r.name, r.reason) for r in refused]
     print(summary(entries, folder, len(results), refusals, shard))
     if shard:
         part = write_part(results, out, str(shard), refusals, folder, run.why)
+        term.save()
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0
+    results += term_run.on_paper(given.corrections, lms, results, out, run.why)
     report, unknown = write_all(results, out, lms, refusals)
     clock.lap("reports and exports")
-    for line in along_with_grading(find_learners(folder)[0], out, jobs, folder):
-        print(line, flush=True)
-    clock.lap("copying check")
+    point("grades.csv written, not yet logged")
     why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}
+    why.update((k, "a change by an earlier run, cut short before it logged it") for k in behind
+               if why.get(k, log.GENERIC) == log.GENERIC)
     changes = log.changes(before, log.read_grades(out / files.GRADES), why, time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                                                                          time.gmtime()))
     log.append(out, changes)
-    _print_changes(changes, only)
+    point("logged, term.json not yet final")
+    term.save()
+    for line in along_with_grading(find_learners(folder)[0], out, jobs, folder):
+        print(line, flush=True)
+    clock.lap("copying check")
+    log.print_changes(changes, only)
     for learner in unknown:
         print(f"warning: {learner} is not in the roster: left out of the LMS exports", file=sys.stderr)
     for learner in absentees(results, lms):
@@ -177,27 +212,6 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
     print(f"Done in {time.perf_counter() - start:.1f} s: {out / files.GRADES}, {out / files.MISTAKES_CSV}, "
           f"feedback in {out / files.FEEDBACK}/; open {report}")
     return 0
-
-
-def _from_lms(source: str, download: pathlib.Path, roster: pathlib.Path | None, zone: str | None, late: LatePolicy,
-              into: pathlib.Path):
-    """Read an LMS's download against its roster file, staged in ``into``."""
-    import datetime as dt
-    import zipfile
-    import zoneinfo
-
-    from grader.intake import lms_download
-    lms = lms_download.lms_named(source)
-    if roster is None:
-        raise ValueError(f"--from {source} needs --roster: {lms.ROSTER}")
-    try:
-        tz = zoneinfo.ZoneInfo(zone) if zone else late.deadline.tzinfo if late.deadline else dt.UTC
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"--timezone {zone!r}: not a time zone this machine knows (for example Europe/Paris)") from None
-    try:
-        return lms_download.read(lms, download, roster, tz or dt.UTC, into)
-    except zipfile.BadZipFile as error:
-        raise ValueError(f"{download}: not a readable .zip ({error})") from None
 
 
 def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: LatePolicy, found: list) -> Course:
@@ -214,13 +228,6 @@ def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: L
     return hub
 
 
-def _print_changes(changes: list[dict], only: list[str] | None) -> None:
-    """What changed, per learner and task, before and after (all of it for --only)."""
-    shown = [c for c in changes if c["before"] is not None] if not only else changes
-    for c in shown[:200 if not only else None]:
-        print(f"  changed {c['learner']} {c['what']}: {c['before']} -> {c['after']} ({c['why']})")
-    if only and not changes:
-        print(f"  no score changed for {', '.join(only)}")
 
 
 def _fail(why: str) -> int:

@@ -21,17 +21,32 @@ def main(*, out: pathlib.Path, parts: list[pathlib.Path], roster: pathlib.Path |
     from grader.outputs.publish import merge as merge_parts
     from grader.outputs.publish import reasons_of, submissions_of
     from grader.term import log
-    before = log.read_grades(out / files.GRADES)
+    from grader.term.faults import point
+    from grader.term.lock import Busy, Lock
+    lock = Lock(out.resolve(), "merge")
     try:
-        learners = (lms_named(source).read_roster(roster, dt.UTC).learners if source and roster else
-                    read_roster(roster) if roster else None)   # with --from: the LMS's own roster, as autograde read it
-        report, missing = merge_parts(out.resolve(), parts, learners)
-        folder, why = submissions_of(parts), reasons_of(parts)
-    except (ValueError, OSError, KeyError) as error:
+        lock.acquire()   # one run at a time: refused here, nothing changed
+    except (Busy, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    run = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    log.append(out, log.changes(before, log.read_grades(out / files.GRADES), why, f"{run} (merged shards)"))
+    try:
+        if lock.note():
+            print(f"warning: {lock.note()}", file=sys.stderr)
+        log.repair(out)
+        before = log.rebuild(out)   # a merge killed before it logged leaves its changes to this one
+        try:
+            learners = (lms_named(source).read_roster(roster, dt.UTC).learners if source and roster else
+                        read_roster(roster) if roster else None)   # with --from: the LMS's own roster
+            report, missing = merge_parts(out.resolve(), parts, learners)
+            folder, why = submissions_of(parts), reasons_of(parts)
+        except (ValueError, OSError, KeyError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        point("grades.csv merged, not yet logged")
+        run = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        log.append(out, log.changes(before, log.read_grades(out / files.GRADES), why, f"{run} (merged shards)"))
+    finally:
+        lock.release()
     for learner in missing:
         print(f"warning: {learner} is not in the roster: left out of the LMS exports",
               file=sys.stderr)

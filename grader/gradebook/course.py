@@ -33,6 +33,8 @@ from grader.settings import Settings
 from grader.tasks import PARTS, STAGES, TASKS, marker, tasks_of
 
 GRADER = pathlib.Path(__file__).resolve().parents[1]
+COMMENTS = "comments"   # each stage's cell whose formgrader comment is the reason of its manual grades
+COMMENT_CELL = "# Your instructor's comments on this stage, if any, are below."
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
 warnings.filterwarnings("ignore", message=".*not in session.*")
 
@@ -63,6 +65,7 @@ def config(root: str | pathlib.Path, settings: dict, late_penalty: float = 0.0) 
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}?timeout=120"
     c.OverwriteCells.add_missing_cells = True
+    c.ClearSolutions.code_stub = {"python": COMMENT_CELL}
     c.Application.log_level = "ERROR"
     for name, value in settings.items():
         setattr(c.GradeFromChecks, name, value)
@@ -90,6 +93,10 @@ def grading_notebook(stage: str) -> Any:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.cells.append(nbformat.v4.new_markdown_cell(f"# Stage {stage}: {STAGES[stage]}\n\nEach cell below holds the "
                                                   "grader's verdict on one task of your minitorch package."))
+    comments = nbformat.v4.new_code_cell(COMMENT_CELL)   # nothing runs it; nbgrader takes it for an answer
+    comments.metadata["nbgrader"] = {"grade": False, "grade_id": COMMENTS, "locked": False, "schema_version": 3,
+                                     "solution": True, "task": False}   # formgrader's comment box is under it
+    nb.cells.append(comments)
     for task in tasks_of(stage):
         cell = nbformat.v4.new_code_cell(f"# Task {task}: {TASKS[task]} (checked by the grader, outside this notebook)")
         cell.metadata["nbgrader"] = {"grade": True, "grade_id": marker(task), "locked": True, "schema_version": 3,

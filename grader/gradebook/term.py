@@ -2,7 +2,8 @@
 the learner's own deadline (nbgrader's extension), the instructor's scores (a correction
 is nbgrader's ``manual_score``, as a grade given in formgrader is) and the late penalty
 that follows from both. ``manual_scores`` reads the manual grades back, so that a grade
-given in formgrader reaches grades.csv and the exports."""
+given in formgrader reaches grades.csv and the exports, and ``manual_comments`` the comment
+typed with them, their reason."""
 
 from __future__ import annotations
 
@@ -25,6 +26,25 @@ def manual_scores(course: Course) -> dict[str, dict[str, float]]:
         for grade in gradebook.db.query(Grade).filter(Grade.manual_score.isnot(None)).all():
             if grade.name in tasks:
                 found.setdefault(grade.notebook.assignment.student.id, {})[tasks[grade.name]] = float(grade.manual_score)
+    return found
+
+
+def manual_comments(course: Course) -> dict[str, dict[str, str]]:
+    """{safe id: {task: comment}}: what the instructor typed in formgrader's comment box of a
+    stage (under its first cell), for each task of the stage (one query)."""
+    found: dict[str, dict[str, str]] = {}
+    if not (course.root / "gradebook.db").is_file():
+        return found
+    from nbgrader.api import Comment
+
+    from grader.gradebook.course import COMMENTS
+    stages = {name: stage for stage, name in STAGES.items()}
+    with course.gradebook() as gradebook:
+        for comment in gradebook.db.query(Comment).filter(Comment.manual_comment.isnot(None)).all():
+            text, notebook = (comment.manual_comment or "").strip(), comment.notebook
+            if comment.name == COMMENTS and text and notebook.name in stages:
+                found.setdefault(notebook.assignment.student.id, {}).update(
+                    (task, text) for task in TASKS if stage_of(task) == stages[notebook.name])
     return found
 
 

@@ -182,3 +182,21 @@ def lms_named(name: str) -> Lms:
     from grader.intake import canvas, moodle
     choices: dict[str, Lms] = {"canvas": canvas, "moodle": moodle}
     return choices[name]
+
+
+def staged(source: str, download: Path, roster: Path | None, zone: str | None, deadline: dt.datetime | None,
+           into: Path) -> Download:
+    """``autograde --from SOURCE``: the download read against its roster file, staged in
+    ``into``; times the LMS writes without an offset read in ``zone``, else the deadline's."""
+    import zoneinfo
+    lms = lms_named(source)
+    if roster is None:
+        raise ValueError(f"--from {source} needs --roster: {lms.ROSTER}")
+    try:
+        tz = zoneinfo.ZoneInfo(zone) if zone else deadline.tzinfo if deadline else dt.UTC
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"--timezone {zone!r}: not a time zone this machine knows (for example Europe/Paris)") from None
+    try:
+        return read(lms, download, roster, tz or dt.UTC, into)
+    except zipfile.BadZipFile as error:
+        raise ValueError(f"{download}: not a readable .zip ({error})") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import pathlib
 import textwrap
 from collections.abc import Sequence
@@ -64,7 +65,8 @@ def write_csv(results: list[LearnerResult], path: pathlib.Path, refused: Sequenc
     Whatever a learner id is, it cannot pass for another kind of row."""
     columns = ["row", "learner", "total"] + [f"stage{s}" for s in STAGES] + [f"task{t}" for t in TASKS]
     tail = ["late_days", "penalty_percent", "final", "problems"]
-    with path.open("w", newline="", encoding="utf-8") as file:
+    part = path.with_name(path.name + ".part")   # whole or not at all: a run killed here leaves the last one
+    with part.open("w", newline="", encoding="utf-8") as file:
         writer = SafeWriter(file)
         writer.writerow(columns + tail)
         writer.writerow(["maximum", "", f"{sum(POINTS.values()):g}"]
@@ -78,6 +80,7 @@ def write_csv(results: list[LearnerResult], path: pathlib.Path, refused: Sequenc
             writer.writerow(["missing", learner, "0"] + ["0"] * (len(STAGES) + len(TASKS)) + [0, "0", "0", "missing"])
         for name, reason in sorted(refused):
             writer.writerow(["refused", name] + [""] * (len(columns) + len(tail) - 3) + [reason])
+    os.replace(part, path)
 
 
 def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, replace
 
 import grader.files as files
 from grader.intake.unpack import SKIPPED
+from grader.term.faults import point
 
 COUNTS = ("last-before-deadline", "last", "best")
 
@@ -121,6 +122,7 @@ def _keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | Non
         if target.is_dir() and not target.is_symlink():   # left by a run cut short, never listed
             shutil.rmtree(target)
         os.replace(part, target)
+    point("a hand-in kept, not yet listed")
     entry = Kept(content, path.name, at.isoformat() if at else None, source, target.relative_to(out).as_posix())
     _write(home / "index.json", [*listed, entry])
     return entry

@@ -79,15 +79,17 @@ def _rows(path: pathlib.Path, columns: Iterable[str]) -> list[tuple[int, dict[st
                 for n, row in enumerate(reader, start=2) if any((v or "").strip() for v in row.values())]
 
 
+UNKNOWN = "not in the roster, and no hand-in of theirs was ever seen"
+
+
 def _read(path: pathlib.Path, columns: list[str], learners: set[str], key: Callable[[dict], tuple],
-          parse: Callable[[dict], object]) -> list:
+          parse: Callable[[dict], object], unknown: str = UNKNOWN) -> list:
     seen: dict[tuple, int] = {}
     found = []
     for number, row in _rows(path, columns):
         where = f"{path}, row {number}"
         if row["learner"] not in learners:
-            raise SheetError(f"{where}: unknown learner {row['learner']!r} (not in the roster, and no hand-in of "
-                             "theirs was ever seen)")
+            raise SheetError(f"{where}: unknown learner {row['learner']!r} ({unknown})")
         k = key(row)
         if k in seen:
             raise SheetError(f"{where}: a second row for {', '.join(k)} (the first is row {seen[k]}); keep one")
@@ -123,7 +125,9 @@ def submitted(out: pathlib.Path, learners: set[str]) -> dict[str, list[Stated]]:
     return found
 
 
-def corrections(out: pathlib.Path, learners: set[str]) -> list[Correction]:
+def corrections(out: pathlib.Path, learners: set[str], unknown: str = UNKNOWN) -> list[Correction]:
+    """``learners``: the roster's when there is one (a learner with no hand-in may be
+    corrected: work handed in on paper), else every learner seen."""
     def parse(row: dict) -> Correction:
         if row["task"] not in POINTS:
             raise ValueError(f"unknown task {row['task']!r} (the course's tasks are {', '.join(POINTS)})")
@@ -137,7 +141,7 @@ def corrections(out: pathlib.Path, learners: set[str]) -> list[Correction]:
             raise ValueError("no reason: the learner's feedback shows it beside the corrected score")
         return Correction(row["learner"], row["task"], points, row["reason"])
     return _read(out / files.CORRECTIONS, ["learner", "task", "points", "reason"], learners,
-                 lambda r: (r["learner"], r["task"]), parse)
+                 lambda r: (r["learner"], r["task"]), parse, unknown)
 
 
 def extensions(out: pathlib.Path, learners: set[str], deadline: dt.datetime | None) -> dict[str, Extension]:
@@ -151,6 +155,8 @@ def extensions(out: pathlib.Path, learners: set[str], deadline: dt.datetime | No
             extra = float(days)
         except ValueError:
             raise ValueError(f"days {days!r} is not a number") from None
+        if not extra > 0:   # NaN too
+            raise ValueError(f"days {days!r}: an extension adds a positive number of days to the class's deadline")
         if deadline is None:
             raise ValueError("days needs the class's deadline (--deadline) to count from")
         return Extension(row["learner"], deadline + dt.timedelta(days=extra), row["reason"])

@@ -1,8 +1,8 @@
 """Grading on a queue, with real parts: Debian's redis-server as the broker and two
 `python -m grader worker` processes on this machine, started here. The class is graded
 locally once (`--jobs 2`); the queue must give the same grades.csv when all goes well, when
-a worker is killed in the middle of a learner, and when the broker restarts and forgets
-everything it held."""
+a worker is killed in the middle of a learner, and when a worker is killed and the broker restarts
+and forgets everything it held."""
 
 import csv
 import os
@@ -147,9 +147,15 @@ def finish(process, log) -> str:
 
 
 def graded_once(out: pathlib.Path, local_grades: str) -> None:
-    """grades.csv as local grading wrote it, and each learner once in nbgrader's gradebook."""
+    """grades.csv as local grading wrote it, each learner once in nbgrader's gradebook, and
+    once in the log, which replays to grades.csv."""
     from nbgrader.api import Gradebook
+
+    from grader.term import log
     assert (out / "grades.csv").read_text() == local_grades
+    assert log.rebuild(out) == log.read_grades(out / "grades.csv")
+    rows = sorted(line["learner"] for line in log.read(out) if line["what"] == "row")
+    assert rows == sorted(LEARNERS) and {line["why"] for line in log.read(out)} == {"a first hand-in"}
     assert sorted(p.name for p in (out / "feedback").iterdir()) == [f"{learner}.html" for learner in LEARNERS]
     with Gradebook(f"sqlite:///{out / 'course' / 'gradebook.db'}") as gradebook:
         totals = {s.id: sum(gradebook.find_submission(a.name, s.id).score for a in gradebook.assignments)
@@ -197,8 +203,9 @@ def test_a_broker_restart_loses_no_grade(hand_ins, local_grades, workers, broker
     out = tmp_path / "restarted"
     process, log = start_grading(hand_ins, out, broker)
     wait_for(lambda: f"sent {len(LEARNERS)} hand-in(s)" in log.read_text(), 120, "the class was not sent")
-    wait_for(lambda: any(" INFO grading " in w.read_text() for _, w in workers.values()), 120, "nobody started grading")
-    broker.kill()   # two hand-ins are being graded; the four still queued are gone
+    wait_for(lambda: all(" INFO grading " in w.read_text() for _, w in workers.values()), 120, "nobody started grading")
+    os.killpg(workers["w1"][0].pid, signal.SIGKILL)   # a worker killed in the middle of a hand-in, then
+    broker.kill()   # the broker: the hand-in being graded on w2 comes back; the four still queued are gone
     time.sleep(2)
     broker.start()
     text = finish(process, log)

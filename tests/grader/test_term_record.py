@@ -5,6 +5,8 @@ rebuilds grades.csv's scores."""
 
 import datetime as dt
 import json
+import os
+import re
 
 import pytest
 
@@ -42,6 +44,9 @@ def test_a_wrong_correction_is_named_by_file_row_and_problem(tmp_path, text, pro
     ("extensions.csv", "learner,deadline,reason\nana,next friday,ill\n", "row 2: deadline 'next friday' is not an ISO"),
     ("extensions.csv", "learner,deadline,days,reason\nana,2026-12-01,2,ill\n", "row 2: give either a deadline or"),
     ("extensions.csv", "learner,days,reason\nana,2,ill\nana,3,ill\n", "row 3: a second row for ana"),
+    ("extensions.csv", "learner,days,reason\nbo,1,ill\nana,-3,ill\n", "row 3: days '-3': an extension adds a positive"),
+    ("extensions.csv", "learner,days,reason\nana,0,ill\n", "row 2: days '0': an extension adds a positive"),
+    ("extensions.csv", "learner,days,reason\nana,nan,ill\n", "row 2: days 'nan': an extension adds a positive"),
     ("extensions.csv", "learner,reason\nana,ill\n", "row 1: the header needs a deadline or a days column"),
     ("submitted.csv", "learner,submitted_at\nbo,yesterday\n", "row 2: submitted_at 'yesterday' is not an ISO"),
     ("submitted.csv", "learner,submitted_at\nzed,2026-11-20T10:00\n", "row 2: unknown learner 'zed'"),
@@ -54,6 +59,20 @@ def test_a_wrong_extension_or_time_is_named_by_file_row_and_problem(tmp_path, na
             sheets.extensions(tmp_path, LEARNERS, deadline)
         else:
             sheets.submitted(tmp_path, LEARNERS)
+
+
+def test_with_a_roster_a_correction_names_a_learner_of_it_hand_in_or_not(tmp_path):
+    from grader.class_grading.term_run import read_sheets
+    from grader.intake.submissions import Found
+    from grader.lateness import LatePolicy
+    found = [Found("bo", "bo", tmp_path / "bo")]   # handed in, but not on the roster
+    write(tmp_path, "corrections.csv", "learner,task,points,reason\nana,1.1,1,on paper\n")
+    assert [c.learner for c in read_sheets(tmp_path, found, {"ana": {}}, LatePolicy()).corrections] == ["ana"]
+    path = write(tmp_path, "corrections.csv", "learner,task,points,reason\nana,1.1,1,on paper\nbo,1.1,1,x\n")
+    with pytest.raises(SheetError, match=f"^{path}, row 3: unknown learner 'bo' \\(not on the roster\\)$"):
+        read_sheets(tmp_path, found, {"ana": {}}, LatePolicy())
+    write(tmp_path, "corrections.csv", "learner,task,points,reason\nbo,1.1,1,x\n")   # no roster: those seen
+    assert [c.learner for c in read_sheets(tmp_path, found, None, LatePolicy()).corrections] == ["bo"]
 
 
 def test_the_instructors_files_are_read_when_right(tmp_path):
@@ -113,3 +132,32 @@ def test_grades_can_be_rebuilt_from_the_log(tmp_path):
             if line["run"] == "run-2"} >= {("ana", "final", "80", "70", "a correction")}
     assert log.rebuild(tmp_path) == second
     assert all(json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines())
+    with (tmp_path / "log.jsonl").open("a") as file:   # a line cut short by a run killed while logging it
+        file.write('{"learner": "ana", "what": "final", "af')
+    assert log.rebuild(tmp_path) == second and log.repair(tmp_path) and not log.repair(tmp_path)
+    assert (tmp_path / "log.jsonl").read_text().endswith("}\n")
+    log.append(tmp_path, log.changes(second, first, {"ana": "a correction withdrawn"}, "run-3"))
+    assert log.rebuild(tmp_path) == first
+
+
+def test_one_run_at_a_time_and_a_killed_runs_lock_taken_over(tmp_path):
+    import socket
+
+    from grader.term.lock import Busy, Lock
+    first = Lock(tmp_path, "autograde")
+    first.acquire()
+    held = json.loads((tmp_path / "term.lock").read_text())
+    with pytest.raises(Busy, match=re.escape(f"in use by another run: pid {os.getpid()} on {socket.gethostname()}, "
+                                             f"started {held['started']} (autograde); nothing was changed")):
+        Lock(tmp_path, "merge").acquire()
+    first.release()
+    assert (tmp_path / "term.lock").read_text() == ""
+    dead = {"pid": 2 ** 22 + 1, "ticks": "1", "host": socket.gethostname(), "started": "then", "command": "autograde"}
+    (tmp_path / "term.lock").write_text(json.dumps(dead))   # left by a run killed on this host
+    with Lock(tmp_path, "merge") as taken:
+        assert f"pid {dead['pid']} on {socket.gethostname()}, started then (autograde), was cut short" in taken.note()
+    elsewhere = dict(dead, host="another-host")
+    (tmp_path / "term.lock").write_text(json.dumps(elsewhere))   # a shared folder: never presumed dead
+    with pytest.raises(Busy, match="held by a run of another host, pid .* on another-host.*remove .*term.lock"):
+        Lock(tmp_path, "autograde").acquire()
+    assert json.loads((tmp_path / "term.lock").read_text()) == elsewhere
