@@ -61,21 +61,21 @@ def quick():
     import grader.class_grading.pool as pool
     import grader.outputs.classreport as classreport
     import grader.outputs.publish as publish
+    import grader.similarity as similarity
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(jobs, "grade_stages", fake_grade)
         patch.setattr(pool, "grade_class", lambda batch, workers, done, grade=jobs.grade_job:
                       [done(*grade(job)) for job in batch])
         patch.setattr(publish, "plot_distribution", lambda *a: None)
         patch.setattr(classreport, "plot_mistakes", lambda *a: None)
-        patch.setattr(autograde, "_similarity", lambda *a: None)
+        patch.setattr(similarity, "along_with_grading", lambda *a: [])
         yield
 
 
 @pytest.fixture(scope="module")
 def week1(quick, tmp_path_factory) -> pathlib.Path:
     """A term's first week, uninterrupted: bo on time, cy a day late, di on the roster with
-    no hand-in. Each test starts from it, in the same place (``term``): the term's record
-    holds the output folder's path (a moved folder records everyone again)."""
+    no hand-in. Each test starts from a copy of it, in the same place (``term``)."""
     import grader.class_grading.jobs as jobs
     root = tmp_path_factory.mktemp("week1")
     folder, out = root / "term" / "submissions", root / "term" / "out"
