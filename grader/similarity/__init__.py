@@ -34,11 +34,14 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
         return [f"Similarity: {len(found)} hand-ins are more than the {AT_MOST_ALONG} checked along with grading "
                 f"(pairs grow as the square of the class): run `python -m grader similarity SUBMISSIONS --out DIR` "
                 "on each section's folder"]
-    stamp, mark = _inputs(found, out), out / SIMILARITY_INPUTS
-    if all((out / name).is_file() for name in WRITTEN) and mark.is_file() and mark.read_text(encoding="utf-8") == stamp:
-        return [f"Similarity: no hand-in and nothing of the check changed since it last ran: {', '.join(WRITTEN)} stand"]
-    mark.unlink(missing_ok=True)
+    mark = out / SIMILARITY_INPUTS
     try:
+        stamp = _inputs(found, out)
+        if all((out / name).is_file() for name in WRITTEN) and mark.is_file() \
+                and mark.read_text(encoding="utf-8") == stamp:
+            return [f"Similarity: no hand-in and nothing of the check changed since it last ran: "
+                    f"{', '.join(WRITTEN)} stand"]
+        mark.unlink(missing_ok=True)
         lines = write_similarity(found, out, jobs)
         mark.write_text(stamp, encoding="utf-8")
         return lines
@@ -86,7 +89,7 @@ def _inputs(found: list[Found], out: pathlib.Path) -> str:
     code = [p for folder in ("grader/similarity", "solutions/minitorch", "minitorch")
             for p in sorted((root / folder).rglob("*.py"))]
     times = out / "submitted.csv"
-    return hashlib.sha256(json.dumps([sorted((f.learner, content_of(f.path)) for f in found),
+    return hashlib.sha256(json.dumps([sorted((f.learner, content_of(f.path) if f.path.exists() else "") for f in found),
                                       [f"{p.relative_to(root)}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in code],
                                       times.read_text(encoding="utf-8", errors="replace") if times.is_file() else ""]
                                      ).encode()).hexdigest()
