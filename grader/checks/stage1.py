@@ -10,7 +10,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain
-from grader.checks.rules import judge_value, name_slip, slip_raised
+from grader.checks.naming import judge_value, name_slip, slip_raised
 
 
 def _central(w, f: str, shown: str, values: list, arg: int = 0, eps: float = 1e-6, **options) -> None:
@@ -29,6 +29,9 @@ def _central(w, f: str, shown: str, values: list, arg: int = 0, eps: float = 1e-
 
 @part("1.1", "values")
 def central_difference_values(w, rng):
+    # first, an eps large enough that the slope times eps squared is plainly not 0 (an answer
+    # a hair from 0 on the small-eps cases is no evidence of any one mistake)
+    _central(w, "square", "x*x", [1.5], eps=0.1, expected=3.0, atol=1e-9)
     for x in rng.uniform(-2, 2, 4):
         _central(w, "sin", "sin", [float(x)], expected=math.cos(x), atol=1e-6)
     _central(w, "poly", "lambda a, b, c: a*b*b + c", [1.5, -2.0, 3.0], arg=1, expected=-6.0, atol=1e-5)

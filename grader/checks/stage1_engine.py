@@ -8,7 +8,7 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain, learner_raised
-from grader.checks.rules import name_slip
+from grader.checks.naming import name_slip
 
 
 def random_graph(rng, size: int = 40) -> list[list[int]]:

@@ -18,7 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
-from . import diagnose
+from . import diagnose, evidence
 
 ROOM = pathlib.Path(__file__).resolve().parent  # minitorch/course/: the checks' machinery
 PACKAGE = ROOM.parent
@@ -115,7 +115,8 @@ def checking(task: str) -> Iterator[None]:
     __tracebackhide__ = True
     _task.append(task)
     try:
-        yield
+        with evidence.block():  # the cases this check judges are its evidence for naming a known mistake
+            yield
     except (CheckFailed, NotImplementedError, KeyboardInterrupt):
         raise
     except Exception as error:

@@ -172,6 +172,10 @@ BUGGY += [
         "        x = x + self.attn(self.ln2(x))\n"
         '        return x + self.down(gelu(self.up(self.ln1(x)), approximate="tanh"))\n'), "7.3",
      "known mistake: ln1 and ln2 swapped"),
+    ("block feeds ln1 to both branches", ("nn/transformer.py", _BLOCK,
+        "        x = x + self.attn(self.ln1(x))\n"
+        '        return x + self.down(gelu(self.up(self.ln1(x)), approximate="tanh"))\n'), "7.3",
+     "known mistake: ln1 used for both branches"),
     ("block without GELU", ("nn/transformer.py", 'gelu(self.up(self.ln2(x)), approximate="tanh")', "self.up(self.ln2(x))"),
      "7.3", "known mistake: GELU missing"),
     ("gpt looks the positions up by token", ("nn/transformer.py", "self.position(np.arange(idx.shape[1]))",
@@ -223,6 +227,20 @@ BUGGY += [  # ---- stage 1 and Task 2.1
      "1.4", "known mistake: only leaves accumulated"),
     ("backpropagate never accumulates", ("autodiff.py", "        node.accumulate(node_grad)\n", ""), "1.4",
      "known mistake: never accumulated"),
+    # ---- issue 45: once named as another mistake (each case of the check now tells them apart)
+    ("central difference divides by 2 then multiplies by eps", ("numerical.py", "return (f(*up) - f(*down)) / (2.0 * eps)",
+                                                                "return (f(*up) - f(*down)) / 2 * eps"), "1.1",
+     "known mistake: operator precedence"),
+    ("topological order marks nodes seen when pushed", ("autodiff.py",
+        "        if id(node) in seen:\n            continue\n        seen.add(id(node))\n"
+        "        stack.append((node, True))\n        for parent in node.parents:\n"
+        "            if id(parent) not in seen:\n                stack.append((parent, False))\n",
+        "        stack.append((node, True))\n        for parent in node.parents:\n"
+        "            if id(parent) not in seen:\n                seen.add(id(parent))\n"
+        "                stack.append((parent, False))\n"), "1.3", "known mistake: marked when pushed"),
+    ("broadcast_shapes built from the right and never reversed", ("shapes.py", "for axis in range(-ndim, 0):",
+                                                                  "for axis in range(-1, -ndim - 1, -1):"), "2.1",
+     "known mistake: built from the right, never reversed"),
     ("broadcast_shapes zips to the shortest shape", ("shapes.py", "ndim = max((len(shape) for shape in shapes), default=0)",
                                                      "ndim = min((len(shape) for shape in shapes), default=0)"), "2.1",
      "known mistake: shortest shape only"),
@@ -341,7 +359,15 @@ FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK = {"abs derivative 1 at zero"}
 FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK |= {"adam counts the steps from 0", "adam bias correction multiplies by t"}
 
 
+# Variants whose visible check has no case that tells their mistake apart from another known one, so it names
+# neither (a name needs evidence): the Block's check sets attention to 0, where ln1 and ln2 swapped and ln1 used for
+# both branches give the same output.
+NOT_SINGLED_OUT_IN_THE_NOTEBOOK = {"block swaps ln1 and ln2", "block feeds ln1 to both branches"}
+
+
 def named_in_notebook(name: str) -> set[str]:
-    """What the visible check of a variant must name: the same as the hidden checks, unless it fails first elsewhere."""
-    return {NAMED[name]} if name in NAMED and name not in FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK else set()
+    """What the visible check of a variant must name: the same as the hidden checks, unless it fails first elsewhere
+    or no case of the visible check singles its mistake out."""
+    skipped = FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK | NOT_SINGLED_OUT_IN_THE_NOTEBOOK
+    return {NAMED[name]} if name in NAMED and name not in skipped else set()
 

@@ -114,6 +114,7 @@ CUES.update({
     "softmax over the queries": "over the last axis (the keys)", "masked after the softmax": "before the softmax",
     "residual missing around attention": "two residual sums", "residual missing around the MLP": "two residual sums",
     "post-norm": "the sums themselves are not normalised", "ln1 and ln2 swapped": "attention takes ln1 of x",
+    "ln1 used for both branches": "on ln2 of x",
     "GELU after the down projection": "gelu between up and down", "GELU missing": "gelu between up and down",
     "ReLU, not GELU": "down(gelu(up(", "position embeddings missing": "token and position embeddings",
     "positions indexed by the tokens": "not the tokens", "ln_f missing": "then ln_f and the head",
@@ -126,10 +127,11 @@ CUES.update({
 CUES.update({  # ---- stage 1 and Task 2.1
     "one-sided difference": "a little to the right - f a little to the left", "divided by eps": "divide by twice eps",
     "every argument nudged": "Leave every other value alone", "arg ignored": "at position arg",
-    "one list for both points": "two separate copies",
+    "one list for both points": "two separate copies", ("1.1", "operator precedence"): "divide by twice eps",
     ("1.2", "sign lost on b"): "minus g for b", ("1.2", "exponent not lowered"): "c a^(c-1)",
     "0 ** -1 for c = 0": "give 0 when c is 0", ("1.2", "1 at the kink"): "only where a > 0",
     "reversed": "reversing that list puts the root first", "breadth-first": "A depth-first walk",
+    "marked when pushed": "after all its parents have finished",
     "no visited set": "Keep a set of ids you have seen", "leaves left out": "the leaves included",
     "root left out": "the root and the leaves included",
     "overwrites instead of summing": "add each parent's share", "seed ignored": "not 1",
@@ -137,7 +139,7 @@ CUES.update({  # ---- stage 1 and Task 2.1
     "only leaves accumulated": "not only the leaves", "never accumulated": "call node.accumulate once",
     ("2.1", "aligned from the left"): "up from the right", "size 1 treated as a clash": "sizes other than 1",
     "no clash error": "more than one size left means a clash", "shortest shape only": "minus the longest length",
-    "list, not a tuple": "Return a tuple, not a list",
+    "list, not a tuple": "Return a tuple, not a list", "built from the right, never reversed": "-1, -2, ... down to",
 })
 CUES["leading axes only"] = "the axes where shape has a 1 but grad does not"  # Task 2.2's, which had no cue yet
 
@@ -161,9 +163,10 @@ def test_the_table_holds_values_and_words_only():
     for by_input in data["cases"].values():
         for entries in by_input.values():
             for entry in entries:
-                assert set(entry) in ({"name", "message", "fix", "shape", "values"}, {"name", "message", "fix", "raises"},
-                                      {"name", "message", "fix", "equals"}, {"name", "message", "fix", "equals", "type"})
-                words.add(f"{entry['message']} {entry['fix']}")
+                assert set(entry) - {"look"} in ({"name", "message", "fix", "shape", "values"},
+                                                 {"name", "message", "fix", "raises"}, {"name", "message", "fix", "equals"},
+                                                 {"name", "message", "fix", "equals", "type"})
+                words.add(f"{entry['message']} {entry['fix']} {entry.get('look', '')}")
     assert len(data["cases"]) > 50
     quoted = [line for line in lines for text in words if line in " ".join(text.split())]
     assert not quoted, quoted
@@ -187,10 +190,19 @@ def _entries():
             for entry in entries]
 
 
+def _apart(entry: dict, others: list[dict]) -> bool:
+    """Whether no entry of another name predicts the same values within the tolerance (the case tells it apart)."""
+    wrong = np.asarray(entry["values"], np.float64)
+    return not any(o["name"] != entry["name"] and "values" in o and o["shape"] == entry["shape"] and
+                   np.allclose(np.asarray(o["values"], np.float64), wrong, rtol=1e-5, atol=1e-6, equal_nan=True)
+                   for o in others)
+
+
 def test_a_visible_check_names_a_known_mistake_exactly_on_its_prediction():
-    """Both ways, on every case of the table: the predicted answer is named (as a mistake
-    that predicts the same values), an answer off by more than the tolerance never is."""
-    checked = 0
+    """Both ways, on every case of the table: the predicted answer is named where the case
+    tells it apart from every other prediction, never where another mistake predicts the
+    same (issue 45: a name needs evidence); an answer off by more than the tolerance never is."""
+    checked = refused = 0
     for by_input, i, entry in _entries():
         if i == "value":  # a value's check (same(..., known=...)): its own test below
             continue
@@ -198,11 +210,15 @@ def test_a_visible_check_names_a_known_mistake_exactly_on_its_prediction():
             continue
         wrong = np.asarray(entry["values"], np.float64).reshape(entry["shape"])
         found = known_mistakes.fitting(by_input, int(i), wrong, 1e-6, 1e-5)
-        assert found is not None and np.allclose(np.reshape(found["values"], found["shape"]), wrong, equal_nan=True)
+        if _apart(entry, by_input[i]):
+            assert found is not None and found["name"] == entry["name"], entry["name"]
+        else:
+            assert found is None, entry["name"]
+            refused += 1
         off = wrong + 1e-2 * (1 + np.abs(np.nan_to_num(wrong)))
         assert known_mistakes.fitting(by_input, int(i), off, 1e-6, 1e-5) is None, entry["name"]
         checked += 1
-    assert checked > 100
+    assert checked > 100 and refused < checked / 4
 
 
 def test_a_value_check_names_a_known_mistake_exactly_on_its_prediction():
@@ -221,11 +237,19 @@ def test_a_value_check_names_a_known_mistake_exactly_on_its_prediction():
                                                 1e-5) is None
         elif "equals" in entry:
             wrong = tuple(entry["equals"])
-            assert known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)["name"] == entry["name"]
+            same = [e for e in by_input["value"] if e.get("equals") == entry["equals"] and "type" not in e]
+            found = known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)
+            if len({e["name"] for e in same}) > 1:  # two mistakes give this list here: neither is named
+                assert found is None, entry["name"]
+                continue
+            assert found["name"] == entry["name"]
             assert known_mistakes.fitting_value([entry], (*wrong, 0), 1e-6, 1e-5) is None
         else:
             wrong = np.asarray(entry["values"], np.float64).reshape(entry["shape"])
             found = known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)
+            if not _apart(entry, by_input["value"]):  # another mistake predicts the same here: neither is named
+                assert found is None, entry["name"]
+                continue
             assert found is not None and np.allclose(np.reshape(found["values"], found["shape"]), wrong, equal_nan=True)
             off = wrong + 1e-2 * (1 + np.abs(wrong))
             assert known_mistakes.fitting_value(by_input["value"], off, 1e-6, 1e-5) is None, entry["name"]
@@ -239,8 +263,9 @@ def test_a_raised_error_is_named_only_when_the_mistake_predicts_it():
     for by_input, entry in raising:
         kind, message = entry["raises"]
         error = type(kind, (Exception,), {})(message)
-        assert known_mistakes.raising(by_input, error)["name"] == entry["name"]
-        assert known_mistakes.raising(by_input, KeyError("something else")) is None
+        causes = known_mistakes.raising(by_input, error)
+        assert entry["name"] in [c["name"] for c in causes]  # alone, it is named; with others, listed among them
+        assert known_mistakes.raising(by_input, KeyError("something else")) == []
 
 
 def test_the_library_names_a_mistake_only_on_its_own_prediction():

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from grader.checks.diagnose import same_exception
+from grader.checks.mistakes import evidence
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Mistake:
     fix: str               # what to write instead
     wrong: Callable[..., Any]
     names_its_error: bool = True  # False: an exception it raises is not evidence of it (another mistake raises it too)
+    look: str = ""         # the line to look at, in words, when it is one of several causes of an exception
 
     def words(self) -> str:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
@@ -53,6 +55,7 @@ class Slip:
     fix: str
     wrong: Callable[..., Any]
     typed: bool = False    # a tuple or list it gives is compared with its type ([4, 3] is not (4, 3))
+    look: str = ""         # the line to look at, in words, when it is one of several causes of an exception
 
     def words(self) -> str:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
@@ -99,7 +102,9 @@ def predict(mistake: Mistake, arrays: Sequence[np.ndarray], upstream: np.ndarray
 
 def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, atol: float) -> bool:
     """Whether a returned gradient equals a predicted wrong one (and the prediction is not
-    the right answer itself)."""
+    the right answer itself). Past the relative ``rtol``, the tolerance follows the size of
+    the difference judged (``evidence.tolerance``): a ten-thousandth of the prediction's distance
+    from the right answer, ``atol`` only where there is no right answer to measure it by."""
     if isinstance(got, np.generic):  # a 0-d answer may come back as a NumPy scalar
         got = np.asarray(got)
     if "values" not in predicted or not isinstance(got, np.ndarray) or got.dtype.kind not in "fiub":
@@ -110,7 +115,8 @@ def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, at
     if expected is not None and expected.shape == wrong.shape and \
             np.allclose(wrong, expected, rtol=rtol, atol=atol, equal_nan=True):
         return False
-    return bool(np.allclose(got.astype(np.float64), wrong.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True))
+    near = evidence.tolerance(wrong, expected, atol)
+    return bool(np.allclose(got.astype(np.float64), wrong.astype(np.float64), rtol=rtol, atol=near, equal_nan=True))
 
 
 def predict_value(slip: Slip, case: dict) -> dict | None:

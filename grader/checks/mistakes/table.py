@@ -126,6 +126,7 @@ def build() -> dict:
             if predicted is None or fits_value(expected, predicted, None, 1e-7, 1e-9):
                 continue  # no such mistake here, or it computes the right value on this case
             entry: dict[str, Any] = {"name": slip.name, "message": slip.message, "fix": slip.fix}
+            entry.update({"look": slip.look} if slip.look else {})
             if "equals" in predicted:
                 entry.update((k, predicted[k]) for k in ("equals", "type") if k in predicted)
             elif "raises" in predicted:  # where the right answer is a value (the check's got may be the error)
@@ -144,6 +145,7 @@ def build() -> dict:
                                                                and fits(expected, predicted, None, 1e-7, 1e-9)):
                 continue  # no such mistake here, or it gives the right answer on this case
             entry = {"name": mistake.name, "message": mistake.message, "fix": mistake.fix}
+            entry.update({"look": mistake.look} if mistake.look else {})
             if "raises" in predicted:
                 entry["raises"] = list(predicted["raises"])
             else:
