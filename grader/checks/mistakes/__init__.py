@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 
 from grader.checks.diagnose import same_exception
-from grader.checks.mistakes import evidence
+
+REL = 1e-4  # an answer fits a prediction within a ten-thousandth of the prediction's distance from the right answer
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def predict(mistake: Mistake, arrays: Sequence[np.ndarray], upstream: np.ndarray
 def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, atol: float) -> bool:
     """Whether a returned gradient equals a predicted wrong one (and the prediction is not
     the right answer itself). Past the relative ``rtol``, the tolerance follows the size of
-    the difference judged (``evidence.tolerance``): a ten-thousandth of the prediction's distance
+    the difference judged (``tolerance``): a ten-thousandth of the prediction's distance
     from the right answer, ``atol`` only where there is no right answer to measure it by."""
     if isinstance(got, np.generic):  # a 0-d answer may come back as a NumPy scalar
         got = np.asarray(got)
@@ -115,7 +116,7 @@ def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, at
     if expected is not None and expected.shape == wrong.shape and \
             np.allclose(wrong, expected, rtol=rtol, atol=atol, equal_nan=True):
         return False
-    near = evidence.tolerance(wrong, expected, atol)
+    near = tolerance(wrong, expected, atol)
     return bool(np.allclose(got.astype(np.float64), wrong.astype(np.float64), rtol=rtol, atol=near, equal_nan=True))
 
 
@@ -176,3 +177,14 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
         if n == 1 and grad.shape[axis] != 1:
             grad = grad.sum(axis=axis, keepdims=True)
     return grad
+
+
+def tolerance(wrong: np.ndarray, expected: np.ndarray | None, atol: float) -> float:
+    """The absolute part of the tolerance for ``wrong``: ``REL`` times its largest finite
+    distance from the right answer (``atol`` where there is no right answer of its shape)."""
+    if expected is None or np.shape(expected) != wrong.shape or np.asarray(expected).dtype.kind not in "fiub":
+        return atol
+    with np.errstate(all="ignore"):
+        distance = np.abs(wrong.astype(np.float64) - np.asarray(expected, np.float64))
+    finite = distance[np.isfinite(distance)]
+    return REL * float(finite.max()) if finite.size and finite.max() > 0 else atol

@@ -4,7 +4,7 @@ failed is a discriminating one for it: there its prediction differs, beyond the 
 from the right answer and from every other prediction the library holds for that answer.
 
 The tolerance follows the size of the difference judged: an answer fits a prediction when
-it is within ``REL`` (a ten-thousandth) of the largest distance between that prediction and the right answer
+it is within ``REL`` (in ``__init__.py``: a ten-thousandth) of the largest distance between that prediction and the right answer
 (and the check's own relative tolerance), never a fixed absolute amount, so a case where
 a mistake's answer is a hair from 0 and the right answer is 2 cannot name "it is 0".
 
@@ -21,10 +21,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
-
-import numpy as np
-
-REL = 1e-4   # an answer fits a prediction within a ten-thousandth of the prediction's distance from the right answer
 
 _records: list[list[tuple]] = []
 
@@ -109,14 +105,3 @@ def neutral(causes: list) -> str:
     """Several known causes raise the same exception: each, with the line to look at; none named."""
     listed = "; ".join(f"{m.message} ({'look at ' + m.look if m.look else 'fix: ' + m.fix})" for m in causes)
     return f" More than one known mistake raises this here, so none is named. Plausible causes: {listed}."
-
-
-def tolerance(wrong: np.ndarray, expected: np.ndarray | None, atol: float) -> float:
-    """The absolute part of the tolerance for ``wrong``: ``REL`` times its largest finite
-    distance from the right answer (``atol`` where there is no right answer of its shape)."""
-    if expected is None or np.shape(expected) != wrong.shape or np.asarray(expected).dtype.kind not in "fiub":
-        return atol
-    with np.errstate(all="ignore"):
-        distance = np.abs(wrong.astype(np.float64) - np.asarray(expected, np.float64))
-    finite = distance[np.isfinite(distance)]
-    return REL * float(finite.max()) if finite.size and finite.max() > 0 else atol
