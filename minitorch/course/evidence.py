@@ -5,7 +5,9 @@ other known mistake's prediction. An exception names a mistake only when no othe
 mistake raises the same exception there; otherwise the check lists the plausible causes.
 
 The tolerance follows the size of the difference judged: your answer fits a prediction when
-it is within a ten-thousandth (``REL``) of that prediction's distance from the right answer.
+it is within a ten-thousandth (``REL``) of that prediction's distance from the right answer
+(or within the check's own tolerance, for a sampled frequency, where that is a tenth of the
+distance or less).
 
 Each check cell is one ``block()`` (``failures.checking``); the cases it judged are kept
 (``seen``) and looked at again only when a mistake is about to be named (``consistent``).
@@ -56,8 +58,9 @@ def consistent(where: Any, name: str) -> bool:
 
 
 def tolerance(wrong: np.ndarray, expected: Any, atol: float) -> float:
-    """``REL`` times the largest finite distance of ``wrong`` from the right answer (``atol``
-    without a right answer of its shape)."""
+    """``REL`` times the largest finite distance of ``wrong`` from the right answer, or the
+    check's ``atol`` where that is a tenth of the distance or less (``atol`` without a right
+    answer of its shape)."""
     try:
         right = np.asarray(expected, np.float64)
     except (TypeError, ValueError):
@@ -67,7 +70,10 @@ def tolerance(wrong: np.ndarray, expected: Any, atol: float) -> float:
     with np.errstate(all="ignore"):
         distance = np.abs(wrong - right)
     finite = distance[np.isfinite(distance)]
-    return REL * float(finite.max()) if finite.size and finite.max() > 0 else atol
+    if not finite.size or finite.max() <= 0:
+        return atol
+    # the check's own atol (a sampled frequency's noise) only where it is a tenth of that distance or less
+    return max(REL * float(finite.max()), min(atol, float(finite.max()) / 10))
 
 
 def answer(entry: dict) -> Any:

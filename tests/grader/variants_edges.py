@@ -125,6 +125,11 @@ BUGGY += [
     # ---- a Tensor where a float is due
     ("training loop returns a Tensor", ("training.py", "total += loss.item() * len(batch)",
                                         "total += loss * len(batch)"), "6.4", "loss.item()"),
+    # issue 45: its broadcast error is also what a missing expand_dims raises, so where both would raise it the
+    # message lists both causes with their lines and names neither (never "expand_dims missing" alone)
+    ("max counts the ties without keepdims", ("ops_reduce.py",
+        "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
+        "ties = np.sum(hit, axis=ctx.axes).astype(grad.dtype)"), "3.3", "counts the ties"),
 ]
 
 ALTERNATIVES += [

@@ -119,8 +119,10 @@ def made_from() -> str:
 def build() -> dict:
     """The table: for each case, by input, what each known mistake gives there."""
     cases: dict[str, dict[str, list]] = {}
+    tasks: dict[str, str] = {}  # each case's task: what the test of separating cases groups by
     functions, values = record()
     for task, site, key, case, expected in values:
+        tasks[key] = task
         for slip in slips(site):
             predicted = predict_value(slip, case) if slip.task == task else None
             if predicted is None or fits_value(expected, predicted, None, 1e-7, 1e-9):
@@ -135,6 +137,7 @@ def build() -> dict:
                 entry.update(shape=list(predicted["values"].shape), values=[float(v) for v in predicted["values"].ravel()])
             cases.setdefault(key, {}).setdefault("value", []).append(entry)
     for task, op, key, inputs, upstream, params, right in functions:
+        tasks[key] = task
         exact = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in inputs]
         for mistake in of(op):
             if mistake.task != task or mistake.input >= len(inputs):
@@ -151,7 +154,7 @@ def build() -> dict:
             else:
                 entry.update(shape=list(predicted["values"].shape), values=[float(v) for v in predicted["values"].ravel()])
             cases.setdefault(key, {}).setdefault(str(mistake.input), []).append(entry)
-    return {"note": NOTE, "inputs": made_from(), "cases": cases}
+    return {"note": NOTE, "inputs": made_from(), "cases": cases, "tasks": {k: t for k, t in tasks.items() if k in cases}}
 
 
 def text(table: dict) -> str:
