@@ -30,7 +30,8 @@ LAYERS = [
 # module imports the room, except that the package's ``__init__`` re-exports two names.
 ROOM = [
     {"course", "course.plotting_training", "course.progress", "course.inplace", "course.diagnose",
-     "course.heatmaps", "course.hints", "course.evidence"},
+     "course.heatmaps", "course.hints", "course.evidence",
+     "course.earlier"},
     {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},
     {"course.notebook", "course.visible"},
 ]

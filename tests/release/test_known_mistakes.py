@@ -158,7 +158,7 @@ def test_the_table_holds_values_and_words_only():
     """No code reaches the package: each entry is a prediction (values, or an exception) with
     its name, message and fix, and no message or fix quotes a solution line."""
     data = json.loads((ROOT / "minitorch" / "course" / "known_mistakes.json").read_text())
-    assert set(data) == {"note", "inputs", "cases", "tasks"} and "do not edit" in data["note"]
+    assert set(data) == {"note", "inputs", "cases", "tasks", "needs"} and "do not edit" in data["note"]
     lines = solution_lines()
     words = set()
     for by_input in data["cases"].values():
@@ -679,3 +679,24 @@ def test_every_known_mistake_has_a_visible_case_that_tells_it_apart():
             if together and not apart:
                 gaps.add((task, (a, b)))
     assert gaps == {gap for gap in UNSEPARATED if gap[0] in TASKS}, gaps
+
+
+def test_a_check_whose_earlier_task_fails_says_that_task_first(monkeypatch):
+    """Issue 45: 2.3's check once blamed a right Sub.backward when Task 2.2 was broken, and
+    5.4's a right CrossEntropy.forward when 5.3's logsumexp was. The release records which
+    earlier tasks' code each check runs; a failing check whose earlier task fails its own
+    check says "Task 2.2 first" and blames nothing else; with that task passing, its own message stands."""
+    from minitorch.course import earlier, failures
+    needs("2.2", "2.3", "5.3", "5.4")
+    assert "2.2" in earlier.needs()["2.3"] and "5.3" in earlier.needs()["5.4"]
+    monkeypatch.setattr(earlier, "_verdicts", {})
+    earlier.record("2.2", failures.CheckFailed("unbroadcast(g, (4, 1)) with g of shape (2, 4, 3): came back with wrong values"))
+    with pytest.raises(failures.CheckFailed) as caught:
+        with failures.checking("2.3"):
+            raise failures.CheckFailed("Sub.backward: the gradient for input 1 came back with wrong values")
+    assert str(caught.value).startswith("Task 2.2 first") and "Sub.backward" not in str(caught.value)
+    assert "unbroadcast(g, (4, 1))" in str(caught.value)
+    earlier.record("2.2", None)
+    with pytest.raises(failures.CheckFailed, match="^Sub.backward"):
+        with failures.checking("2.3"):
+            raise failures.CheckFailed("Sub.backward: the gradient for input 1 came back with wrong values")

@@ -64,10 +64,31 @@ def recording_same(got, expected, call, case="", **options):
 visible.same = recording_same
 base = {"__name__": "__main__"}
 exec(compile(cells["setup"], "setup", "exec"), base)
+import ast, pathlib, re
+owners = {}  # (file, first line) of each function holding a "# Task X.Y:" label -> that task
+for path in pathlib.Path(known_mistakes.__file__).parents[1].rglob("*.py"):
+    text = path.read_text(encoding="utf-8")
+    spans = [(n.lineno, n.end_lineno) for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)]
+    for number, line in enumerate(text.splitlines(), 1):
+        found = re.match(r"\s*# Task (\d+\.\d+):", line)
+        inside = [start for start, end in spans if start <= number <= end]
+        if found and inside:
+            owners[(str(path), max(inside))] = found.group(1)
+used, needs = set(), {}
+def trace(frame, event, arg):
+    owner = owners.get((frame.f_code.co_filename, frame.f_code.co_firstlineno))
+    if owner:
+        used.add(owner)
 for task[0], source in cells["checks"]:
-    exec(compile(source, f"check {task[0]}", "exec"), dict(base))
+    used.clear()
+    sys.setprofile(trace)
+    try:
+        exec(compile(source, f"check {task[0]}", "exec"), dict(base))
+    finally:
+        sys.setprofile(None)
+    needs[task[0]] = sorted(used - {task[0]})
 with open(out, "wb") as f:
-    pickle.dump((records, values), f)
+    pickle.dump((records, values, needs), f)
 """
 
 
@@ -84,11 +105,13 @@ def _cells(path: pathlib.Path) -> dict:
     return {"setup": setup, "checks": checks}
 
 
-def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> tuple[list[tuple], list[tuple]]:
-    """Every case the visible checks give check_backward, and every value they check with a
-    known site (``same(..., known=...)``), with the reference package."""
+def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> tuple[list[tuple], list[tuple], dict[str, list]]:
+    """Every case the visible checks give check_backward, every value they check with a
+    known site (``same(..., known=...)``), and the other tasks whose code each check runs
+    (its functions holding a "# Task X.Y:" label), with the reference package."""
     found: list[tuple] = []
     values: list[tuple] = []
+    needs: dict[str, list] = {}
     for path in sorted(notebooks.glob("[0-9][0-9]_*.py")):
         cells = _cells(path)
         if not any("check_backward(" in source or "known=" in source for _, source in cells["checks"]):
@@ -98,10 +121,11 @@ def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> tuple[list[tupl
             env = dict(os.environ, PYTHONPATH=str(SOLUTIONS), MPLBACKEND="agg")
             subprocess.run([sys.executable, "-c", RECORDER, str(out)], input=pickle.dumps(cells), check=True,
                            cwd=scratch, env=env, capture_output=True, timeout=600)
-            functions, computed = pickle.loads(out.read_bytes())
+            functions, computed, used = pickle.loads(out.read_bytes())
             found += functions
             values += computed
-    return found, values
+            needs.update(used)
+    return found, values, needs
 
 
 def made_from() -> str:
@@ -120,7 +144,7 @@ def build() -> dict:
     """The table: for each case, by input, what each known mistake gives there."""
     cases: dict[str, dict[str, list]] = {}
     tasks: dict[str, str] = {}  # each case's task: what the test of separating cases groups by
-    functions, values = record()
+    functions, values, needs = record()
     for task, site, key, case, expected in values:
         tasks[key] = task
         for slip in slips(site):
@@ -154,7 +178,13 @@ def build() -> dict:
             else:
                 entry.update(shape=list(predicted["values"].shape), values=[float(v) for v in predicted["values"].ravel()])
             cases.setdefault(key, {}).setdefault(str(mistake.input), []).append(entry)
-    return {"note": NOTE, "inputs": made_from(), "cases": cases, "tasks": {k: t for k, t in tasks.items() if k in cases}}
+    earlier = {task: [t for t in used if _key(t) < _key(task)] for task, used in needs.items()}
+    return {"note": NOTE, "inputs": made_from(), "cases": cases, "tasks": {k: t for k, t in tasks.items() if k in cases},
+            "needs": {task: used for task, used in sorted(earlier.items()) if used}}
+
+
+def _key(task: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in task.split("."))
 
 
 def text(table: dict) -> str:
