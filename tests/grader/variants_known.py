@@ -338,7 +338,8 @@ NAMED.update({  # ---- stage 6: tests/grader/variants.py, variants_edges.py and 
     "sgd updates parameters without a gradient": "updated without a gradient",
     "adam without bias correction": "bias correction missing", "adam epsilon inside the correction": "eps before the correction",
     "adam epsilon under the square root": "eps inside the root",
-    "adam step counter shared between parameters": "step count shared",
+    # "adam step counter shared between parameters": both checks first fail on parameter 1 after step 1, where a
+    # counter shared with parameter 0 stands at 2, the step "t one ahead" takes too: neither is named (issue 45)
     "adam second moment without the square": "v of |g|", "adam decoupled weight decay": "weight decay decoupled",
     "adam updates parameters without a gradient": "updated without a gradient",
     "training loop averages the batch losses unweighted": "mean of the batch means",
@@ -365,9 +366,8 @@ FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK |= {"adam counts the steps from 0", "adam 
 # neither (a name needs evidence): the Block's check sets attention to 0, where ln1 and ln2 swapped and ln1 used for
 # both branches give the same output.
 NOT_SINGLED_OUT_IN_THE_NOTEBOOK = {"block swaps ln1 and ln2", "block feeds ln1 to both branches"}
-# Adam's first failing case is parameter 1 after step 1, where a counter shared with parameter 0 stands at 2: the step
-# "t one ahead" takes too, so neither is named there
-NOT_SINGLED_OUT_IN_THE_NOTEBOOK |= {"adam step counter shared between parameters"}
+# (Adam's shared step counter is named by neither kind of check: its first failing case, parameter 1 after step 1,
+# where a counter shared with parameter 0 stands at 2, is the step "t one ahead" takes too.)
 
 
 def named_in_notebook(name: str) -> set[str]:
