@@ -6,7 +6,6 @@ was, float32 kept float32, and values far from 1.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,12 +15,10 @@ import numpy.typing as npt
 from grader.boundary.runner import Raised
 from grader.boundary.wire import oversized
 from grader.checks.common import CheckFailure, describe_params, explain, learner_raised, scaled_atol
-from grader.checks.diagnose import shape_pattern, value_pattern
-from grader.checks.mistakes import fits, fits_value, predict, predict_value, raised_as_predicted, slips
-from grader.checks.mistakes import of as library_of
+from grader.checks.mistakes import predict
+from grader.checks.naming import known_for, name_known, named_raise, seen_gradient
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
 from grader.checks.repair import located
-from grader.results import Failure
 
 
 def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.ArrayLike, label: str = "",
@@ -115,84 +112,10 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
             name_known(known, i, what, grads[i], expected, rtol, tolerance)
             raise located(failure, w, function, reference, arrays, upstream, differentiable, params, swaps, views,
                           rtol, atol) from None
+        seen_gradient(function, i, grads[i], expected, rtol, scaled_atol(expected, atol),
+                       lambda m: predict(m, arrays, upstream, params))
     if changed:  # the right numbers, but the caller's array was changed: half the part's points
         raise in_place_upstream(changed[0], keep=0.5)
-
-
-def known_for(function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict) -> list:
-    """The library's known mistakes of ``function``, each with what it gives on this case."""
-    return [(m, predict(m, arrays, upstream, params)) for m in library_of(function) if m.input < len(arrays)]
-
-
-def name_known(known: list, i: int, what: str, got: Any, expected: np.ndarray, rtol: float, atol: float) -> None:
-    """Raise the known mistake whose prediction for input ``i`` ``got`` equals, if one does."""
-    for mistake, predicted in known:
-        if mistake.input == i and predicted and fits(got, predicted, expected, rtol, atol):
-            raise CheckFailure(f"{what} is wrong: {mistake.words()}.{where(got, expected)}", mistake.name)
-
-
-def judge(what: str, function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict, i: int, got: Any,
-          expected: npt.ArrayLike, **options: Any) -> None:
-    """``explain`` for one gradient of a rule run by hand (``run_rule``), naming a known mistake
-    of the library when the answer is its prediction."""
-    try:
-        explain(what, got, expected, **options)
-    except CheckFailure:
-        expected = np.asarray(expected)
-        name_known(known_for(function, arrays, upstream, params), i, what, got, expected, options.get("rtol", 1e-5),
-                   scaled_atol(expected, options.get("atol", 1e-7)))
-        raise
-
-
-def judge_value(what: str, site: str, case: dict, got: Any, expected: npt.ArrayLike, **options: Any) -> None:
-    """``explain`` for a computed value (not a Function's gradient), naming the known slip
-    of ``site`` (the library's) that computes ``got`` from ``case``, if one does."""
-    try:
-        explain(what, got, expected, **options)
-    except CheckFailure:
-        name_slip(site, case, what, got, expected, options.get("rtol", 1e-5),
-                  scaled_atol(np.asarray(expected, np.float64), options.get("atol", 1e-7)))
-        raise
-
-
-def name_slip(site: str, case: dict, what: str, got: Any, expected: Any, rtol: float = 1e-5,
-              atol: float = 1e-7) -> None:
-    """Raise the known slip of ``site`` whose value on ``case`` ``got`` equals, if one does."""
-    for slip in slips(site):
-        predicted = predict_value(slip, case)
-        if predicted and fits_value(got, predicted, expected, rtol, atol):
-            want = f"a {expected.__name__}" if isinstance(expected, type) else repr(expected)  # a class: it should raise
-            shown = where(got, np.asarray(expected)) if "values" in predicted else f" It gave {got!r}, not {want}."
-            raise CheckFailure(f"{what} is wrong: {slip.words()}.{shown}", slip.name)
-
-
-def slip_raised(failure: CheckFailure, site: str, case: dict) -> CheckFailure:
-    """A learner's exception at ``site``, with the known slip that predicts it named after it."""
-    known = [(slip, predict_value(slip, case)) for slip in slips(site)]
-    return named_raise(failure, known)
-
-
-def named_raise(failure: CheckFailure, known: list) -> CheckFailure:
-    """A learner's exception, with the known mistake that predicts it named after it."""
-    found = re.search(r" raised (\w+): (.*?)(?: at minitorch/|$)", str(failure), re.DOTALL)
-    if failure.kind is Failure.RAISED and found:
-        for mistake, predicted in known:
-            if predicted and raised_as_predicted(found.group(1), found.group(2), predicted):
-                return CheckFailure(f"{failure} (known mistake: {mistake.name}): {mistake.message}. Fix: {mistake.fix}",
-                                    mistake.name, kind=Failure.RAISED)
-    return failure
-
-
-def where(got: Any, expected: np.ndarray) -> str:
-    """Where a wrong gradient of the right shape differs most, to the digits where it differs."""
-    got = np.asarray(got) if isinstance(got, np.generic) else got
-    if not isinstance(got, np.ndarray) or got.dtype.kind not in "fiub":
-        return ""
-    if got.shape != expected.shape:
-        shape = shape_pattern(got.shape, expected.shape, got, expected, atol=scaled_atol(expected, 1e-7)).text
-        return f" It has shape {got.shape}, not {expected.shape}.{' ' + shape if shape else ''}"
-    found = value_pattern(got, expected)
-    return f"{' ' + found.text if found.text else ''} The largest difference: {found.where}."
 
 
 def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Callable[..., np.ndarray],

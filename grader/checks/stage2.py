@@ -7,8 +7,9 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
+from grader.checks.naming import judge, judge_value, name_slip, slip_raised
 from grader.checks.numeric import unbroadcast_by_loops
-from grader.checks.rules import check_float32, check_large, check_rule, judge, judge_value, name_slip, run_rule, slip_raised
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 
 def _broadcast_shapes(w, *shapes):

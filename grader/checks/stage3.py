@@ -8,7 +8,8 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import explain
-from grader.checks.rules import check_float32, check_large, check_rule, judge, run_rule
+from grader.checks.naming import judge
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 UNARY: dict[str, Any] = {  # Function name: (trusted NumPy function, range of the inputs)
     "Exp": (np.exp, (-2, 2)), "Log": (np.log, (0.3, 3)), "Sqrt": (np.sqrt, (0.3, 3)),

@@ -6,7 +6,8 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, index_spec
-from grader.checks.rules import check_float32, check_rule, judge, known_for, named_raise, run_rule
+from grader.checks.naming import judge, known_for, named_raise
+from grader.checks.rules import check_float32, check_rule, run_rule
 
 
 @part("4.1", "Reshape")

@@ -7,9 +7,10 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
+from grader.checks.naming import judge, known_for, name_slip, named_raise
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, gelu_exact, gelu_tanh, log_softmax, stable_lse
-from grader.checks.rules import check_float32, check_large, check_rule, judge, known_for, name_slip, named_raise, run_rule
+from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
 SWAP = {"ops_linalg.unbroadcast": "unbroadcast"}
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, order_problem
-from grader.checks.rules import judge_value, name_slip
+from grader.checks.naming import judge_value, name_slip
 
 # What a walk of the probe's nest of modules meets (the library's site "parameters"): path, label, kind
 WALK = [("a", "a", "Parameter"), ("inner.w", "inner.w", "Parameter"), ("blocks[0].w", "blocks[0].w", "Parameter"),

@@ -13,8 +13,8 @@ from grader.boundary.failures import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.mistakes.stage6_optim import adam_run, sgd_run
+from grader.checks.naming import name_slip, slip_raised
 from grader.checks.repair import located_value
-from grader.checks.rules import name_slip, slip_raised
 
 
 def _close(got, want) -> bool:

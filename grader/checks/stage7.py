@@ -11,8 +11,9 @@ import numpy as np
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain
 from grader.checks.mistakes import fits_value, predict_value, slips
+from grader.checks.naming import name_slip
 from grader.checks.reference import attention_weights, layer_norm, numpy_attention
-from grader.checks.rules import check_float32, check_rule, name_slip
+from grader.checks.rules import check_float32, check_rule
 
 LN_SHAPES = [(3, 5), (2, 3, 4), (6,), (2, 1, 7)]
 

@@ -7,8 +7,8 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, order_problem
+from grader.checks.naming import judge_value, name_slip
 from grader.checks.reference import attention_weights, gelu_exact, gelu_tanh, layer_norm, linear_weights, numpy_attention
-from grader.checks.rules import judge_value, name_slip
 
 
 def _block_weights(rng, dim, prefix=""):

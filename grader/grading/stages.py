@@ -26,6 +26,7 @@ from grader.boundary.failures import Lost, Raised, Undeclared, Unimportable
 from grader.boundary.runner import LearnerProcess
 from grader.checks import load_all
 from grader.checks.common import CheckFailure, failure_of
+from grader.checks.mistakes import evidence
 from grader.results import Failure, Verdict, failed_everywhere
 from grader.settings import Settings
 from grader.tasks import PARTS, stage_of
@@ -138,7 +139,7 @@ def _run_part(fn: Callable, w: LearnerProcess, seed_name: str) -> CheckFailure |
     """Run one part: None when it passed, else its failure."""
     rng = np.random.default_rng(zlib.crc32(seed_name.encode()))
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), evidence.fresh():  # a part's own cases are its evidence for naming a mistake
             fn(w, rng)
         return None
     except CheckFailure as failure:

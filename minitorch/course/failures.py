@@ -2,7 +2,9 @@
 first and in full (IPython's ``_render_traceback_`` hook, no traceback through the checks'
 machinery), and ``checking``, the block of every check cell, which turns an exception of
 the learner's own code into a CheckFailed naming the check's line, its case and the learner's
-line (a hint only where the check gives one that addresses the exception).
+line (a hint only where the check gives one that addresses the exception); when the check
+fails and an earlier task whose code it runs fails its own check, it says "Task X.Y first"
+instead (``earlier.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Iterator
 
 import numpy as np
 
-from . import diagnose, repair
+from . import diagnose, earlier, evidence, repair
 
 ROOM = pathlib.Path(__file__).resolve().parent  # minitorch/course/: the checks' machinery
 PACKAGE = ROOM.parent
@@ -120,18 +122,28 @@ def checking(task: str) -> Iterator[None]:
     began = time.perf_counter()
     repair.forget()
     try:
-        yield
+        with evidence.block():  # the cases this check judges are its evidence for naming a known mistake
+            yield
     except (NotImplementedError, KeyboardInterrupt):
         raise
-    except CheckFailed as failure:
-        raise _located(failure, task, failure, began) from None
     except Exception as error:
+        if repair.searching():   # an edit of the repair search, tried on this check: only its outcome matters
+            raise
+        earlier.record(task, error)
+        waits = earlier.first(task)  # an earlier task whose code this check runs fails its own check: that first
+        if waits:
+            raise CheckFailed(waits) from None
+        if isinstance(error, CheckFailed):
+            raise _located(error, task, error, began) from None
         frames = [(f, n) for f, n in traceback.walk_tb(error.__traceback__)]
         cell = [(f, n) for f, n in frames if not pathlib.Path(f.f_code.co_filename).resolve().is_relative_to(PACKAGE)]
         frame, number = cell[0] if cell else (None, 0)  # the check's own line
         line = linecache.getline(frame.f_code.co_filename, number).strip() if frame is not None else ""
         where = f"at the line `{line}`" if line else f"at line {number} of the check"
         raise _located(raised(error, f"Task {task}'s check, {where}", _names(frame, number)), task, error, began) from None
+    else:
+        if not repair.searching():
+            earlier.record(task, None)
     finally:
         _task.pop()
 

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import diagnose
+from . import diagnose, evidence
 
 TABLE = pathlib.Path(__file__).with_name("known_mistakes.json")
 
@@ -79,28 +79,39 @@ def of(op: Any, inputs: Sequence[Any], upstream: Any, params: dict) -> dict[str,
         return {}
 
 
-def fitting(known: dict[str, list[dict]], i: int, got: Any, atol: float, rtol: float) -> dict | None:
-    """The known mistake whose wrong gradient for input ``i`` equals ``got``, if one does."""
-    if isinstance(got, np.generic):  # a 0-d answer may be a NumPy scalar
-        got = np.asarray(got)
-    if not isinstance(got, np.ndarray) or got.dtype.kind not in "fiub":
-        return None
-    for entry in known.get(str(i), []):
-        if "values" not in entry or tuple(entry["shape"]) != got.shape:
-            continue
+def _fit(atol: float, rtol: float, expected: Any) -> Any:
+    """Whether an answer fits an entry: its shape, and its values within ``rtol`` and a
+    tolerance that follows the entry's distance from the right answer (``evidence.tolerance``)."""
+    def fit(got: Any, entry: dict) -> bool:
+        if "equals" in entry:
+            return isinstance(got, (tuple, list, str)) and _plain(got) == entry["equals"] and \
+                type(got).__name__ == entry.get("type", type(got).__name__)
+        if isinstance(got, (int, float)) and not isinstance(got, bool) or isinstance(got, np.generic):
+            got = np.asarray(got, np.float64)
+        if "values" not in entry or not isinstance(got, np.ndarray) or got.dtype.kind not in "fiub" or \
+                tuple(entry["shape"]) != got.shape:
+            return False
         wrong = np.asarray(entry["values"], np.float64).reshape(got.shape)
-        if np.allclose(got.astype(np.float64), wrong, rtol=rtol, atol=atol, equal_nan=True):
-            return entry
-    return None
+        near = evidence.tolerance(wrong, expected, atol)
+        return bool(np.allclose(got.astype(np.float64), wrong, rtol=rtol, atol=near, equal_nan=True))
+    return fit
 
 
-def raising(known: dict[str, list[dict]], error: BaseException) -> dict | None:
-    """The known mistake that raises this exception here, if one does."""
-    for entries in known.values():
-        for entry in entries:
-            if "raises" in entry and diagnose.same_exception(type(error).__name__, str(error), *entry["raises"]):
-                return entry
-    return None
+def fitting(known: dict[str, list[dict]], i: int, got: Any, atol: float, rtol: float, expected: Any = None,
+            where: Any = None) -> dict | None:
+    """The known mistake your gradient for input ``i`` gives evidence of (``evidence.single_out``), if one."""
+    return evidence.single_out(got, known.get(str(i), []), _fit(atol, rtol, expected), where)
+
+
+def raising(known: dict[str, list[dict]], error: BaseException, op: Any = None) -> list[dict]:
+    """The known mistakes that raise this exception here, one per name, each consistent with
+    the check's earlier cases (several: the check names none of them)."""
+    found: dict[str, dict] = {}
+    for i, entries in known.items():
+        where = ("value", op) if i == "value" else (name_of(op), i)
+        for entry in evidence.raisers(entries, error, diagnose.same_exception, where):
+            found.setdefault(entry["name"], entry)
+    return list(found.values())
 
 
 def of_value(site: str, case: dict) -> list[dict]:
@@ -111,25 +122,19 @@ def of_value(site: str, case: dict) -> list[dict]:
         return []
 
 
-def fitting_value(known: list[dict], got: Any, atol: float, rtol: float) -> dict | None:
-    """The known mistake that computes ``got`` on this case (or raises ``got``, an exception), if one does."""
-    for entry in known:
-        if isinstance(got, BaseException) or "raises" in entry:
-            if isinstance(got, BaseException) and "raises" in entry and \
-                    diagnose.same_exception(type(got).__name__, str(got), *entry["raises"]):
-                return entry
-            continue
-        if "equals" in entry:
-            if isinstance(got, (tuple, list, str)) and _plain(got) == entry["equals"] and \
-                    type(got).__name__ == entry.get("type", type(got).__name__):
-                return entry
-            continue
-        if isinstance(got, (int, float)) and not isinstance(got, bool):
-            got = np.asarray(got, np.float64)
-        found = fitting({"0": [entry]}, 0, got, atol, rtol)
-        if found:
-            return found
-    return None
+def fitting_value(known: list[dict], got: Any, atol: float, rtol: float, expected: Any = None,
+                  where: Any = None) -> dict | None:
+    """The known mistake that computes ``got`` on this case, if the evidence singles one out."""
+    return evidence.single_out(got, known, _fit(atol, rtol, expected), where)
+
+
+def seen_value(where: Any, known: list[dict], got: Any, atol: float, rtol: float, expected: Any) -> None:
+    evidence.seen(where, known, got, _fit(atol, rtol, expected))
+
+
+def seen_gradient(where: Any, known: dict[str, list[dict]], i: int, got: Any, atol: float, rtol: float,
+                  expected: Any) -> None:
+    evidence.seen(where, known.get(str(i), []), got, _fit(atol, rtol, expected))
 
 
 def _plain(value: Any) -> Any:

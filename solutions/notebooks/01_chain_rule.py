@@ -80,7 +80,11 @@ ax.set_title("12 steps of gradient descent, learning rate 0.15");
 # %% nbgrader={"grade": false, "grade_id": "task1_1_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
 # Check Task 1.1
 with checking("1.1"):
-    # each case names its function for the table of known mistakes ("known=": what a mistake would give here)
+    # each case names its function for the table of known mistakes ("known=": what a mistake would give here);
+    # the first has an eps large enough that every known mistake gives a plainly different number
+    same(mt.central_difference(lambda x: x * x, 1.5, eps=0.1), 3.0, "central_difference(lambda x: x * x, 1.5, eps=0.1)",
+         "d/dx x*x at 1.5 with a large eps (x*x has no error: exactly 3)",
+         known=("central difference", {"f": "square", "values": (1.5,), "arg": 0, "eps": 0.1}))
     same(mt.central_difference(math.sin, 0.3), math.cos(0.3), "central_difference(math.sin, 0.3)", "d/dx sin at 0.3",
          known=("central difference", {"f": "sin", "values": (0.3,), "arg": 0, "eps": 1e-6}))
     same(mt.central_difference(lambda a, b: a * b, 2.0, 5.0, arg=1), 2.0,
@@ -218,6 +222,14 @@ with checking("1.3"):
     call, case = "topological_order(y), as indices into [x, a, b, c, y]", "y = b + c, c = a * b, b = a.sin(), a = x.exp()"
     same(tuple(sorted(got)), (0, 1, 2, 3, 4), f"sorted({call})", f"{case}: which nodes are listed, and how often",
          known=("topological nodes", {"parents": parents}))
+    chain = [mt.Scalar(0.3, "x")]
+    for _ in range(4):
+        chain.append(chain[-1].sin())
+    long = chain[1] * chain[4]  # a long branch and a short one that meet: depth-first and breadth-first orders differ
+    walked = [next((i for i, node in enumerate([*chain, long]) if node is n), -1) for n in mt.topological_order(long)]
+    same(tuple(walked), (5, 4, 3, 2, 1, 0), "topological_order(long), as indices into [x, s1, s2, s3, s4, long]",
+         "long = s1 * s4, a chain x -> s1 -> s2 -> s3 -> s4 (each the sin of the one before)",
+         known=("topological order", {"parents": [[], [0], [1], [2], [3], [1, 4]]}))
     same(tuple(got), (4, 3, 2, 1, 0), call, f"{case}: its only order with every node before its parents",
          known=("topological order", {"parents": parents}))
     a = x * x

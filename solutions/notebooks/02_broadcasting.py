@@ -76,8 +76,11 @@ with checking("2.1"):
             got = mt.broadcast_shapes(*shapes)
         except ValueError as error:  # your error: named below if a known mistake raises it here
             got = error
+        listed = isinstance(got, list) and tuple(got) == expected  # the right sizes, as a list
         same(got, expected, f"broadcast_shapes{shapes}", known=("broadcast shapes", {"shapes": list(shapes)}),
-             hint={"type": "A shape is a tuple, as np.broadcast_shapes gives: (4, 3) == [4, 3] is False."})
+             hint={"type": "A shape is a tuple, as np.broadcast_shapes gives: (4, 3) == [4, 3] is False." if listed else
+                   "Line the shapes up from the right, and give the sizes back from the first axis to the last.",
+                   "values": "Line the shapes up from the right, and give the sizes back from the first axis to the last."})
     for shapes in [((3,), (3,), (4,)), ((2, 3), (4,))]:
         try:
             got = mt.broadcast_shapes(*shapes)

@@ -58,6 +58,7 @@ CUES: dict = {
     "sum over every axis": "along the axis", "sum term missing": "the sum of grad times out",
     "sign flipped": "grad minus the sum", "sum missing": "softmax times the sum of grad",
     ("3.3", "expand_dims missing"): "put the reduced axes back", ("5.2", "square missing"): "tanh(u)^2",
+    "ties counted without keepdims": "Count the winners along ctx.axes (keepdims",
     "size-1 axes dropped": "keepdims=True", "leading axes kept": "leading axes grad has and shape lacks",
     "leading axes only": "the axes where shape has a 1", "mean instead of sum": "sums the gradient",
     "aligned from the left": "line up from the right",
@@ -114,6 +115,7 @@ CUES.update({
     "softmax over the queries": "over the last axis (the keys)", "masked after the softmax": "before the softmax",
     "residual missing around attention": "two residual sums", "residual missing around the MLP": "two residual sums",
     "post-norm": "the sums themselves are not normalised", "ln1 and ln2 swapped": "attention takes ln1 of x",
+    "ln1 used for both branches": "on ln2 of x",
     "GELU after the down projection": "gelu between up and down", "GELU missing": "gelu between up and down",
     "ReLU, not GELU": "down(gelu(up(", "position embeddings missing": "token and position embeddings",
     "positions indexed by the tokens": "not the tokens", "ln_f missing": "then ln_f and the head",
@@ -126,10 +128,11 @@ CUES.update({
 CUES.update({  # ---- stage 1 and Task 2.1
     "one-sided difference": "a little to the right - f a little to the left", "divided by eps": "divide by twice eps",
     "every argument nudged": "Leave every other value alone", "arg ignored": "at position arg",
-    "one list for both points": "two separate copies",
+    "one list for both points": "two separate copies", ("1.1", "operator precedence"): "divide by twice eps",
     ("1.2", "sign lost on b"): "minus g for b", ("1.2", "exponent not lowered"): "c a^(c-1)",
     "0 ** -1 for c = 0": "give 0 when c is 0", ("1.2", "1 at the kink"): "only where a > 0",
     "reversed": "reversing that list puts the root first", "breadth-first": "A depth-first walk",
+    "marked when pushed": "never when you push it",
     "no visited set": "Keep a set of the ids of the nodes you have expanded", "leaves left out": "the leaves included",
     "root left out": "the root and the leaves included",
     "overwrites instead of summing": "add each parent's share", "seed ignored": "not 1",
@@ -137,7 +140,7 @@ CUES.update({  # ---- stage 1 and Task 2.1
     "only leaves accumulated": "not only the leaves", "never accumulated": "call node.accumulate once",
     ("2.1", "aligned from the left"): "up from the right", "size 1 treated as a clash": "sizes other than 1",
     "no clash error": "more than one size left means a clash", "shortest shape only": "minus the longest length",
-    "list, not a tuple": "Return a tuple, not a list",
+    "list, not a tuple": "Return a tuple, not a list", "built from the right, never reversed": "-1, -2, ... down to",
 })
 CUES["leading axes only"] = "the axes where shape has a 1 but grad does not"  # Task 2.2's, which had no cue yet
 
@@ -155,15 +158,16 @@ def test_the_table_holds_values_and_words_only():
     """No code reaches the package: each entry is a prediction (values, or an exception) with
     its name, message and fix, and no message or fix quotes a solution line."""
     data = json.loads((ROOT / "minitorch" / "course" / "known_mistakes.json").read_text())
-    assert set(data) == {"note", "inputs", "cases"} and "do not edit" in data["note"]
+    assert set(data) == {"note", "inputs", "cases", "tasks", "needs"} and "do not edit" in data["note"]
     lines = solution_lines()
     words = set()
     for by_input in data["cases"].values():
         for entries in by_input.values():
             for entry in entries:
-                assert set(entry) in ({"name", "message", "fix", "shape", "values"}, {"name", "message", "fix", "raises"},
-                                      {"name", "message", "fix", "equals"}, {"name", "message", "fix", "equals", "type"})
-                words.add(f"{entry['message']} {entry['fix']}")
+                assert set(entry) - {"look"} in ({"name", "message", "fix", "shape", "values"},
+                                                 {"name", "message", "fix", "raises"}, {"name", "message", "fix", "equals"},
+                                                 {"name", "message", "fix", "equals", "type"})
+                words.add(f"{entry['message']} {entry['fix']} {entry.get('look', '')}")
     assert len(data["cases"]) > 50
     quoted = [line for line in lines for text in words if line in " ".join(text.split())]
     assert not quoted, quoted
@@ -187,10 +191,19 @@ def _entries():
             for entry in entries]
 
 
+def _apart(entry: dict, others: list[dict]) -> bool:
+    """Whether no entry of another name predicts the same values within the tolerance (the case tells it apart)."""
+    wrong = np.asarray(entry["values"], np.float64)
+    return not any(o["name"] != entry["name"] and "values" in o and o["shape"] == entry["shape"] and
+                   np.allclose(np.asarray(o["values"], np.float64), wrong, rtol=1e-5, atol=1e-6, equal_nan=True)
+                   for o in others)
+
+
 def test_a_visible_check_names_a_known_mistake_exactly_on_its_prediction():
-    """Both ways, on every case of the table: the predicted answer is named (as a mistake
-    that predicts the same values), an answer off by more than the tolerance never is."""
-    checked = 0
+    """Both ways, on every case of the table: the predicted answer is named where the case
+    tells it apart from every other prediction, never where another mistake predicts the
+    same (issue 45: a name needs evidence); an answer off by more than the tolerance never is."""
+    checked = refused = 0
     for by_input, i, entry in _entries():
         if i == "value":  # a value's check (same(..., known=...)): its own test below
             continue
@@ -198,11 +211,15 @@ def test_a_visible_check_names_a_known_mistake_exactly_on_its_prediction():
             continue
         wrong = np.asarray(entry["values"], np.float64).reshape(entry["shape"])
         found = known_mistakes.fitting(by_input, int(i), wrong, 1e-6, 1e-5)
-        assert found is not None and np.allclose(np.reshape(found["values"], found["shape"]), wrong, equal_nan=True)
+        if _apart(entry, by_input[i]):
+            assert found is not None and found["name"] == entry["name"], entry["name"]
+        else:
+            assert found is None, entry["name"]
+            refused += 1
         off = wrong + 1e-2 * (1 + np.abs(np.nan_to_num(wrong)))
         assert known_mistakes.fitting(by_input, int(i), off, 1e-6, 1e-5) is None, entry["name"]
         checked += 1
-    assert checked > 100
+    assert checked > 100 and refused < checked / 4
 
 
 def test_a_value_check_names_a_known_mistake_exactly_on_its_prediction():
@@ -221,11 +238,19 @@ def test_a_value_check_names_a_known_mistake_exactly_on_its_prediction():
                                                 1e-5) is None
         elif "equals" in entry:
             wrong = tuple(entry["equals"])
-            assert known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)["name"] == entry["name"]
+            same = [e for e in by_input["value"] if e.get("equals") == entry["equals"] and "type" not in e]
+            found = known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)
+            if len({e["name"] for e in same}) > 1:  # two mistakes give this list here: neither is named
+                assert found is None, entry["name"]
+                continue
+            assert found["name"] == entry["name"]
             assert known_mistakes.fitting_value([entry], (*wrong, 0), 1e-6, 1e-5) is None
         else:
             wrong = np.asarray(entry["values"], np.float64).reshape(entry["shape"])
             found = known_mistakes.fitting_value(by_input["value"], wrong, 1e-6, 1e-5)
+            if not _apart(entry, by_input["value"]):  # another mistake predicts the same here: neither is named
+                assert found is None, entry["name"]
+                continue
             assert found is not None and np.allclose(np.reshape(found["values"], found["shape"]), wrong, equal_nan=True)
             off = wrong + 1e-2 * (1 + np.abs(wrong))
             assert known_mistakes.fitting_value(by_input["value"], off, 1e-6, 1e-5) is None, entry["name"]
@@ -239,8 +264,9 @@ def test_a_raised_error_is_named_only_when_the_mistake_predicts_it():
     for by_input, entry in raising:
         kind, message = entry["raises"]
         error = type(kind, (Exception,), {})(message)
-        assert known_mistakes.raising(by_input, error)["name"] == entry["name"]
-        assert known_mistakes.raising(by_input, KeyError("something else")) is None
+        causes = known_mistakes.raising(by_input, error)
+        assert entry["name"] in [c["name"] for c in causes]  # alone, it is named; with others, listed among them
+        assert known_mistakes.raising(by_input, KeyError("something else")) == []
 
 
 def test_the_library_names_a_mistake_only_on_its_own_prediction():
@@ -609,3 +635,69 @@ def test_stage1_and_broadcast_shapes_slips_are_named_only_on_their_own_predictio
                 assert not fits_value(right, predicted, right, 1e-5, 1e-7), slip
                 seen.add(slip.name)
     assert seen == {s.name for s in slips() if s.site in STAGE1_RIGHT}, {s.name for s in slips() if s.site in STAGE1_RIGHT} - seen
+
+
+# ---- issue 45: a name needs evidence, so every known mistake needs a visible case that tells it apart
+# Known gaps, each with why: no visible case separates these (the check names neither, never one for the other).
+UNSEPARATED = {
+    # the Block's visible check sets attention to output 0, so only the MLP's LayerNorm shows, and it is ln1 in both
+    ("7.3", ("ln1 and ln2 swapped", "ln1 used for both branches")),
+    # only raises on the visible cases (not square), and that exception is not evidence of it (names_its_error=False)
+    ("5.1", ("operand not transposed",)),
+}
+
+
+def _close(a: dict, b: dict) -> bool:
+    """Whether two entries of one case predict answers the check cannot tell apart."""
+    if "raises" in a or "raises" in b:
+        return "raises" in a and "raises" in b and diagnose.same_exception(*a["raises"], *b["raises"])
+    if "equals" in a or "equals" in b:
+        return a.get("equals") == b.get("equals") and a.get("type") == b.get("type")
+    return a["shape"] == b["shape"] and np.allclose(a["values"], b["values"], rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def test_every_known_mistake_has_a_visible_case_that_tells_it_apart():
+    """For every task, the known mistakes whose prediction equals the right answer on every
+    case of its visible check, and the pairs of mistakes that no case separates (on every
+    case where either predicts a wrong answer, both do, and the same one): only the known
+    gaps above. The central difference's large-eps case, the topological order's long
+    branch and broadcast_shapes' unequal shapes are what keeps its mistakes apart."""
+    import itertools
+    data = json.loads((ROOT / "minitorch" / "course" / "known_mistakes.json").read_text())
+    by_task: dict[str, list] = {}
+    for key, case in data["cases"].items():
+        by_task.setdefault(data["tasks"][key], []).append(case)
+    gaps = set()
+    for task, cases in by_task.items():
+        present = {e["name"] for case in cases for entries in case.values() for e in entries}
+        gaps |= {(task, (name,)) for name in {m.name for m in [*library(), *slips()] if m.task == task} - present}
+        for a, b in itertools.combinations(sorted(present), 2):
+            together = apart = False
+            for entries in (entries for case in cases for entries in case.values()):
+                mine, theirs = [e for e in entries if e["name"] == a], [e for e in entries if e["name"] == b]
+                together |= bool(mine and theirs)
+                apart |= bool(mine) != bool(theirs) or bool(mine) and not any(_close(x, y) for x in mine for y in theirs)
+            if together and not apart:
+                gaps.add((task, (a, b)))
+    assert gaps == {gap for gap in UNSEPARATED if gap[0] in TASKS}, gaps
+
+
+def test_a_check_whose_earlier_task_fails_says_that_task_first(monkeypatch):
+    """Issue 45: 2.3's check once blamed a right Sub.backward when Task 2.2 was broken, and
+    5.4's a right CrossEntropy.forward when 5.3's logsumexp was. The release records which
+    earlier tasks' code each check runs; a failing check whose earlier task fails its own
+    check says "Task 2.2 first" and blames nothing else; with that task passing, its own message stands."""
+    from minitorch.course import earlier, failures
+    needs("2.2", "2.3", "5.3", "5.4")
+    assert "2.2" in earlier.needs()["2.3"] and "5.3" in earlier.needs()["5.4"]
+    monkeypatch.setattr(earlier, "_verdicts", {})
+    earlier.record("2.2", failures.CheckFailed("unbroadcast(g, (4, 1)) with g of shape (2, 4, 3): came back with wrong values"))
+    with pytest.raises(failures.CheckFailed) as caught:
+        with failures.checking("2.3"):
+            raise failures.CheckFailed("Sub.backward: the gradient for input 1 came back with wrong values")
+    assert str(caught.value).startswith("Task 2.2 first") and "Sub.backward" not in str(caught.value)
+    assert "unbroadcast(g, (4, 1))" in str(caught.value)
+    earlier.record("2.2", None)
+    with pytest.raises(failures.CheckFailed, match="^Sub.backward"):
+        with failures.checking("2.3"):
+            raise failures.CheckFailed("Sub.backward: the gradient for input 1 came back with wrong values")

@@ -28,6 +28,8 @@ import numpy as np
 
 from grader.checks.diagnose import same_exception
 
+REL = 1e-4  # an answer fits a prediction within a ten-thousandth of the prediction's distance from the right answer
+
 
 @dataclass(frozen=True)
 class Mistake:
@@ -39,6 +41,7 @@ class Mistake:
     fix: str               # what to write instead
     wrong: Callable[..., Any]
     names_its_error: bool = True  # False: an exception it raises is not evidence of it (another mistake raises it too)
+    look: str = ""         # the line to look at, in words, when it is one of several causes of an exception
 
     def words(self) -> str:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
@@ -53,6 +56,7 @@ class Slip:
     fix: str
     wrong: Callable[..., Any]
     typed: bool = False    # a tuple or list it gives is compared with its type ([4, 3] is not (4, 3))
+    look: str = ""         # the line to look at, in words, when it is one of several causes of an exception
 
     def words(self) -> str:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
@@ -99,7 +103,9 @@ def predict(mistake: Mistake, arrays: Sequence[np.ndarray], upstream: np.ndarray
 
 def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, atol: float) -> bool:
     """Whether a returned gradient equals a predicted wrong one (and the prediction is not
-    the right answer itself)."""
+    the right answer itself). Past the relative ``rtol``, the tolerance follows the size of
+    the difference judged (``tolerance``): a ten-thousandth of the prediction's distance
+    from the right answer, ``atol`` only where there is no right answer to measure it by."""
     if isinstance(got, np.generic):  # a 0-d answer may come back as a NumPy scalar
         got = np.asarray(got)
     if "values" not in predicted or not isinstance(got, np.ndarray) or got.dtype.kind not in "fiub":
@@ -110,7 +116,8 @@ def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, at
     if expected is not None and expected.shape == wrong.shape and \
             np.allclose(wrong, expected, rtol=rtol, atol=atol, equal_nan=True):
         return False
-    return bool(np.allclose(got.astype(np.float64), wrong.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True))
+    near = tolerance(wrong, expected, atol)
+    return bool(np.allclose(got.astype(np.float64), wrong.astype(np.float64), rtol=rtol, atol=near, equal_nan=True))
 
 
 def predict_value(slip: Slip, case: dict) -> dict | None:
@@ -170,3 +177,18 @@ def unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
         if n == 1 and grad.shape[axis] != 1:
             grad = grad.sum(axis=axis, keepdims=True)
     return grad
+
+
+def tolerance(wrong: np.ndarray, expected: np.ndarray | None, atol: float) -> float:
+    """The absolute part of the tolerance for ``wrong``: ``REL`` times its largest finite
+    distance from the right answer, or the check's ``atol`` where that is a tenth of the
+    distance or less (``atol`` alone where there is no right answer of its shape)."""
+    if expected is None or np.shape(expected) != wrong.shape or np.asarray(expected).dtype.kind not in "fiub":
+        return atol
+    with np.errstate(all="ignore"):
+        distance = np.abs(wrong.astype(np.float64) - np.asarray(expected, np.float64))
+    finite = distance[np.isfinite(distance)]
+    if not finite.size or finite.max() <= 0:
+        return atol
+    # the check's own atol (a sampled frequency's noise) only where it is a tenth of that distance or less
+    return max(REL * float(finite.max()), min(atol, float(finite.max()) / 10))

@@ -68,6 +68,10 @@ CENTRAL = [
          "it is 0: the two nudged points are one and the same list under two names, so f was called twice at the "
          "same point", "make two separate copies of the values, one nudged up and one nudged down",
          lambda f, values, arg, eps: 0.0),
+    Slip("1.1", "central difference", "operator precedence",
+         "it is the slope times eps squared: (up - down) / 2 * eps divides by 2 and then multiplies by eps, as Python "
+         "reads it from left to right", "put the whole divisor in parentheses: divide by (2 * eps)",
+         lambda f, values, arg, eps: _difference(f, values, arg, eps) * eps * eps),
 ]
 
 # Each op as the checks write it: its primitive and the primitive's arguments, where "a" and

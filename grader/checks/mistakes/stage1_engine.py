@@ -39,6 +39,25 @@ def _right(parents) -> list[int]:
     return sorted(_reachable(parents), reverse=True)
 
 
+def _marked_when_pushed(parents) -> list[int]:
+    """A depth-first walk with a stack that marks a node seen when it is pushed, not when it
+    is expanded: a parent already waiting on the stack is skipped by a later user, which then
+    finishes before it."""
+    root = len(parents) - 1
+    finished, seen, stack = [], {root}, [(root, False)]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            finished.append(n)
+            continue
+        stack.append((n, True))
+        for p in parents[n]:
+            if p not in seen:
+                seen.add(p)
+                stack.append((p, False))
+    return finished[::-1]
+
+
 def _breadth_first(parents) -> list[int]:
     root = len(parents) - 1
     order, seen, queue = [], {root}, deque([root])
@@ -74,6 +93,11 @@ TOPOLOGICAL = [
          "ahead of the other branch's nodes that use it, but every node must come before its parents",
          "walk depth-first and list a node only once all its parents are finished, then reverse that list",
          _breadth_first),
+    Slip("1.3", "topological order", "marked when pushed",
+         "a node is marked as seen when it is pushed on the stack, not when it is expanded: a parent still waiting on "
+         "the stack is skipped by a later node that uses it, so that node finishes first and the parent ends up "
+         "listed before it", "mark a node as seen when you pop it to expand it (skip it then if it was already seen)",
+         _marked_when_pushed),
     Slip("1.3", "topological nodes", "no visited set",
          "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
          "it has visited",

@@ -199,6 +199,11 @@ BROADCAST = [
          "the result is only as long as the shortest shape: zip stops at the end of the shortest one",
          "run over the positions of the longest shape; a shorter shape has no axis there (it counts as 1)",
          lambda shapes: _or_none(shapes=shapes, shortest=True) if shapes else None),
+    Slip("2.1", "broadcast shapes", "built from the right, never reversed",
+         "the sizes are in reverse order: the positions were visited from the last axis (-1, -2, ...) and each "
+         "size appended, so the last axis came first", "reverse the sizes before giving them back (or visit the "
+         "positions from the first axis to the last)",
+         lambda shapes: None if _or_none(shapes=shapes) is None else _lined_up(shapes)[::-1]),
     Slip("2.1", "broadcast shapes", "list, not a tuple",
          "it is a list: shapes are tuples, as np.broadcast_shapes gives, and a list never equals one "
          "([4, 3] == (4, 3) is False)", "turn the sizes into a tuple before giving them back: the API gives a tuple",

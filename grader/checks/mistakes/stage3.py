@@ -32,6 +32,13 @@ def _shared(x, g, axis, keepdims, extreme, count_all=False, share=True):
     return hit * _back(g, x, axis, keepdims) / (count if share else 1)
 
 
+def _count_flat(x, g, axis, keepdims, extreme):
+    """The right rule, but with the ties counted without keepdims (the count lacks the reduced axes)."""
+    axes = _axes(x, axis)
+    hit = x == extreme(x, axis=axes, keepdims=True)
+    return hit * (_back(g, x, axis, keepdims) / np.sum(hit, axis=axes))
+
+
 def _unexpanded(x, g, axis, extreme):
     """The right rule, but with the upstream gradient used as it came (reduced axes missing)."""
     axes = _axes(x, axis)
@@ -111,9 +118,21 @@ MISTAKES = [
     Mistake("3.3", "ops_reduce.Max", 0, "expand_dims missing",
             "with keepdims=False the upstream gradient lacks the reduced axes, so it does not line up with x",
             "first put the reduced axes back as size 1 when keepdims was False (the step of Task 3.2)",
-            lambda x, g, axis=None, keepdims=False: _unexpanded(x[0], g, axis, np.max) if not keepdims else None),
+            lambda x, g, axis=None, keepdims=False: _unexpanded(x[0], g, axis, np.max) if not keepdims else None,
+            look="the line that puts the reduced axes back on grad (np.expand_dims when keepdims is False)"),
+    Mistake("3.3", "ops_reduce.Max", 0, "ties counted without keepdims",
+            "the count of ties lost the reduced axes (summed without keepdims), so it does not line up with grad",
+            "count the ties along ctx.axes with keepdims=True, so the count keeps a size-1 axis where grad has one",
+            lambda x, g, axis=None, keepdims=False: _count_flat(x[0], g, axis, keepdims, np.max),
+            look="the line that counts the ties (its sum along ctx.axes)"),
     Mistake("3.3", "ops_reduce.Min", 0, "expand_dims missing",
             "with keepdims=False the upstream gradient lacks the reduced axes, so it does not line up with x",
             "first put the reduced axes back as size 1 when keepdims was False (the step of Task 3.2)",
-            lambda x, g, axis=None, keepdims=False: _unexpanded(x[0], g, axis, np.min) if not keepdims else None),
+            lambda x, g, axis=None, keepdims=False: _unexpanded(x[0], g, axis, np.min) if not keepdims else None,
+            look="the line that puts the reduced axes back on grad (np.expand_dims when keepdims is False)"),
+    Mistake("3.3", "ops_reduce.Min", 0, "ties counted without keepdims",
+            "the count of ties lost the reduced axes (summed without keepdims), so it does not line up with grad",
+            "count the ties along ctx.axes with keepdims=True, so the count keeps a size-1 axis where grad has one",
+            lambda x, g, axis=None, keepdims=False: _count_flat(x[0], g, axis, keepdims, np.min),
+            look="the line that counts the ties (its sum along ctx.axes)"),
 ]

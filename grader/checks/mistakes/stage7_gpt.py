@@ -86,6 +86,9 @@ SLIPS = [
     *_block_slip("ln1 and ln2 swapped",
                  "ln2 feeds the attention and ln1 the MLP: each LayerNorm has its own weights, so they are not "
                  "interchangeable", "attention takes ln1 of x, the MLP ln2", norms=("ln2", "ln1")),
+    *_block_slip("ln1 used for both branches",
+                 "ln1 feeds the MLP too: the MLP's input is normalised with ln2, a LayerNorm of its own weights",
+                 "the MLP takes ln2 of x (attention keeps ln1)", norms=("ln1", "ln1")),
     *_block_slip("GELU after the down projection",
                  "GELU is applied to the MLP's output, after down: it belongs between up and down",
                  "down(gelu(up(h))): the nonlinearity sits in the wide middle layer", act_after=True),

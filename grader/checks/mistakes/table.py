@@ -64,10 +64,31 @@ def recording_same(got, expected, call, case="", **options):
 visible.same = recording_same
 base = {"__name__": "__main__"}
 exec(compile(cells["setup"], "setup", "exec"), base)
+import ast, pathlib, re
+owners = {}  # (file, first line) of each function holding a "# Task X.Y:" label -> that task
+for path in pathlib.Path(known_mistakes.__file__).parents[1].rglob("*.py"):
+    text = path.read_text(encoding="utf-8")
+    spans = [(n.lineno, n.end_lineno) for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)]
+    for number, line in enumerate(text.splitlines(), 1):
+        found = re.match(r"\s*# Task (\d+\.\d+):", line)
+        inside = [start for start, end in spans if start <= number <= end]
+        if found and inside:
+            owners[(str(path), max(inside))] = found.group(1)
+used, needs = set(), {}
+def trace(frame, event, arg):
+    owner = owners.get((frame.f_code.co_filename, frame.f_code.co_firstlineno))
+    if owner:
+        used.add(owner)
 for task[0], source in cells["checks"]:
-    exec(compile(source, f"check {task[0]}", "exec"), dict(base))
+    used.clear()
+    sys.setprofile(trace)
+    try:
+        exec(compile(source, f"check {task[0]}", "exec"), dict(base))
+    finally:
+        sys.setprofile(None)
+    needs[task[0]] = sorted(used - {task[0]})
 with open(out, "wb") as f:
-    pickle.dump((records, values), f)
+    pickle.dump((records, values, needs), f)
 """
 
 
@@ -84,11 +105,13 @@ def _cells(path: pathlib.Path) -> dict:
     return {"setup": setup, "checks": checks}
 
 
-def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> tuple[list[tuple], list[tuple]]:
-    """Every case the visible checks give check_backward, and every value they check with a
-    known site (``same(..., known=...)``), with the reference package."""
+def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> tuple[list[tuple], list[tuple], dict[str, list]]:
+    """Every case the visible checks give check_backward, every value they check with a
+    known site (``same(..., known=...)``), and the other tasks whose code each check runs
+    (its functions holding a "# Task X.Y:" label), with the reference package."""
     found: list[tuple] = []
     values: list[tuple] = []
+    needs: dict[str, list] = {}
     for path in sorted(notebooks.glob("[0-9][0-9]_*.py")):
         cells = _cells(path)
         if not any("check_backward(" in source or "known=" in source for _, source in cells["checks"]):
@@ -98,10 +121,11 @@ def record(notebooks: pathlib.Path = SOLUTIONS / "notebooks") -> tuple[list[tupl
             env = dict(os.environ, PYTHONPATH=str(SOLUTIONS), MPLBACKEND="agg")
             subprocess.run([sys.executable, "-c", RECORDER, str(out)], input=pickle.dumps(cells), check=True,
                            cwd=scratch, env=env, capture_output=True, timeout=600)
-            functions, computed = pickle.loads(out.read_bytes())
+            functions, computed, used = pickle.loads(out.read_bytes())
             found += functions
             values += computed
-    return found, values
+            needs.update(used)
+    return found, values, needs
 
 
 def made_from() -> str:
@@ -119,13 +143,16 @@ def made_from() -> str:
 def build() -> dict:
     """The table: for each case, by input, what each known mistake gives there."""
     cases: dict[str, dict[str, list]] = {}
-    functions, values = record()
+    tasks: dict[str, str] = {}  # each case's task: what the test of separating cases groups by
+    functions, values, needs = record()
     for task, site, key, case, expected in values:
+        tasks[key] = task
         for slip in slips(site):
             predicted = predict_value(slip, case) if slip.task == task else None
             if predicted is None or fits_value(expected, predicted, None, 1e-7, 1e-9):
                 continue  # no such mistake here, or it computes the right value on this case
             entry: dict[str, Any] = {"name": slip.name, "message": slip.message, "fix": slip.fix}
+            entry.update({"look": slip.look} if slip.look else {})
             if "equals" in predicted:
                 entry.update((k, predicted[k]) for k in ("equals", "type") if k in predicted)
             elif "raises" in predicted:  # where the right answer is a value (the check's got may be the error)
@@ -134,6 +161,7 @@ def build() -> dict:
                 entry.update(shape=list(predicted["values"].shape), values=[float(v) for v in predicted["values"].ravel()])
             cases.setdefault(key, {}).setdefault("value", []).append(entry)
     for task, op, key, inputs, upstream, params, right in functions:
+        tasks[key] = task
         exact = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in inputs]
         for mistake in of(op):
             if mistake.task != task or mistake.input >= len(inputs):
@@ -144,12 +172,19 @@ def build() -> dict:
                                                                and fits(expected, predicted, None, 1e-7, 1e-9)):
                 continue  # no such mistake here, or it gives the right answer on this case
             entry = {"name": mistake.name, "message": mistake.message, "fix": mistake.fix}
+            entry.update({"look": mistake.look} if mistake.look else {})
             if "raises" in predicted:
                 entry["raises"] = list(predicted["raises"])
             else:
                 entry.update(shape=list(predicted["values"].shape), values=[float(v) for v in predicted["values"].ravel()])
             cases.setdefault(key, {}).setdefault(str(mistake.input), []).append(entry)
-    return {"note": NOTE, "inputs": made_from(), "cases": cases}
+    earlier = {task: [t for t in used if _key(t) < _key(task)] for task, used in needs.items()}
+    return {"note": NOTE, "inputs": made_from(), "cases": cases, "tasks": {k: t for k, t in tasks.items() if k in cases},
+            "needs": {task: used for task, used in sorted(earlier.items()) if used}}
+
+
+def _key(task: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in task.split("."))
 
 
 def text(table: dict) -> str:

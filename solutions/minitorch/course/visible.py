@@ -20,7 +20,7 @@ import numpy as np
 
 from ..function import Context
 from ..gradcheck import numerical_grads
-from . import diagnose, known_mistakes, repair
+from . import diagnose, evidence, known_mistakes, repair
 from .failures import CheckFailed, checking, raised, stuck
 
 __all__ = ["CheckFailed", "check_backward", "checking", "fail", "same"]
@@ -90,18 +90,24 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     ``hint`` is shown only for the kind of failure it addresses (``_hint``); ``full``, the
     shape of what was to be summed (an upstream gradient's), tells an answer not summed at all."""
     __tracebackhide__ = True
-    if isinstance(got, BaseException):  # your error, caught by the check: named if a known mistake raises it
+    entries = known_mistakes.of_value(*known) if known else []
+    where = ("value", known[0]) if known else None
+    if isinstance(got, BaseException):  # your error, caught by the check: named if one known mistake alone raises it
         if isinstance(expected, type) and isinstance(got, expected):
+            known_mistakes.seen_value(where, entries, got, atol, rtol, None)
             return  # it raised, as it should
-        found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
-        if not found:
+        causes = known_mistakes.raising({"value": entries}, got, known[0]) if known else []
+        if len(causes) > 1:
+            raise raised(got, call, case, evidence.neutral(causes)) from None
+        if not causes:
             raise raised(got, call, case, _hint(hint, "raised")) from None
-        raise raised(got, call, case, f"{found['message']}. Fix: {found['fix']}", found["name"]) from None
+        raise raised(got, call, case, f"{causes[0]['message']}. Fix: {causes[0]['fix']}", causes[0]["name"]) from None
     try:
         _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
               moved_from=moved_from, full=full)
     except CheckFailed:
-        found = known_mistakes.fitting_value(known_mistakes.of_value(*known), got, atol, rtol) if known else None
+        right = None if isinstance(expected, type) else expected
+        found = known_mistakes.fitting_value(entries, got, atol, rtol, right, where) if known else None
         if not found:
             raise
         shown = (got, np.asarray(expected)) if isinstance(got, np.ndarray) else (None, None)
@@ -110,6 +116,8 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         if isinstance(got, float) and isinstance(expected, float):  # to the digits where they differ
             what = "came back as {}, expected {}".format(*diagnose.digits(got, expected))
         fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
+    if known:
+        known_mistakes.seen_value(where, entries, got, atol, rtol, None if isinstance(expected, type) else expected)
 
 
 def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: float, dtype: Any,
@@ -203,9 +211,11 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     try:
         grads = op.backward(ctx, upstream)
     except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
-        named = known_mistakes.raising(known, error)
-        if named:
-            raise raised(error, name, what, f"{named['message']}. Fix: {named['fix']}", named["name"]) from None
+        causes = known_mistakes.raising(known, error, op)
+        if len(causes) > 1:  # an ambiguous exception stays neutral
+            raise raised(error, name, what, evidence.neutral(causes)) from None
+        if causes:
+            raise raised(error, name, what, f"{causes[0]['message']}. Fix: {causes[0]['fix']}", causes[0]["name"]) from None
         raise raised(error, name, what, _hint(hint, "raised")) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
@@ -229,7 +239,8 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
             continue
         dtype = np.asarray(inputs[i]).dtype
         loose = 1e-4 if dtype == np.float32 else 0.0  # float32 keeps about 7 digits
-        found = known_mistakes.fitting(known, i, got, max(atol, loose), max(1e-5, loose))
+        where = (known_mistakes.name_of(op), str(i))
+        found = known_mistakes.fitting(known, i, got, max(atol, loose), max(1e-5, loose), want, where)
         if found:
             wrong = "came back with wrong values" if np.shape(got) == np.shape(want) else \
                 f"came back with shape {np.shape(got)}, not {np.shape(want)}"
@@ -242,6 +253,7 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
              dtype=dtype if dtype.kind == "f" else None, hint=hint, swapped=others[0] if len(others) == 1 else None,
              inputs=[np.asarray(a) for a in inputs if np.asarray(a).dtype.kind == "f"], full=np.shape(upstream))
+        known_mistakes.seen_gradient(where, known, i, got, max(atol, loose), max(1e-5, loose), want)
     repair.forget()
     return grads
 
