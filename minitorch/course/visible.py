@@ -21,58 +21,10 @@ import numpy as np
 from ..function import Context
 from ..gradcheck import numerical_grads
 from . import diagnose, evidence, known_mistakes, repair
-from .failures import CheckFailed, checking, raised, stuck
+from .failures import CheckFailed, checking, raised
+from .mismatch import hint_for, compare, fail
 
 __all__ = ["CheckFailed", "check_backward", "checking", "fail", "same"]
-
-
-def _show(value: Any, places: int = 4) -> str:
-    if isinstance(value, np.ndarray):
-        text = np.array2string(value, precision=places, threshold=24, edgeitems=3, max_line_width=88, separator=", ")
-        return text.replace("\n", "\n" + " " * 13)
-    return repr(value)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape} ({value.dtype})"
-    if isinstance(value, np.generic):
-        return f"a NumPy scalar ({type(value).__name__}), not an array"
-    return f"a {type(value).__name__}"
-
-
-def fail(call: str, case: str, problem: str, got: Any = None, expected: Any = None, hint: str = "") -> None:
-    """Raise CheckFailed: "call with case: problem. hint" and both values."""
-    __tracebackhide__ = True
-    text = f"{call}{f' with {case}' if case else ''}: {problem}"
-    for line in (hint, stuck()):
-        text += f"\n  {line}" if line else ""
-    if got is not None or expected is not None:
-        places = diagnose.precision(got, expected) if isinstance(got, np.ndarray) and isinstance(expected, np.ndarray) \
-            and got.dtype.kind in "fiub" and expected.dtype.kind in "fiub" else 4  # to the digits where they differ
-        text += f"\n  got:       {_show(got, places)}\n  expected:  {_show(expected, places)}"
-    raise CheckFailed(text)
-
-
-def _values(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, **known: Any) -> tuple[str, str]:
-    found = diagnose.value_pattern(got, expected, rtol=rtol, atol=atol, **known)
-    return found.where, found.text
-
-
-def _scalar_wrong(got: Any, expected: float, rtol: float, atol: float) -> str:
-    if not isinstance(got, float):
-        return f"came back as {_kind(got)}; expected the Python float {expected!r}"
-    found = diagnose.value_pattern(np.array(got), np.array(expected), rtol=rtol, atol=atol)
-    return f"came back as {got!r}; expected {expected!r}" + (f". {found.text}" if found.text else "")
-
-
-def _hint(hint: str | dict[str, str], kind: str) -> str:
-    """The check's hint for this kind of failure, if it has one that addresses it. A plain
-    string is for a wrong answer (its type, shape or values); a dict names the kinds its
-    hints address: "raised" (your code raised), "type", "shape", "values", "dtype"."""
-    if isinstance(hint, dict):
-        return hint.get(kind, "")
-    return hint if kind in ("type", "shape", "values") else ""
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
@@ -87,7 +39,7 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     exception your code raised (named if a known mistake raises it; else shown with the call,
     the case, your line and ``hint``'s "raised" one), and
     ``expected`` an exception class (the call should raise it: then ``got`` is what it gave).
-    ``hint`` is shown only for the kind of failure it addresses (``_hint``); ``full``, the
+    ``hint`` is shown only for the kind of failure it addresses (``hint_for``); ``full``, the
     shape of what was to be summed (an upstream gradient's), tells an answer not summed at all."""
     __tracebackhide__ = True
     entries = known_mistakes.of_value(*known) if known else []
@@ -100,10 +52,10 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         if len(causes) > 1:
             raise raised(got, call, case, evidence.neutral(causes)) from None
         if not causes:
-            raise raised(got, call, case, _hint(hint, "raised")) from None
+            raise raised(got, call, case, hint_for(hint, "raised")) from None
         raise raised(got, call, case, f"{causes[0]['message']}. Fix: {causes[0]['fix']}", causes[0]["name"]) from None
     try:
-        _same(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
+        compare(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
               moved_from=moved_from, full=full)
     except CheckFailed:
         right = None if isinstance(expected, type) else expected
@@ -118,54 +70,6 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
     if known:
         known_mistakes.seen_value(where, entries, got, atol, rtol, None if isinstance(expected, type) else expected)
-
-
-def _same(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol: float, dtype: Any,
-          hint: str | dict[str, str], swapped: Any, inputs: Sequence[np.ndarray], moved_from: Any, full: tuple | None) -> None:
-    __tracebackhide__ = True
-    if isinstance(expected, type) and issubclass(expected, BaseException):  # the call should have raised
-        fail(call, case, f"came back as {got!r}; expected a {expected.__name__}", hint=_hint(hint, "values"))
-    if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
-        if type(got) is not type(expected) or got != expected:
-            more = f" ({type(got).__name__}, not {type(expected).__name__})" if type(got) is not type(expected) else ""
-            fail(call, case, f"came back as {got!r}{more}; expected {expected!r}", hint=_hint(hint, "type" if more else "values"))
-        return
-    if isinstance(expected, float):
-        if not isinstance(got, float) or not np.isclose(got, expected, rtol=rtol, atol=atol):
-            fail(call, case, _scalar_wrong(got, expected, rtol, atol), hint=_hint(hint, "values" if isinstance(got, float) else "type"))
-        return
-    expected = np.asarray(expected)
-    want = np.dtype(dtype) if dtype is not None else expected.dtype
-    if got is None:
-        fail(call, case, f"came back as None; expected an array of shape {expected.shape}", hint=_hint(hint, "type"))
-    if isinstance(got, np.generic) and not expected.shape:
-        got = np.asarray(got)  # a NumPy scalar is a 0-d array to NumPy
-    if not isinstance(got, np.ndarray):
-        fail(call, case, f"came back as {_kind(got)}; expected an array of shape {expected.shape} ({want}): "
-             "np.asarray(...) makes one (a Python number forgets the dtype)", got, expected, _hint(hint, "type"))
-    if got.shape != expected.shape:
-        extra = diagnose.shape_pattern(got.shape, expected.shape, got if got.dtype.kind in "fiub" else None, expected,
-                                       rtol=rtol, atol=atol, full=full).text
-        fail(call, case, f"came back with shape {got.shape}; expected shape {expected.shape}"
-             + (f". {extra}" if extra else ""), got, expected, _hint(hint, "shape"))
-    if got.dtype.kind not in "fiub":
-        fail(call, case, f"came back with dtype {got.dtype}; expected numbers ({want})", got, expected, _hint(hint, "type"))
-    right = np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
-    if not right:
-        known = {"swapped": None if swapped is None else np.asarray(swapped), "inputs": inputs}
-        where, pattern = _values(got, expected, rtol, atol, **known)
-        if moved_from is not None:
-            start = np.asarray(moved_from, np.float64)
-            step = diagnose.value_pattern(got - start, expected - start, rtol=rtol, atol=atol).text
-            pattern = f"The step it took, compared with the right step: {step}" if step else pattern
-        if expected.ndim >= 2 and not repair.searching():
-            from .heatmaps import show_after_cell
-            show_after_cell(got, expected, f"{call}{f' with {case}' if case else ''}")
-        fail(call, case, f"came back with wrong values. {pattern + ' ' if pattern else ''}The largest difference: "
-             f"{where}", got, expected, _hint(hint, "values"))
-    if got.dtype != want and want.kind == "f":
-        fail(call, case, f"came back as {got.dtype}; expected {want} (the input's dtype): a float64 constant or array "
-             "crept in (dtype drift)", hint=_hint(hint, "dtype"))
 
 
 def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs: Sequence[np.ndarray],
@@ -203,7 +107,7 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
     try:
         out = op.forward(ctx, *inputs, **params)
     except (ArithmeticError, ValueError, IndexError, TypeError, AttributeError, KeyError) as error:
-        raise raised(error, f"{op.__name__}.forward", what, _hint(hint, "raised")) from None
+        raise raised(error, f"{op.__name__}.forward", what, hint_for(hint, "raised")) from None
     if upstream is None:
         upstream = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.asarray(out).dtype)
     given = np.array(upstream, copy=True)
@@ -216,7 +120,7 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
             raise raised(error, name, what, evidence.neutral(causes)) from None
         if causes:
             raise raised(error, name, what, f"{causes[0]['message']}. Fix: {causes[0]['fix']}", causes[0]["name"]) from None
-        raise raised(error, name, what, _hint(hint, "raised")) from None
+        raise raised(error, name, what, hint_for(hint, "raised")) from None
     if isinstance(grads, types.GeneratorType):
         fail(name, what, "returned a generator, not a tuple: (g for ...) in parentheses is a generator expression, "
              "which the engine takes for one gradient; return tuple(g for ...) or a list")

@@ -34,6 +34,7 @@ ROOM = [
      "course.heatmaps", "course.hints", "course.mutants", "course.evidence", "course.earlier"},
     {"course.repair"},
     {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},
+    {"course.mismatch"},
     {"course.notebook", "course.visible"},
 ]
 REEXPORTED = {"course", "course.hints", "course.plotting"}  # mt.hint and mt.plotting

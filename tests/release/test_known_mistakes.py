@@ -640,8 +640,6 @@ def test_stage1_and_broadcast_shapes_slips_are_named_only_on_their_own_predictio
 # ---- issue 45: a name needs evidence, so every known mistake needs a visible case that tells it apart
 # Known gaps, each with why: no visible case separates these (the check names neither, never one for the other).
 UNSEPARATED = {
-    # the Block's visible check sets attention to output 0, so only the MLP's LayerNorm shows, and it is ln1 in both
-    ("7.3", ("ln1 and ln2 swapped", "ln1 used for both branches")),
     # only raises on the visible cases (not square), and that exception is not evidence of it (names_its_error=False)
     ("5.1", ("operand not transposed",)),
 }
