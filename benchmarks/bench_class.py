@@ -7,7 +7,7 @@ few learners hand in again.
     .venv/bin/python benchmarks/bench_class.py --no-queue      # locally only
 
 Each learner hands in the reference package, or one of a few variants that lose points
-(a slipped backward rule, a task left as released), with a line of their own, so that no
+(a went wrong backward rule, a task left as released), with a line of their own, so that no
 two hand-ins share content (and so verdicts), and its time in ``timestamp.txt``. The goals (docs/SCALE.md):
 
 * the class graded with ``--jobs 2`` takes at most 0.6 x N x one ``check`` (two cores make
@@ -36,7 +36,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SLIP = ("        return grad * out * (1 - out)", "        return grad * out")   # sigmoid's backward, slipped
+BUG = ("        return grad * out * (1 - out)", "        return grad * out")   # sigmoid's backward, went wrong
 
 
 def hand_in(folder: pathlib.Path, learner: str, number: int, version: int = 1) -> None:
@@ -46,7 +46,7 @@ def hand_in(folder: pathlib.Path, learner: str, number: int, version: int = 1) -
     shutil.copytree(ROOT / "solutions" / "minitorch", target, ignore=shutil.ignore_patterns("__pycache__"))
     if number % 5 == 1:
         rule = target / "ops_unary.py"
-        rule.write_text(rule.read_text().replace(*SLIP))
+        rule.write_text(rule.read_text().replace(*BUG))
     elif number % 5 == 3:   # stage 1's engine left as released
         shutil.copyfile(ROOT / "minitorch" / "autodiff.py", target / "autodiff.py")
     init = target / "__init__.py"

@@ -16,8 +16,8 @@ from grader.tasks import PARTS, POINTS, STAGES, TASKS, stage_of
 
 class Failure(enum.StrEnum):
     """What happened to a part that did not pass. ``WRONG``: the check judged the answer
-    and named the mistake itself (``Verdict.pitfall``); every other kind has its own
-    pitfall, the name the class report counts it under (``pitfall``)."""
+    and named the mistake itself (``Verdict.mistake``); every other kind has its own
+    mistake, the name the class report counts it under (``mistake``)."""
     WRONG = "wrong"
     NOT_IMPLEMENTED = "not implemented"     # the learner's code raised NotImplementedError
     RAISED = "raised"                       # ... raised another exception
@@ -33,8 +33,8 @@ class Failure(enum.StrEnum):
     NOT_GRADED = "not graded"               # the grading process itself failed
 
     @property
-    def pitfall(self) -> str:
-        return PITFALLS[self]
+    def mistake(self) -> str:
+        return MISTAKE_NAMES[self]
 
     @property
     def lost(self) -> bool:
@@ -42,7 +42,7 @@ class Failure(enum.StrEnum):
         return self in (Failure.TIMED_OUT, Failure.CRASHED, Failure.NOT_RUN, Failure.IMPORT_LOST)
 
 
-PITFALLS = {Failure.WRONG: "wrong result", Failure.NOT_IMPLEMENTED: "not implemented",
+MISTAKE_NAMES = {Failure.WRONG: "wrong result", Failure.NOT_IMPLEMENTED: "not implemented",
             Failure.RAISED: "raised an error", Failure.BORROWED: "called the grader's version",
             Failure.TIMED_OUT: "crash or timeout", Failure.CRASHED: "crash or timeout",
             Failure.NOT_RUN: "crash or timeout", Failure.IMPORT_LOST: "crash or timeout",
@@ -58,7 +58,7 @@ class Verdict:
     points: float
     earned: float
     message: str = ""     # for the learner; empty when the part passed
-    pitfall: str = ""     # a short name of the mistake, for the class report
+    mistake: str = ""     # a short name of the mistake, for the class report
     kind: Failure | None = None   # what happened, when the part did not pass
 
     def __post_init__(self) -> None:
@@ -149,5 +149,5 @@ class LearnerResult:
 def failed_everywhere(why: str, kind: Failure, stages: list[str] | None = None) -> list[Verdict]:
     """Every part of ``stages`` (default: all) failed for one reason."""
     stages = stages or list(STAGES)
-    return [Verdict(t, p, pts, 0.0, why, kind.pitfall, kind) for t in TASKS if stage_of(t) in stages
+    return [Verdict(t, p, pts, 0.0, why, kind.mistake, kind) for t in TASKS if stage_of(t) in stages
             for p, pts in PARTS[t].items()]

@@ -3,7 +3,7 @@
 Everything that needs a task list, a part's points or the course total takes it from here
 (the grader) or from ``tasks.toml`` itself (the release builder, which imports nothing of
 the grader, and the tests' markers). Each task's points are split into *parts* (one rule,
-one case, one property), each checked on its own, so that a one-op slip costs that op's
+one case, one property), each checked on its own, so that a one-op mistake costs that op's
 share, not the whole task.
 
 The manifest also declares the graded surface: the names of the learner's package that

@@ -1,7 +1,7 @@
 """What can happen to a call into the learner's process, as exceptions the runner raises:
 the learner's code raised (``Raised``), called a given helper it was not lent
 (``Borrowed``), the package did not import (``Unimportable``), the process is gone or out
-of time (``Lost``, with its ``results.Failure`` kind); and the grader's own slip, a check reaching an undeclared name
+of time (``Lost``, with its ``results.Failure`` kind); and the grader's own mistake, a check reaching an undeclared name
 (``Undeclared``)."""
 
 from __future__ import annotations

@@ -18,15 +18,15 @@ from grader.results import Failure
 
 class CheckFailure(AssertionError):
     """A failed part. ``message`` is for the learner; ``kind`` is what happened (a value
-    code may branch on); ``pitfall`` names the mistake for the class report (the kind's own
+    code may branch on); ``mistake`` names the mistake for the class report (the kind's own
     unless the check names it: ``WRONG``); ``keep`` is the share of the part's points
     still earned; ``not_finite`` says the answer holds NaN or inf where the right one is
     finite (a check at large magnitudes names that instability)."""
 
-    def __init__(self, message: str, pitfall: str | None = None, keep: float = 0.0,
+    def __init__(self, message: str, mistake: str | None = None, keep: float = 0.0,
                  kind: Failure = Failure.WRONG, not_finite: bool = False) -> None:
         super().__init__(message)
-        self.kind, self.pitfall, self.keep, self.not_finite = kind, pitfall or kind.pitfall, keep, not_finite
+        self.kind, self.mistake, self.keep, self.not_finite = kind, mistake or kind.mistake, keep, not_finite
 
 
 def failure_of(error: Raised | Unimportable | Lost, doing: str = "the learner's code") -> CheckFailure:
@@ -87,9 +87,9 @@ def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5,
         numbers = got.dtype.kind in "fiub" and expected.dtype.kind in "fiub"
         found = shape_pattern(got.shape, expected.shape, got if numbers else None, expected if numbers else None,
                               rtol=rtol, atol=scaled_atol(expected, atol) if numbers else atol)
-        pitfall = "transposed matmul gradient" if found.pitfall == "transposed" and kind == "matmul" else found.pitfall
+        mistake = "transposed matmul gradient" if found.mistake == "transposed" and kind == "matmul" else found.mistake
         raise CheckFailure(f"{what} has shape {got.shape} but should have shape {expected.shape}."
-                           f"{' ' + found.text if found.text else ''}", pitfall)
+                           f"{' ' + found.text if found.text else ''}", mistake)
     atol = scaled_atol(expected, atol)
     numbers = got.dtype.kind in "fiub"
     right = numbers and np.allclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol,
@@ -102,10 +102,10 @@ def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5,
         return
     if not numbers:
         raise CheckFailure(f"{what} has dtype {got.dtype}, expected numbers of dtype {expected.dtype}", "wrong type")
-    text, pitfall = _diagnose(got, expected, rtol, atol, kind)
+    text, mistake = _diagnose(got, expected, rtol, atol, kind)
     also = f" It also has dtype {got.dtype} instead of {expected.dtype}." if drift else ""
     not_finite = bool((~np.isfinite(got.astype(np.float64)) & np.isfinite(expected.astype(np.float64))).any())
-    raise CheckFailure(f"{what} is wrong: {text}{also}", pitfall, not_finite=not_finite)
+    raise CheckFailure(f"{what} is wrong: {text}{also}", mistake, not_finite=not_finite)
 
 
 def _short(value: Any) -> str:
@@ -122,8 +122,8 @@ def scaled_atol(expected: np.ndarray, atol: float) -> float:
 def _diagnose(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, kind: str) -> tuple[str, str]:
     """The pattern a wrong array fits, in the words of the visible checks (diagnose.py)."""
     found = value_pattern(got, expected, rtol=rtol, atol=atol)
-    pitfall = "transposed matmul gradient" if found.pitfall == "transposed" and kind == "matmul" else found.pitfall
-    return (f"{found.text} The largest difference: {found.where}." if found.text else f"{found.where}."), pitfall
+    mistake = "transposed matmul gradient" if found.mistake == "transposed" and kind == "matmul" else found.mistake
+    return (f"{found.text} The largest difference: {found.where}." if found.text else f"{found.where}."), mistake
 
 
 # ---- running one learner's rule ---------------------------------------------------------

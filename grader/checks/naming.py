@@ -1,7 +1,7 @@
 """Naming a known mistake of the library (``grader/checks/mistakes/``) in a hidden check's
 message, on evidence only (``mistakes/evidence.py``): a wrong gradient of a Function
-(``name_known``, ``judge``), a wrong value of a site (``judge_value``, ``name_slip``) or the
-learner's exception (``slip_raised``, ``named_raise``). Each judged case is kept for the
+(``name_known``, ``judge``), a wrong value of a site (``judge_value``, ``name_value_mistake``) or the
+learner's exception (``value_mistake_raised``, ``named_raise``). Each judged case is kept for the
 part, so that a later failing case names a mistake only if the earlier answers fit it too.
 """
 
@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from grader.checks.common import CheckFailure, explain, scaled_atol
 from grader.checks.diagnose import same_exception, shape_pattern, value_pattern
-from grader.checks.mistakes import evidence, fits, fits_value, predict, predict_value, slips
+from grader.checks.mistakes import evidence, fits, fits_value, predict, predict_value, value_mistakes
 from grader.checks.mistakes import of as library_of
 from grader.results import Failure
 
@@ -61,41 +61,41 @@ def judge(what: str, function: str, arrays: Sequence[np.ndarray], upstream: Any,
 
 
 def judge_value(what: str, site: str, case: dict, got: Any, expected: npt.ArrayLike, **options: Any) -> None:
-    """``explain`` for a computed value (not a Function's gradient), naming the known slip
+    """``explain`` for a computed value (not a Function's gradient), naming the known mistake
     of ``site`` (the library's) that computes ``got`` from ``case``, if one does."""
     rtol, atol = options.get("rtol", 1e-5), scaled_atol(np.asarray(expected, np.float64), options.get("atol", 1e-7))
     try:
         explain(what, got, expected, **options)
     except CheckFailure:
-        name_slip(site, case, what, got, expected, rtol, atol)
+        name_value_mistake(site, case, what, got, expected, rtol, atol)
         raise
     seen_value(site, case, got, expected, rtol, atol)
 
 
 def seen_value(site: str, case: dict, got: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-7) -> None:
-    """Keep a value the check judged right (or wrong), as evidence for or against each slip of ``site``."""
-    evidence.seen(("value", site), got, lambda slip: predict_value(slip, case),
+    """Keep a value the check judged right (or wrong), as evidence for or against each mistake of ``site``."""
+    evidence.seen(("value", site), got, lambda value_mistake: predict_value(value_mistake, case),
                   lambda g, p: fits_value(g, p, expected, rtol, atol),
                   lambda p: "raises" not in p and not fits_value(evidence.answer(p), p, expected, rtol, atol))
 
 
 
 
-def name_slip(site: str, case: dict, what: str, got: Any, expected: Any, rtol: float = 1e-5,
+def name_value_mistake(site: str, case: dict, what: str, got: Any, expected: Any, rtol: float = 1e-5,
               atol: float = 1e-7) -> None:
-    """Raise the known slip of ``site`` whose value on ``case`` ``got`` equals, if one does."""
-    known = [(slip, predict_value(slip, case)) for slip in slips(site)]
-    slip = evidence.single_out(got, known, lambda g, p: fits_value(g, p, expected, rtol, atol), _where)
-    if slip is not None:
-        predicted = dict(known)[slip] or {}
+    """Raise the known mistake of ``site`` whose value on ``case`` ``got`` equals, if one does."""
+    known = [(value_mistake, predict_value(value_mistake, case)) for value_mistake in value_mistakes(site)]
+    value_mistake = evidence.single_out(got, known, lambda g, p: fits_value(g, p, expected, rtol, atol), _where)
+    if value_mistake is not None:
+        predicted = dict(known)[value_mistake] or {}
         want = f"a {expected.__name__}" if isinstance(expected, type) else repr(expected)  # a class: it should raise
         shown = where(got, np.asarray(expected)) if "values" in predicted else f" It gave {got!r}, not {want}."
-        raise CheckFailure(f"{what} is wrong: {slip.words()}.{shown}", slip.name)
+        raise CheckFailure(f"{what} is wrong: {value_mistake.words()}.{shown}", value_mistake.name)
 
 
-def slip_raised(failure: CheckFailure, site: str, case: dict) -> CheckFailure:
-    """A learner's exception at ``site``, with the known slip that predicts it named after it."""
-    known = [(slip, predict_value(slip, case)) for slip in slips(site)]
+def value_mistake_raised(failure: CheckFailure, site: str, case: dict) -> CheckFailure:
+    """A learner's exception at ``site``, with the known mistake that predicts it named after it."""
+    known = [(value_mistake, predict_value(value_mistake, case)) for value_mistake in value_mistakes(site)]
     return named_raise(failure, known)
 
 
@@ -109,7 +109,7 @@ def named_raise(failure: CheckFailure, known: list) -> CheckFailure:
             return CheckFailure(f"{failure} (known mistake: {mistake.name}): {mistake.message}. Fix: {mistake.fix}",
                                 mistake.name, kind=Failure.RAISED)
         if causes:  # an ambiguous exception stays neutral: each cause, with its line, and none named
-            return CheckFailure(f"{failure}{evidence.neutral(causes)}", failure.pitfall, kind=Failure.RAISED)
+            return CheckFailure(f"{failure}{evidence.neutral(causes)}", failure.mistake, kind=Failure.RAISED)
     return failure
 
 

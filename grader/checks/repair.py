@@ -99,7 +99,7 @@ def _budgeted(failure: CheckFailure, w: Any, search: Callable[[float], str]) -> 
     if not note:
         return failure
     text = str(failure).rstrip()
-    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{note}", failure.pitfall, failure.keep,
+    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{note}", failure.mistake, failure.keep,
                         failure.kind, failure.not_finite)
 
 

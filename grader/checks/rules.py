@@ -104,11 +104,11 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
             explain(what, grads[i], expected, rtol=rtol, atol=atol, kind=kind)
         except CheckFailure as failure:
             tolerance = scaled_atol(expected, atol)
-            for _, words, pitfall, wrong in (m for m in mistakes if m[0] == i):
+            for _, words, mistake, wrong in (m for m in mistakes if m[0] == i):
                 got = grads[i]
                 if isinstance(got, np.ndarray) and got.shape == expected.shape and \
                         np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=tolerance):
-                    raise CheckFailure(f"{what} is wrong: {words}.", pitfall) from None
+                    raise CheckFailure(f"{what} is wrong: {words}.", mistake) from None
             name_known(known, i, what, grads[i], expected, rtol, tolerance)
             raise located(failure, w, function, reference, arrays, upstream, differentiable, params, swaps, views,
                           rtol, atol) from None
@@ -167,4 +167,4 @@ def check_large(w, function: str, reference: Callable[..., np.ndarray], arrays: 
             if failure.keep:  # dtype drift is judged by the float32 case of the part
                 continue
             raise CheckFailure(f"{failure} {hint}", "unstable at large magnitudes" if failure.not_finite
-                               else failure.pitfall, kind=failure.kind) from None
+                               else failure.mistake, kind=failure.kind) from None

@@ -10,7 +10,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain
-from grader.checks.naming import judge_value, name_slip, slip_raised
+from grader.checks.naming import judge_value, name_value_mistake, value_mistake_raised
 from grader.checks.repair import located_value
 
 
@@ -76,7 +76,7 @@ def _scalar_case(w, op: str, values: list, g: float) -> tuple[float, list, dict]
         value, grads = call_learner(w, "scalar_op", f"the backward of {op} at {values}", name=op, values=values,
                                     upstream=g)
     except CheckFailure as failure:
-        raise slip_raised(failure, "scalar backward", case) from None
+        raise value_mistake_raised(failure, "scalar backward", case) from None
     return value, grads, case
 
 
@@ -98,7 +98,7 @@ def _scalar_part(name: str):
                     explain(f"the backward of {op} at {values}, input {i}, upstream {g:.3g}", np.float64(grads[i]),
                             np.float64(expected[i]), rtol=1e-5, atol=1e-8)
                 except CheckFailure:
-                    name_slip("scalar backward", case, f"the backward of {op} at {values}, upstream {g:.3g}",
+                    name_value_mistake("scalar backward", case, f"the backward of {op} at {values}, upstream {g:.3g}",
                               np.array(grads, np.float64), np.array(expected), rtol=1e-5, atol=1e-8)
                     raise
         for op, value, derivative, why in KINKS.get(name, []):

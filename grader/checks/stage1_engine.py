@@ -8,7 +8,7 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain, learner_raised
-from grader.checks.naming import name_slip
+from grader.checks.naming import name_value_mistake
 
 
 def random_graph(rng, size: int = 40) -> list[list[int]]:
@@ -43,7 +43,7 @@ def topological_order_is_valid(w, rng):
         reachable = trusted_reachable(parents)
         right = sorted(reachable, reverse=True)  # a right order: each node's parents have lower indices
         if len(set(order)) != len(order) or set(order) != reachable:
-            name_slip("topological nodes", {"parents": parents}, f"{doing} (the nodes it lists, sorted)", sorted(order),
+            name_value_mistake("topological nodes", {"parents": parents}, f"{doing} (the nodes it lists, sorted)", sorted(order),
                       sorted(reachable))
         if len(set(order)) != len(order):
             raise CheckFailure("topological_order lists a node twice: keep a set of visited nodes", "repeated nodes")
@@ -53,7 +53,7 @@ def topological_order_is_valid(w, rng):
         for n in order:
             for p in parents[n]:
                 if position[n] > position[p]:
-                    name_slip("topological order", {"parents": parents}, doing, order, right)
+                    name_value_mistake("topological order", {"parents": parents}, doing, order, right)
                     raise CheckFailure(f"topological_order puts node {p} before node {n}, which uses it: every node "
                                        "must come before its parents (root first)", "wrong order")
 
@@ -105,7 +105,7 @@ def backpropagate_sums(w, rng):
     got = np.array([grad for grad, _ in seen], np.float64)
     for n, grad in enumerate(got):
         if abs(grad - expected[n]) > 1e-9 * max(1, abs(expected[n])):
-            name_slip("backpropagate", dict(DIAMOND, seed=seed), f"backpropagate(root, {seed:.3g}) on a graph where "
+            name_value_mistake("backpropagate", dict(DIAMOND, seed=seed), f"backpropagate(root, {seed:.3g}) on a graph where "
                       "node 1 is used three times", got, np.array(expected), rtol=1e-9, atol=1e-12)
             raise CheckFailure(f"backpropagate gave node {n} the gradient {grad:.6g}, expected {expected[n]:.6g} "
                                f"(seed {seed:.3g}, on a graph where node 1 is used three times): each node's gradient "

@@ -7,7 +7,7 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
-from grader.checks.naming import judge, judge_value, name_slip, slip_raised
+from grader.checks.naming import judge, judge_value, name_value_mistake, value_mistake_raised
 from grader.checks.numeric import unbroadcast_by_loops
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 
@@ -29,7 +29,7 @@ def broadcast_shapes_matches_numpy(w, rng):
             failure = learner_raised(error, f"broadcast_shapes{shapes}")
             if error.type == "NotImplementedError":
                 raise failure from None
-            named = slip_raised(failure, "broadcast shapes", case)
+            named = value_mistake_raised(failure, "broadcast shapes", case)
             if named is not failure:
                 raise named from None
             where = f" at {error.where}" if error.where else ""
@@ -37,7 +37,7 @@ def broadcast_shapes_matches_numpy(w, rng):
                                f"shapes broadcast to {expected}: aligned from the right, a size-1 axis or a missing "
                                "one stretches to the other shape's size", "raised an error") from None
         if not isinstance(got, tuple) or got != expected:
-            name_slip("broadcast shapes", case, f"broadcast_shapes{shapes}", got, expected)
+            name_value_mistake("broadcast shapes", case, f"broadcast_shapes{shapes}", got, expected)
         if not isinstance(got, (tuple, list)) or tuple(got) != expected:
             raise CheckFailure(f"broadcast_shapes{shapes} gave {got}, expected {expected}", "wrong shape")
         if not isinstance(got, tuple):
@@ -55,7 +55,7 @@ def broadcast_shapes_raises(w, rng):
             if error.type == "ValueError":
                 continue
             raise learner_raised(error, f"broadcast_shapes{bad}") from None
-        name_slip("broadcast shapes", {"shapes": list(bad)}, f"broadcast_shapes{bad}", got, ValueError)
+        name_value_mistake("broadcast shapes", {"shapes": list(bad)}, f"broadcast_shapes{bad}", got, ValueError)
         raise CheckFailure(f"broadcast_shapes{bad} gave {got}; it must raise ValueError: the shapes do not "
                            "broadcast", "no error on a clash")
 

@@ -7,7 +7,7 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
-from grader.checks.naming import judge, known_for, name_slip, named_raise
+from grader.checks.naming import judge, known_for, name_value_mistake, named_raise
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, gelu_exact, gelu_tanh, log_softmax, stable_lse
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
@@ -28,7 +28,7 @@ def matmul_2d(w, rng):
     check_float32(w, "ops_linalg.MatMul", [np.ones((2, 3)), np.ones((3, 4))], np.matmul, swaps=SWAP)
 
 
-# Each part's cases stay inside what the part names, so that a slip in one case kind (a
+# Each part's cases stay inside what the part names, so that a mistake in one case kind (a
 # batch, a 1-D operand, a view) costs that part only.
 @part("5.1", "1-D operands")
 def matmul_1d(w, rng):
@@ -93,7 +93,7 @@ def logsumexp_is_stable(w, rng):
         raise learner_raised(error, "stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500") from None
     m = x.max(axis=1, keepdims=True)
     what, case = "stable_logsumexp(x, axes=(1,)) on rows near ±1000 and spread to ±1500", {"x": x, "axes": (1,)}
-    name_slip("stable logsumexp", case, what, got, m + np.log(np.exp(x - m).sum(1, keepdims=True)), 1e-12, 1e-9)
+    name_value_mistake("stable logsumexp", case, what, got, m + np.log(np.exp(x - m).sum(1, keepdims=True)), 1e-12, 1e-9)
     if isinstance(got, np.ndarray) and got.dtype.kind == "f" and not np.all(np.isfinite(got)):
         raise CheckFailure(f"stable_logsumexp gave {np.ravel(got).tolist()} on rows near 1000, near -1000 and spread "
                            "from -1500 to 1500: exp overflowed (or every exp underflowed to 0, and log(0) = -inf); "

@@ -9,7 +9,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, order_problem
-from grader.checks.naming import judge_value, name_slip
+from grader.checks.naming import judge_value, name_value_mistake
 
 # What a walk of the probe's nest of modules meets (the library's site "parameters"): path, label, kind
 WALK = [("a", "a", "Parameter"), ("inner.w", "inner.w", "Parameter"), ("blocks[0].w", "blocks[0].w", "Parameter"),
@@ -22,7 +22,7 @@ def parameters_are_found_everywhere(w, rng):
     found = call_learner(w, "parameters", "Module.parameters() on nested modules")
     expected = ["a", "inner.w", "blocks[0].w", "blocks[1]['deep'].w"]
     if found != expected:
-        name_slip("parameters", {"walk": WALK}, "Module.parameters() on nested modules (a shared one among them)", found,
+        name_value_mistake("parameters", {"walk": WALK}, "Module.parameters() on nested modules (a shared one among them)", found,
                   expected)
     if sorted(found) != sorted(expected):
         raise CheckFailure(f"Module.parameters() found {found}, expected {expected} in any order: look inside "
@@ -150,7 +150,7 @@ def training_loop_order(w, rng):
     calls = _train_epoch(w, rng)["calls"]
     right = ["zero_grad", "forward", "loss", "backward", "step"] * 3
     if calls != right:
-        name_slip("train_epoch calls", {"examples": 10, "batch_size": 4}, "the order of train_epoch's calls for 10 "
+        name_value_mistake("train_epoch calls", {"examples": 10, "batch_size": 4}, "the order of train_epoch's calls for 10 "
                   "examples with batch_size 4 (stand-in model, loss and optimizer)", calls, right)
     steps = calls.count("step")
     if steps != 3:
@@ -174,7 +174,7 @@ def training_loop_batches(w, rng):
                            "losses), not a float: add loss.item() * len(batch) to the total. A Tensor total also keeps "
                            "every batch's graph alive until the epoch ends", "a Tensor, not a float")
     if seen["mean"] is None or abs(seen["mean"] - 28.5) > 1e-9:
-        name_slip("train_epoch mean", {"losses": seen["losses"], "sizes": seen["batches"], "batch_size": 4},
+        name_value_mistake("train_epoch mean", {"losses": seen["losses"], "sizes": seen["batches"], "batch_size": 4},
                   "train_epoch's mean loss for 10 examples with batch_size 4 (the mean of the batch losses weighted "
                   "by batch size)", seen["mean"], 28.5, 1e-9, 1e-9)
         raise CheckFailure(f"train_epoch returned {seen['mean']}, expected 28.5: the mean of the batch losses weighted "

@@ -13,7 +13,7 @@ from grader.boundary.failures import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.mistakes.stage6_optim import adam_run, sgd_run
-from grader.checks.naming import name_slip, slip_raised
+from grader.checks.naming import name_value_mistake, value_mistake_raised
 from grader.checks.repair import located_value
 
 
@@ -46,7 +46,7 @@ def _run(w, name, site, doing, case, kwargs, probe="optimizer"):
         return w.call(probe, doing=f"running {doing}", name=name, starts=case["starts"], steps=case["grads"],
                       kwargs=kwargs, lrs=case["lrs"])
     except Raised as error:
-        raise slip_raised(learner_raised(error, doing), site, {**case, "param": 0}) from None
+        raise value_mistake_raised(learner_raised(error, doing), site, {**case, "param": 0}) from None
 
 
 def _optimizer(w, name, site, case, kwargs, run, label):
@@ -62,7 +62,7 @@ def _optimizer(w, name, site, case, kwargs, run, label):
     if not np.array_equal(seen["idle"], np.ones(2)):
         what = f"{name}.step changed a parameter whose grad is None ({doing})"
         idle = {**case, "starts": [np.ones(2)], "grads": [[None] for _ in steps], "param": 0}
-        name_slip(site, idle, what, seen["idle"], np.ones(2), 1e-9, 1e-12)
+        name_value_mistake(site, idle, what, seen["idle"], np.ones(2), 1e-9, 1e-12)
         raise CheckFailure(f"{what}: skip it", "updates without a gradient")
     expected = run(**case)
     history = seen["history"]
@@ -76,7 +76,7 @@ def _optimizer(w, name, site, case, kwargs, run, label):
     notes = [note for note in (_context(t, k, steps, lrs), f"right after step {t}" if t else "") if note]
     what = f"{doing}: parameter {k} after step {t + 1}" + (f" ({'; '.join(notes)})" if notes else "")
     got = history[t][k] if t < len(history) and k < len(history[t]) else None
-    name_slip(site, {**case, "grads": steps[:t + 1], "lrs": lrs[:t + 1], "param": k}, what, got, expected[t][k],
+    name_value_mistake(site, {**case, "grads": steps[:t + 1], "lrs": lrs[:t + 1], "param": k}, what, got, expected[t][k],
               1e-9, 1e-12)
     explain(what, got, expected[t][k], rtol=1e-9, atol=1e-12)
     raise CheckFailure(f"{what} is wrong", "wrong result")
@@ -91,16 +91,16 @@ def _schedule(rng, count):
 
 def _decay_apart(w, name, site, case, kwargs, run, failure):
     """A weight-decay part that failed: judge the decay term on its own. When the same
-    update without weight decay is wrong too (a slip another part charges) and the decay
+    update without weight decay is wrong too (a mistake another part charges) and the decay
     term is right (the update with decay equals the update without it on g + λ·p), the
-    part passes: one slip is charged once. Otherwise the message says which is wrong."""
+    part passes: one mistake is charged once. Otherwise the message says which is wrong."""
     plain = {**case, "weight_decay": 0.0}
     seen = _run(w, name, site, f"{name} without weight decay", plain, {**kwargs, "weight_decay": 0.0})
     plain_right = np.array_equal(seen["idle"], np.ones(2)) and _trajectory_matches(seen["history"], run(**plain))
     if plain_right:
         raise CheckFailure(f"{failure} The same steps without weight decay are right, so the decay term is wrong: "
                            f"weight_decay={kwargs['weight_decay']} adds weight_decay * p to each gradient before the "
-                           "update (L2 decay, as torch.optim does).", failure.pitfall, kind=failure.kind) from None
+                           "update (L2 decay, as torch.optim does).", failure.mistake, kind=failure.kind) from None
     runs = _run(w, name, site, f"{name} with weight decay, and without it on g + weight_decay * p", case, kwargs,
                 "optimizer_decay_folded")
     starts = case["starts"]
@@ -111,7 +111,7 @@ def _decay_apart(w, name, site, case, kwargs, run, failure):
     if not (moved and folded):
         raise CheckFailure(f"{failure} The update without weight decay is wrong too (another part says how), and the "
                            "decay term is not right either: weight_decay adds weight_decay * p to each gradient "
-                           "before the update.", failure.pitfall, kind=failure.kind) from None
+                           "before the update.", failure.mistake, kind=failure.kind) from None
 
 
 def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):

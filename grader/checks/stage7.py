@@ -10,8 +10,8 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, explain
-from grader.checks.mistakes import fits_value, predict_value, slips
-from grader.checks.naming import name_slip
+from grader.checks.mistakes import fits_value, predict_value, value_mistakes
+from grader.checks.naming import name_value_mistake
 from grader.checks.reference import attention_weights, layer_norm, numpy_attention
 from grader.checks.rules import check_float32, check_rule
 
@@ -65,15 +65,15 @@ def _attention_part(heads):
 
 
 def _makes(got, case, name):
-    """Whether the output is what the known slip ``name`` of attention computes on this case."""
-    return any(fits_value(got, predicted, None, 1e-6, 1e-8) for slip in slips("attention") if slip.name == name
-               and (predicted := predict_value(slip, case)))
+    """Whether the output is what the known mistake ``name`` of attention computes on this case."""
+    return any(fits_value(got, predicted, None, 1e-6, 1e-8) for m in value_mistakes("attention") if m.name == name
+               and (predicted := predict_value(m, case)))
 
 
 def _name_attention(what, got, case):
     """Raise the known mistake whose output ``got`` is, if one is."""
     expected = numpy_attention(case["x"], case["weights"], case["heads"])
-    name_slip("attention", case, f"{what}, the output", got, expected, 1e-6, 1e-8 * max(np.abs(expected).max(), 1e-3))
+    name_value_mistake("attention", case, f"{what}, the output", got, expected, 1e-6, 1e-8 * max(np.abs(expected).max(), 1e-3))
 
 
 def _judge_heads(seen, what, got, x, weights, heads):

@@ -7,7 +7,7 @@ import numpy as np
 
 from grader.checks import part
 from grader.checks.common import CheckFailure, call_learner, order_problem
-from grader.checks.naming import judge_value, name_slip
+from grader.checks.naming import judge_value, name_value_mistake
 from grader.checks.reference import attention_weights, gelu_exact, gelu_tanh, layer_norm, linear_weights, numpy_attention
 
 
@@ -83,8 +83,9 @@ def training_step(w, rng):
                  block_size=4, batch_size=2)
     problem = order_problem(seen["calls"], ["forward", "backward", "step"], 3, "step")
     if problem:
-        name_slip("training calls", {"steps": 3}, f"the list of calls language.train made in 3 steps ({seen['calls'][:8]}...)",
-                  seen["calls"], ["zero_grad", "forward", "backward", "step"] * 3)
+        name_value_mistake("training calls", {"steps": 3},
+                           f"the list of calls language.train made in 3 steps ({seen['calls'][:8]}...)",
+                           seen["calls"], ["zero_grad", "forward", "backward", "step"] * 3)
         raise CheckFailure(f"language.train made the calls {seen['calls'][:8]}{'...' if len(seen['calls']) > 8 else ''}: "
                            f"{problem}. Each step computes the loss of the model on a batch (language.loss_on), calls "
                            "backward on it, then step; zero_grad clears the gradients between one step and the next "
@@ -113,7 +114,7 @@ def greedy(w, rng):
     expected = np.repeat(ROW_LOGITS.argmax(axis=1)[:, None], 6, axis=1)
     if out.shape != (3, 8) or not np.array_equal(out[:, 2:], expected):
         if out.shape == (3, 8) and np.array_equal(out[:, 2:], np.repeat(out[:, 2:3], 6, axis=1)):  # one choice, kept
-            name_slip("greedy", {"logits": ROW_LOGITS}, "GPT.generate(idx of shape (3, 2), 6, temperature=0), each row "
+            name_value_mistake("greedy", {"logits": ROW_LOGITS}, "GPT.generate(idx of shape (3, 2), 6, temperature=0), each row "
                       "with its own logits: the choice language.sample_next made in each row", out[:, 2], expected[:, 0], 0, 1e-9)
         raise CheckFailure(f"GPT.generate(idx of shape (3, 2), 6, temperature=0), each row with its own logits, gave "
                            f"{out.tolist()}: temperature 0 must pick each row's most likely token "
@@ -132,7 +133,7 @@ def temperature(w, rng):
         counts = np.bincount(np.asarray(seen["out"])[:, -1], minlength=4) / 4000
         p = np.exp(LOGITS / t) / np.exp(LOGITS / t).sum()
         if np.abs(counts - p).max() > 0.03:
-            name_slip("temperature", {"logits": LOGITS, "temperature": t}, f"GPT.generate with temperature {t}: how "
+            name_value_mistake("temperature", {"logits": LOGITS, "temperature": t}, f"GPT.generate with temperature {t}: how "
                       "often each token was drawn", counts, p, 0, 0.03)
             raise CheckFailure(f"GPT.generate with temperature {t} drew the tokens with frequencies "
                                f"{np.round(counts, 3).tolist()}, expected about {np.round(p, 3).tolist()} "

@@ -98,7 +98,7 @@ def run_stage(package: pathlib.Path, stage: str, settings: Settings,
             for name, points in parts.items():
                 failure = _run_part(registry[(task, name)], w, f"{task}/{name}")
                 verdicts.append(Verdict(task, name, points, points * 1.0) if failure is None else
-                                Verdict(task, name, points, points * failure.keep, str(failure), failure.pitfall,
+                                Verdict(task, name, points, points * failure.keep, str(failure), failure.mistake,
                                         failure.kind))
         _look_at_unused_files(w, digest, memory)
     finally:

@@ -69,7 +69,7 @@ def linear_seeded(mt, seeds: list) -> list:
 
 @probe
 def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
-    """The learner's MLP built from a given Linear (so that a Linear slip is charged to the
+    """The learner's MLP built from a given Linear (so that a Linear mistake is charged to the
     Linear part alone) with the ``weights`` given, layer by layer: its wiring is checked."""
     with given(mt, swaps_of("mlp")):
         model = mt.nn.MLP(sizes, activation=activation)

@@ -1,11 +1,11 @@
 """What the class got wrong, for an instructor to read in a minute.
 
-Every lost part carries a named pitfall (``Verdict.pitfall``). Two kinds are told apart:
+Every lost part carries a named mistake (``Verdict.mistake``). Two kinds are told apart:
 
 * a hand-in whose package could not be graded in a stage (it does not import, there is
   none, the grader crashed on it, or it hung or died in every part of the stage): one line
   per learner with the stages and the reason (``not_graded``), never a row per part;
-* the class's real mistakes, in packages that ran: counted per task, part and pitfall and
+* the class's real mistakes, in packages that ran: counted per task, part and mistake and
   ranked by how many learners made them (``mistakes``).
 
 Both go into ``mistakes.csv``, ``mistakes.png`` and ``report.html``; the report also has the
@@ -63,17 +63,17 @@ def not_graded(results: list[LearnerResult]) -> list[dict]:
 
 
 def mistakes(results: list[LearnerResult]) -> list[dict]:
-    """Rows (task, part, pitfall, learners) of the real mistakes, the most common first."""
+    """Rows (task, part, mistake, learners) of the real mistakes, the most common first."""
     who: dict[tuple[str, str, str], set[str]] = defaultdict(set)
     for result in results:
         skipped = _stages_not_graded(result)
         for verdict in result.all_verdicts():
-            if verdict.passed or not verdict.pitfall or verdict.kind in NOT_RUN | {Failure.NOT_IMPLEMENTED} \
+            if verdict.passed or not verdict.mistake or verdict.kind in NOT_RUN | {Failure.NOT_IMPLEMENTED} \
                     or stage_of(verdict.task) in skipped:  # an empty stub is not a mistake to teach against
                 continue
-            who[(verdict.task, verdict.part, verdict.pitfall)].add(result.learner)
-    rows = [{"task": t, "part": p, "pitfall": f, "learners": sorted(names)} for (t, p, f), names in who.items()]
-    return sorted(rows, key=lambda r: (-len(r["learners"]), list(TASKS).index(r["task"]), r["part"], r["pitfall"]))
+            who[(verdict.task, verdict.part, verdict.mistake)].add(result.learner)
+    rows = [{"task": t, "part": p, "mistake": f, "learners": sorted(names)} for (t, p, f), names in who.items()]
+    return sorted(rows, key=lambda r: (-len(r["learners"]), list(TASKS).index(r["task"]), r["part"], r["mistake"]))
 
 
 def write_mistakes_csv(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | None = None) -> None:
@@ -81,9 +81,9 @@ def write_mistakes_csv(rows: list[dict], path: pathlib.Path, ungraded: list[dict
     not be graded (its stages in ``part``, its reason in ``reason``)."""
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = SafeWriter(file)
-        writer.writerow(["rank", "task", "part", "pitfall", "learners", "which", "reason"])
+        writer.writerow(["rank", "task", "part", "mistake", "learners", "which", "reason"])
         for rank, r in enumerate(rows, start=1):
-            writer.writerow([rank, r["task"], r["part"], r["pitfall"], len(r["learners"]), "; ".join(r["learners"]), ""])
+            writer.writerow([rank, r["task"], r["part"], r["mistake"], len(r["learners"]), "; ".join(r["learners"]), ""])
         for u in ungraded or []:
             writer.writerow(["", "", u["stages"], "not graded", 1, u["learner"], u["reason"]])
 
@@ -101,7 +101,7 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | N
     from matplotlib.ticker import MaxNLocator
     shown, ungraded = rows[:CHART], ungraded or []
     named = ungraded[:CHART_UNGRADED]
-    labels = [f"{r['task']} {r['part']}: {r['pitfall']}" for r in shown]
+    labels = [f"{r['task']} {r['part']}: {r['mistake']}" for r in shown]
     labels += [_short(f"{u['learner']}, not graded ({u['stages']}): {u['reason']}") for u in named]
     counts = [len(r["learners"]) for r in shown] + [1] * len(named)
     colours = [f"C{list(STAGES).index(stage_of(r['task'])) % 10}" for r in shown] + ["0.6"] * len(named)
@@ -136,7 +136,7 @@ def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Pa
         + "".join(f"<td>{r.stage_score(s)[0]:g}</td>" for s in STAGES)
         + f"<td>{r.late_days}</td><td>{r.penalty:g}%</td><td><b>{r.final:g}</b></td></tr>"
         for r in sorted(results, key=lambda r: r.learner))
-    table = "".join(f"<tr><td>{rank}</td><td>{e(r['task'])}</td><td>{e(r['part'])}</td><td>{e(r['pitfall'])}</td>"
+    table = "".join(f"<tr><td>{rank}</td><td>{e(r['task'])}</td><td>{e(r['part'])}</td><td>{e(r['mistake'])}</td>"
                     f"<td>{len(r['learners'])}</td><td>{', '.join(link(n) for n in r['learners'])}</td></tr>"
                     for rank, r in enumerate(rows, start=1))
     broken = "".join(f"<tr><td>{link(u['learner'])}</td><td>{e(u['stages'])}</td><td>{e(u['reason'])}</td></tr>"

@@ -8,7 +8,7 @@ marked generated), and a test fails while the two differ. Pure NumPy; nothing of
     shape_pattern((2, 4, 3), (4, 1))   # -> a Finding: it still needs a sum over axes (0, 2)
     value_pattern(got, expected)       # -> a Finding: the sign is flipped, at index (0, 1) ...
 
-A ``Finding`` holds ``text`` (the pattern in words, "" when none fits), ``pitfall`` (its
+A ``Finding`` holds ``text`` (the pattern in words, "" when none fits), ``mistake`` (its
 short name, for a class report) and ``where`` (the largest difference and its index).
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 
 class Finding(NamedTuple):
     text: str
-    pitfall: str
+    mistake: str
     where: str = ""
 
 
@@ -53,15 +53,15 @@ def shape_pattern(got: tuple, expected: tuple, got_values: Any = None, expected_
 
     def close(candidate: np.ndarray) -> bool:
         return candidate.shape == e.shape and bool(np.allclose(candidate, e, rtol=rtol, atol=atol, equal_nan=True))
-    if found.pitfall == "lost keepdims":
+    if found.mistake == "lost keepdims":
         right = close(g.reshape(e.shape))
-    elif found.pitfall == "missing unbroadcast":
+    elif found.mistake == "missing unbroadcast":
         lead = len(got) - len(expected)
         right = close(g.sum(axis=tuple(range(lead))).sum(
             axis=tuple(i for i, n in enumerate(expected) if n == 1), keepdims=True).reshape(e.shape))
-    elif found.pitfall == "transposed":
+    elif found.mistake == "transposed":
         right = close(np.swapaxes(g, -1, -2))
-    elif found.pitfall == "axes in the wrong order" and g.ndim <= 5:
+    elif found.mistake == "axes in the wrong order" and g.ndim <= 5:
         right = any(close(np.transpose(g, order)) for order in itertools.permutations(range(g.ndim)))
     else:
         right = False

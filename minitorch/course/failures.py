@@ -66,10 +66,10 @@ def _shape_hint(message: str, named: bool = False) -> str:
     shapes = [tuple(int(n) for n in found.split(",") if n.strip()) for found in re.findall(r"\((\d+(?:, ?\d+)*,?)\)", message)]
     if len(shapes) >= 2:
         found = diagnose.shape_pattern(shapes[0], shapes[1])
-        if found.pitfall == "lost keepdims" and not named:  # which of the two is the wrong one, the shapes do not say
+        if found.mistake == "lost keepdims" and not named:  # which of the two is the wrong one, the shapes do not say
             return (f"{shapes[0]} and {shapes[1]} differ only by a size-1 axis: one of them lost it, or has one too "
                     "many (keepdims=True or np.expand_dims keeps or puts one back; a reshape drops one).")
-        if found.pitfall in ("transposed", "missing unbroadcast"):
+        if found.mistake in ("transposed", "missing unbroadcast"):
             return f"{shapes[0]} and {shapes[1]}: {found.text}"
     return ""
 

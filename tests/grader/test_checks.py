@@ -111,7 +111,7 @@ def test_alternative_correct_solution_keeps_full_marks(graded, name, patches):
 
 
 @needs("2.3")
-def test_a_one_op_slip_costs_only_that_ops_share(graded):
+def test_a_one_op_mistake_costs_only_that_ops_share(graded):
     result = graded["mul forgets to unbroadcast"]
     assert result.tasks["2.3"].score == POINTS["2.3"] - 1
 
@@ -120,20 +120,20 @@ def test_a_one_op_slip_costs_only_that_ops_share(graded):
 @pytest.mark.parametrize("name", ["block without the residual around attention", "block with ReLU instead of GELU",
                                   "block applies GELU after the down projection",
                                   "block without the residual around the MLP"])
-def test_a_block_slip_is_not_charged_again_to_the_gpt(graded, name):
+def test_a_block_mistake_is_not_charged_again_to_the_gpt(graded, name):
     result = graded[name].tasks["7.3"]
     assert [v.part for v in result.verdicts if not v.passed] == ["Block"]
 
 
 @needs("6.1")
-def test_a_linear_slip_is_not_charged_again_to_the_mlp(graded):
+def test_a_linear_mistake_is_not_charged_again_to_the_mlp(graded):
     result = graded["linear weight stored as (in, out)"].tasks["6.1"]
     assert [v.part for v in result.verdicts if not v.passed] == ["Linear"]
 
 
 @needs("7.2")
 @pytest.mark.parametrize("name", ["mask lets a position see the next one", "mask upside down"])
-def test_a_mask_slip_costs_only_the_causal_part(graded, name):
+def test_a_mask_mistake_costs_only_the_causal_part(graded, name):
     result = graded[name].tasks["7.2"]
     assert [v.part for v in result.verdicts if not v.passed] == ["causal"]
 
@@ -208,5 +208,5 @@ def test_an_answer_that_overflows_at_large_magnitudes_is_named_unstable(tmp_path
              "        x = np.log(out / (1 - out))  # x again, from the output\n"
              "        e = np.exp(-x)\n        return grad * e / (1 + e) ** 2\n")
     verdicts = run_stage(write_package(tmp_path / "minitorch", [patch]), "3", SETTINGS)
-    lost = {v.part: v.pitfall for v in verdicts if v.earned < v.points}
+    lost = {v.part: v.mistake for v in verdicts if v.earned < v.points}
     assert lost == {"Sigmoid": "unstable at large magnitudes"}, lost

@@ -205,11 +205,11 @@ def test_nbgraders_own_autograde_agrees(graded, learner, stage):
 def test_the_class_report_names_each_mistake_and_who_made_it(graded):
     out = graded[3][0][0]
     rows = list(csv.DictReader((out / "mistakes.csv").open(encoding="utf-8")))
-    found = {(r["task"], r["part"], r["pitfall"]): r["which"].split("; ") for r in rows}
+    found = {(r["task"], r["part"], r["mistake"]): r["which"].split("; ") for r in rows}
     assert "raises-html" in found[("3.1", "Sigmoid", "raised an error")]
     assert "hangs-in-one-rule" in found[("3.1", "Sigmoid", "crash or timeout")]
     assert all(int(r["learners"]) == len(r["which"].split("; ")) for r in rows)
-    assert not any(r["pitfall"] == "not implemented" for r in rows)  # an empty stub is not a mistake
+    assert not any(r["mistake"] == "not implemented" for r in rows)  # an empty stub is not a mistake
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "mistakes.png" in report and "scores.png" in report and (out / "mistakes.png").stat().st_size > 1000
     assert "<img src=x" not in report and "feedback/raises-html.html" in report

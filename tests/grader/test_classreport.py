@@ -30,9 +30,9 @@ def full_marks(learner: str) -> LearnerResult:
     return result
 
 
-def lose(result: LearnerResult, task: str, pitfall: str, message: str = "wrong", kind: Failure = Failure.WRONG) -> None:
+def lose(result: LearnerResult, task: str, mistake: str, message: str = "wrong", kind: Failure = Failure.WRONG) -> None:
     for verdict in result.tasks[task].verdicts:
-        verdict.earned, verdict.pitfall, verdict.message, verdict.kind = 0.0, pitfall, message, kind
+        verdict.earned, verdict.mistake, verdict.message, verdict.kind = 0.0, mistake, message, kind
 
 
 def test_an_unimportable_package_is_one_line_and_the_real_mistakes_are_ranked():
@@ -45,10 +45,10 @@ def test_an_unimportable_package_is_one_line_and_the_real_mistakes_are_ranked():
     dave.add(failed_everywhere("the package could not be imported: SyntaxError: invalid syntax", Failure.IMPORT_FAILED))
     eve = full_marks("eve")  # hangs in every part of the last stage only
     for task in (t for t in TASKS if stage_of(t) == last):
-        lose(eve, task, Failure.TIMED_OUT.pitfall, "took longer than 20 s", Failure.TIMED_OUT)
+        lose(eve, task, Failure.TIMED_OUT.mistake, "took longer than 20 s", Failure.TIMED_OUT)
     results = [ana, bo, cy, dave, eve]
     rows = classreport.mistakes(results)
-    assert [(r["task"], r["pitfall"], r["learners"]) for r in rows] == \
+    assert [(r["task"], r["mistake"], r["learners"]) for r in rows] == \
         [("3.1", "sign error", ["bo", "cy"])] * len(PARTS["3.1"]) + \
         [(f"{first}.1", "wrong result", ["cy"])] * len(PARTS[f"{first}.1"])
     assert classreport.not_graded(results) == [
@@ -71,8 +71,8 @@ def test_two_reasons_in_different_stages_stay_on_the_learners_one_line():
 
 @pytest.mark.slow
 def test_a_class_with_a_broken_hand_in_and_a_late_one(tmp_path):
-    """autograde on a small class: the reference, two learners with the same slip (one late,
-    one with a second slip), one whose package has a syntax error."""
+    """autograde on a small class: the reference, two learners with the same mistake (one late,
+    one with a second mistake), one whose package has a syntax error."""
     hand_ins = tmp_path / "hand-ins"
     write_package(hand_ins / "ana" / "minitorch")
     write_package(hand_ins / "bo" / "minitorch", [MUL_BUG])
@@ -87,10 +87,10 @@ def test_a_class_with_a_broken_hand_in_and_a_late_one(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = list(csv.DictReader((out / "mistakes.csv").open(encoding="utf-8")))
-    assert [r["which"] for r in rows if r["pitfall"] == "not graded"] == ["dave"]  # once, not once per part
-    (dave,) = [r for r in rows if r["pitfall"] == "not graded"]
+    assert [r["which"] for r in rows if r["mistake"] == "not graded"] == ["dave"]  # once, not once per part
+    (dave,) = [r for r in rows if r["mistake"] == "not graded"]
     assert "SyntaxError" in dave["reason"] and "tensor.py" in dave["reason"]
-    assert not any("dave" in r["which"] for r in rows if r["pitfall"] != "not graded")
+    assert not any("dave" in r["which"] for r in rows if r["mistake"] != "not graded")
     ranked = [r for r in rows if r["rank"]]
     assert ranked[0]["rank"] == "1" and ranked[0]["which"] == "bo; cy" and ranked[0]["task"] == "2.3"
     shared = [r for r in ranked if r["which"] == "bo; cy"]

@@ -352,7 +352,7 @@ def test_an_answer_a_check_cannot_handle_costs_that_part_only():
 
     failure = _run_part(check, None, "9.9/any")
     assert failure is not None and failure.kind is Failure.UNJUDGEABLE
-    assert failure.keep == 0.0 and failure.pitfall == "unjudgeable answer" and "could not judge" in str(failure)
+    assert failure.keep == 0.0 and failure.mistake == "unjudgeable answer" and "could not judge" in str(failure)
 
 
 def test_an_import_that_hung_gets_one_short_try_in_each_later_stage(tmp_path):
@@ -374,7 +374,7 @@ def test_an_import_that_hung_gets_one_short_try_in_each_later_stage(tmp_path):
     assert all("one short try" in v.message and v.earned == 0 for v in again)
     elsewhere = run_stage(tmp_path / "second" / "minitorch", "3", quick, memory)  # same files, imports there
     assert not any("importing the package" in v.message or "short try" in v.message for v in elsewhere)
-    assert {v.pitfall for v in elsewhere} == {"raised an error"}  # the empty package has no Exp, no Sum...
+    assert {v.mistake for v in elsewhere} == {"raised an error"}  # the empty package has no Exp, no Sum...
     # the next hand-in (a memory of its own), even with the same files, is judged afresh
     assert all("short try" not in v.message for v in run_stage(tmp_path / "first" / "minitorch", "2", quick,
                                                                 HandInMemory()))
@@ -404,7 +404,7 @@ def test_an_oversized_value_is_replaced_by_a_marker_and_costs_only_itself(packag
         assert w.call("call", function="shout", args=[]) == 42  # the same process lives on
     with pytest.raises(CheckFailure, match="1,024 MiB") as failure:
         explain("the gradient for input 1", huge, np.ones(4))
-    assert failure.value.pitfall == "oversized answer"
+    assert failure.value.mistake == "oversized answer"
 
 
 def test_a_file_that_was_never_imported_and_does_not_compile_is_named(package):

@@ -79,7 +79,7 @@ def test_exported_cells_never_start_a_spreadsheet_formula(tmp_path):
     from grader.outputs.tables import spreadsheet_safe
     assert [spreadsheet_safe(c) for c in ("=1+1", "@SUM(A1)", "+x", "-x", "\tx", "-1.5", "ana", 3)] == \
         ["'=1+1", "'@SUM(A1)", "'+x", "'-x", "'\tx", "-1.5", "ana", 3]
-    rows = [{"task": "1.1", "part": "p", "pitfall": "x", "learners": ['=HYPERLINK("http://evil","x")', "ana"]}]
+    rows = [{"task": "1.1", "part": "p", "mistake": "x", "learners": ['=HYPERLINK("http://evil","x")', "ana"]}]
     write_mistakes_csv(rows, tmp_path / "mistakes.csv", [{"learner": "=cmd()", "stages": "stage 1", "reason": "@x"}])
     table = list(csv.DictReader((tmp_path / "mistakes.csv").open()))
     assert table[0]["which"].startswith("'=HYPERLINK") and (table[1]["which"], table[1]["reason"]) == ("'=cmd()", "'@x")

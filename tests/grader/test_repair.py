@@ -110,7 +110,7 @@ def test_both_sides_word_each_kind_of_edit_alike():
     assert repair.WORDS == mutants.KINDS
 
 
-def test_a_value_check_is_searched_too_and_names_the_precedence_slip(tmp_path):
+def test_a_value_check_is_searched_too_and_names_the_precedence_mistake(tmp_path):
     path = tmp_path / "minitorch" / "numerical.py"
     path.parent.mkdir()
     path.write_text("def central_difference(f, *values, arg=0, eps=1e-6):\n    # Task 1.1: central_difference\n"

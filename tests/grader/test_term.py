@@ -27,17 +27,17 @@ pytestmark = pytest.mark.slow
 DEADLINE = "2026-11-20T12:00:00+00:00"
 
 
-SIGMOID = "        return grad * out * (1 - out)"   # the backward rule a slip in a first hand-in breaks
+SIGMOID = "        return grad * out * (1 - out)"   # the backward rule a mistake in a first hand-in breaks
 
 
-def hand_in(folder: pathlib.Path, learner: str, version: int = 1, slip: bool = False) -> None:
+def hand_in(folder: pathlib.Path, learner: str, version: int = 1, value_mistake: bool = False) -> None:
     target = folder / learner / "minitorch"
     if not target.exists():
         shutil.copytree(ROOT / "solutions" / "minitorch", target, ignore=shutil.ignore_patterns("__pycache__"))
     (target / "handed_in.py").write_text(f"VERSION = {version}\n")
     rule = (ROOT / "solutions" / "minitorch" / "ops_unary.py").read_text()
     assert rule.count(SIGMOID) == 1
-    (target / "ops_unary.py").write_text(rule.replace(SIGMOID, "        return grad * out") if slip else rule)
+    (target / "ops_unary.py").write_text(rule.replace(SIGMOID, "        return grad * out") if value_mistake else rule)
 
 
 def autograde(folder, out, *extra, ok=True):
@@ -83,7 +83,7 @@ def test_a_term(tmp_path):
     repo = make_copy(tmp_path)
     (tmp_path / "roster.csv").write_text("learner,name,email\nana,Ana,ana@x\nbo,Bo,bo@x\ncy,Cy,cy@x\ndi,Di,di@x\n")
     for learner in ("ana", "bo", "cy"):
-        hand_in(folder, learner, slip=learner == "bo")
+        hand_in(folder, learner, value_mistake=learner == "bo")
     (folder / "notes.txt").write_text("grade bo last")
 
     # Week 1: first hand-ins, copied in with cp (no time of their own): times from the LMS export.
@@ -99,7 +99,7 @@ def test_a_term(tmp_path):
 
     assert float(week1["bo"]["final"]) < full
 
-    # Week 2: bo hands in again, the slip mended, before the deadline; only bo is graded.
+    # Week 2: bo hands in again, the mistake mended, before the deadline; only bo is graded.
     hand_in(folder, "bo", 2)
     said = autograde(folder, out)
     assert graded_count(said) == 1 and "1 for a new hand-in" in said and float(grades(out)["bo"]["final"]) == full

@@ -9,7 +9,7 @@ all of it, Bob with one op wrong), runs a check cell and submits; the instructor
 and grades the course's `submitted/` with `python -m grader autograde`, and the gradebook
 then holds exactly what `grader check` says of each submitted package; the formgrader
 lists both. Then a second week: the instructor gives Bob a point in formgrader, Bob mends
-his slip in Lab's editor and submits again after the class's deadline, the instructor gives him an
+his mistake in Lab's editor and submits again after the class's deadline, the instructor gives him an
 extension, collects and grades again: Bob's second submission counts as his resubmission
 (both kept, his deadline his own, no late penalty in the gradebook), the formgrader grade
 is in grades.csv, canvas.csv and report.html, and the gradebook agrees with them. Each
@@ -50,7 +50,7 @@ from grader.tasks import PARTS, POINTS, STAGES, TASKS, TOTAL, marker, tasks_of
 TEACHER, ALICE, BOB = "mthub-teacher", "mthub-alice", "mthub-bob"
 COURSE, ASSIGNMENT = "minitorch", "minitorch"
 STAGE_FILES = ("ops_unary.py", "ops_reduce.py")      # stage 3's stubs live in these two files
-BUG = ("Task 3.1: Sin.backward", "return grad * np.sin(x)")  # Bob's one-op slip
+BUG = ("Task 3.1: Sin.backward", "return grad * np.sin(x)")  # Bob's one-op mistake
 PROXY = shutil.which("configurable-http-proxy")
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900),   # its learners work on stage 3 (Task 3.1)
@@ -68,7 +68,7 @@ from playwright import sync_api as playwright
 
 
 def stage_code(name: str, bug: bool) -> dict[str, str]:
-    """Stub label -> the code a learner types for it (the reference's, or Bob's slip)."""
+    """Stub label -> the code a learner types for it (the reference's, or Bob's mistake)."""
     from grader.release.regions import find_regions
     text = (ROOT / "solutions" / "minitorch" / name).read_text()
     lines, code = text.splitlines(), {}
@@ -95,7 +95,7 @@ def learner_works_and_submits(browser, url: str, user: str, bug: bool):
         browse.save(page)
         browse.shoot(page, f"{user}_2_editor_{name[:-3]}")
     page.get_by_role("tab", name="03_reductions.ipynb").click()
-    if bug:  # the same kernel sees the edit (autoreload): the check now names the slip
+    if bug:  # the same kernel sees the edit (autoreload): the check now names the mistake
         out = browse.run_cell(page, "# Check Task 3.1", "CheckFailed")  # minitorch.course.visible's AssertionError
         assert "Sin.backward" in out, out
     else:
@@ -196,7 +196,7 @@ def formgrader_grade(browser, url: str, student: str, task: str, points: float) 
 
 
 def mend_and_submit_again(page) -> None:
-    """Bob mends his slip in Lab's editor (the file he filled) and submits again."""
+    """Bob mends his mistake in Lab's editor (the file he filled) and submits again."""
     page.get_by_role("tab", name="ops_unary.py").click()
     browse.replace_line(page, BUG[1], BUG[1].replace("sin", "cos"))
     browse.save(page)
@@ -295,9 +295,9 @@ def test_a_term_on_a_real_hub():
                     (course / "autograded" / user / ASSIGNMENT / f"{notebook}.verdicts.json").read_text())["verdicts"]]
                 assert recorded == [v.__dict__ for v in result.all_verdicts()]  # same parts, points, reasons
             lap("gradebook == grader check")
-            slip = PARTS["3.1"]["Sin"]  # Bob's one-op slip costs the Sin part; both filled every task of stage 3
-            assert scores[ALICE]["tasks"]["task3_1"] == POINTS["3.1"] and scores[BOB]["tasks"]["task3_1"] == POINTS["3.1"] - slip
-            assert scores[ALICE]["total"] - scores[BOB]["total"] == slip
+            sin = PARTS["3.1"]["Sin"]  # Bob's one-op mistake costs the Sin part; both filled every task of stage 3
+            assert scores[ALICE]["tasks"]["task3_1"] == POINTS["3.1"] and scores[BOB]["tasks"]["task3_1"] == POINTS["3.1"] - sin
+            assert scores[ALICE]["total"] - scores[BOB]["total"] == sin
             assert scores[ALICE]["total"] >= sum(POINTS[t] for t in tasks_of("3"))
 
             # The second week: a formgrader grade, a resubmission after the deadline, an extension.
@@ -321,9 +321,9 @@ def test_a_term_on_a_real_hub():
             instructor("nbgrader", "release_feedback", ASSIGNMENT)
             alice_sees, bob_sees = read_feedback(alice, ALICE), read_feedback(bob, BOB)
             lap("learners read their feedback")
-            full, slip = POINTS["3.1"], PARTS["3.1"]["Sin"]
-            for sees in (alice_sees, bob_sees):   # Bob's second submission counted: his slip is mended
-                assert f"Task 3.1: {full:g} / {full:g}" in sees and f"ok Sin ({slip:g} / {slip:g})" in sees
+            full, sin = POINTS["3.1"], PARTS["3.1"]["Sin"]
+            for sees in (alice_sees, bob_sees):   # Bob's second submission counted: his mistake is mended
+                assert f"Task 3.1: {full:g} / {full:g}" in sees and f"ok Sin ({sin:g} / {sin:g})" in sees
             assert "(the class's)" in alice_sees and "the last before your deadline of 1 kept counts" in alice_sees
             assert "(an extension: illness)" in bob_sees and "the last before your deadline of 2 kept counts" in bob_sees
             cannot_reach_the_other(bob, hub.url, BOB, ALICE, exchange)

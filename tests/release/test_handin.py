@@ -1,5 +1,5 @@
 """``make handin`` (python minitorch/course/handin.py): the zip holds exactly what is graded, it
-is written whatever the package does, and a learner's slip at the command line gets a
+is written whatever the package does, and a learner's mistake at the command line gets a
 message, never a stray file."""
 
 import os

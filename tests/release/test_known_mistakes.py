@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from grader.checks.common import index_spec
-from grader.checks.mistakes import Mistake, Slip, fits, fits_value, library, predict, predict_value, slips, table
+from grader.checks.mistakes import Mistake, ValueMistake, fits, fits_value, library, predict, predict_value, table, value_mistakes
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, layer_norm
 from grader.tasks import TASKS
@@ -175,14 +175,14 @@ def test_the_table_holds_values_and_words_only():
 
 def test_each_covered_task_has_three_or_more_known_mistakes_each_cued_by_its_hints():
     per_task: dict[str, set] = {}
-    for mistake in [*library(), *slips()]:
+    for mistake in [*library(), *value_mistakes()]:
         per_task.setdefault(mistake.task, set()).add(mistake.name)
         cue = CUES.get((mistake.task, mistake.name), CUES.get(mistake.name))
         assert cue, f"{mistake.name}: give it a cue its task's hints hold (CUES)"
         steps = " ".join(" ".join(hints.HINTS[mistake.task]).split())
         assert cue in steps, f"the hints of Task {mistake.task} do not cover {mistake.name!r}"
     assert set(per_task) == COVERED and min(len(names) for names in per_task.values()) >= 3, per_task
-    assert len({(m.task, m.name) for m in [*library(), *slips()]}) >= 50
+    assert len({(m.task, m.name) for m in [*library(), *value_mistakes()]}) >= 50
 
 
 def _entries():
@@ -359,14 +359,14 @@ def test_got_and_expected_are_shown_to_the_digits_where_they_differ():
 def test_the_grader_and_the_notebooks_share_each_mistakes_words():
     """One source: every entry of the notebooks' table carries a library mistake's own name,
     message and fix."""
-    words = {(m.name, m.message, m.fix) for m in [*library(), *slips()]}
+    words = {(m.name, m.message, m.fix) for m in [*library(), *value_mistakes()]}
     assert all((e["name"], e["message"], e["fix"]) in words for _, _, e in _entries())
     assert all(isinstance(m, Mistake) and m.message and m.fix for m in library())
-    assert all(isinstance(s, Slip) and s.message and s.fix for s in slips())
+    assert all(isinstance(s, ValueMistake) and s.message and s.fix for s in value_mistakes())
 
 
-def test_a_slip_is_named_only_on_its_own_prediction():
-    """The hidden side's test for values: on random cases of each site, a slip's prediction
+def test_a_mistake_is_named_only_on_its_own_prediction():
+    """The hidden side's test for values: on random cases of each site, a mistake's prediction
     fits itself, never the right answer, and not the prediction moved past the tolerance."""
     rng = np.random.default_rng(5)
     cases = {"unbroadcast": [{"grad": rng.standard_normal(g), "shape": s} for g, s in
@@ -377,19 +377,19 @@ def test_a_slip_is_named_only_on_its_own_prediction():
         stage7_cases(rng, cases, right)
     seen = set()
     for site, site_cases in cases.items():
-        for slip in slips(site):
+        for value_mistake in value_mistakes(site):
             for case in site_cases:
-                predicted = predict_value(slip, case)
+                predicted = predict_value(value_mistake, case)
                 if predicted is None or "values" not in predicted:
                     continue
                 expected = right[site](**case)
                 if fits_value(expected, predicted, None, 1e-5, 1e-7):
                     continue
-                assert fits_value(predicted["values"], predicted, expected, 1e-5, 1e-7), slip
-                assert not fits_value(expected, predicted, expected, 1e-5, 1e-7), slip
-                assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, expected, 1e-5, 1e-7), slip
-                seen.add(slip.name)
-    assert seen == {s.name for s in slips() if s.site in cases}
+                assert fits_value(predicted["values"], predicted, expected, 1e-5, 1e-7), value_mistake
+                assert not fits_value(expected, predicted, expected, 1e-5, 1e-7), value_mistake
+                assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, expected, 1e-5, 1e-7), value_mistake
+                seen.add(value_mistake.name)
+    assert seen == {s.name for s in value_mistakes() if s.site in cases}
 
 
 # ---- stage 6: the sites of modules, optimizers and the training loop, each against an answer of the test's own
@@ -454,38 +454,38 @@ STAGE6_RIGHT = {
 }
 
 
-def test_a_stage6_slip_is_named_only_on_its_own_prediction():
-    """Stage 6's sites both ways: each slip's prediction (values, a list of names or calls, or
+def test_a_stage6_mistake_is_named_only_on_its_own_prediction():
+    """Stage 6's sites both ways: each mistake's prediction (values, a list of names or calls, or
     an exception) fits itself and never the right answer, nor a value moved past the
     tolerance, another list, or another exception."""
     needs('6.1', '6.2', '6.3', '6.4')
     from grader.checks.mistakes import raised_as_predicted
     seen = set()
     for site, site_cases in _stage6_cases(np.random.default_rng(6)).items():
-        for slip in slips(site):
+        for value_mistake in value_mistakes(site):
             for case in site_cases:
-                predicted = predict_value(slip, case)
+                predicted = predict_value(value_mistake, case)
                 expected = STAGE6_RIGHT[site](**case)
                 if predicted is None:
                     continue
                 if "raises" in predicted:
-                    assert raised_as_predicted(*predicted["raises"], predicted), slip
-                    assert not raised_as_predicted("ValueError", "operands could not be broadcast", predicted), slip
+                    assert raised_as_predicted(*predicted["raises"], predicted), value_mistake
+                    assert not raised_as_predicted("ValueError", "operands could not be broadcast", predicted), value_mistake
                 elif "equals" in predicted:
                     if predicted["equals"] == list(expected):
                         continue
-                    assert fits_value(list(predicted["equals"]), predicted, expected, 1e-5, 1e-7), slip
-                    assert not fits_value(expected, predicted, expected, 1e-5, 1e-7), slip
-                    assert not fits_value([*predicted["equals"], "step"], predicted, expected, 1e-5, 1e-7), slip
+                    assert fits_value(list(predicted["equals"]), predicted, expected, 1e-5, 1e-7), value_mistake
+                    assert not fits_value(expected, predicted, expected, 1e-5, 1e-7), value_mistake
+                    assert not fits_value([*predicted["equals"], "step"], predicted, expected, 1e-5, 1e-7), value_mistake
                 else:
                     if fits_value(expected, predicted, None, 1e-9, 1e-12):
                         continue
-                    assert fits_value(predicted["values"], predicted, expected, 1e-9, 1e-12), slip
-                    assert not fits_value(expected, predicted, expected, 1e-9, 1e-12), slip
-                    assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, expected, 1e-9, 1e-12), slip
-                seen.add((site, slip.name))
-    assert seen == {(s.site, s.name) for s in slips() if s.task.startswith("6.")}, \
-        {(s.site, s.name) for s in slips() if s.task.startswith("6.")} - seen
+                    assert fits_value(predicted["values"], predicted, expected, 1e-9, 1e-12), value_mistake
+                    assert not fits_value(expected, predicted, expected, 1e-9, 1e-12), value_mistake
+                    assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, expected, 1e-9, 1e-12), value_mistake
+                seen.add((site, value_mistake.name))
+    assert seen == {(s.site, s.name) for s in value_mistakes() if s.task.startswith("6.")}, \
+        {(s.site, s.name) for s in value_mistakes() if s.task.startswith("6.")} - seen
 # ---- stage 7: random cases of the sites of Tasks 7.2 to 7.4, and their right answers from the checks' own NumPy
 def stage7_cases(rng, cases, right):
     from grader.checks.reference import attention_weights, layer_norm, linear_weights, numpy_attention
@@ -517,18 +517,18 @@ def stage7_cases(rng, cases, right):
 
 
 def test_the_training_loops_known_mistakes_are_named_by_their_calls_only():
-    """The calls of language.train (an answer compared item by item): each slip's list is
+    """The calls of language.train (an answer compared item by item): each mistake's list is
     named, the right loop's never, nor a loop that clears the gradients after the step."""
     needs('7.4')
     right = ["zero_grad", "forward", "backward", "step"] * 3
     later = ["forward", "backward", "step", "zero_grad"] * 3
-    made = [s for s in slips("training calls")]
+    made = [s for s in value_mistakes("training calls")]
     assert {s.name for s in made} == {"zero_grad missing", "gradients cleared before the step", "step missing"}
-    for slip in made:
-        predicted = predict_value(slip, {"steps": 3})
-        assert fits_value(predicted["equals"], predicted, right, 1e-5, 1e-7), slip.name
+    for value_mistake in made:
+        predicted = predict_value(value_mistake, {"steps": 3})
+        assert fits_value(predicted["equals"], predicted, right, 1e-5, 1e-7), value_mistake.name
         assert not fits_value(right, predicted, right, 1e-5, 1e-7) and not fits_value(later, predicted, right, 1e-5, 1e-7)
-# ---- stage 1 and Task 2.1: the slips of values, lists and raised errors, both ways ----------
+# ---- stage 1 and Task 2.1: the mistakes of values, lists and raised errors, both ways ----------
 def _stage1_cases(rng) -> dict:
     def chain_backed(size):
         return [[]] + [sorted({k - 1} | {int(i) for i in rng.integers(0, k, int(rng.integers(0, 2)))}) for k in range(1, size)]
@@ -597,44 +597,45 @@ STAGE1_RIGHT = {
 }
 
 
-def test_stage1_and_broadcast_shapes_slips_are_named_only_on_their_own_prediction():
-    """Each slip of stage 1 and Task 2.1, on random cases: its prediction fits itself, never the
+def test_stage1_and_broadcast_shapes_mistakes_are_named_only_on_their_own_prediction():
+    """Each mistake of stage 1 and Task 2.1, on random cases: its prediction fits itself, never the
     right answer (checked by hand here), nor a value moved past the tolerance, another list or
     the same items in another container; a predicted error fits that error only."""
     needs('1.1', '1.2', '1.3', '1.4', '2.1')
     from grader.checks.mistakes import raised_as_predicted
     seen = set()
     for site, site_cases in _stage1_cases(np.random.default_rng(6)).items():
-        for slip in slips(site):
+        for value_mistake in value_mistakes(site):
             for case in site_cases:
-                predicted = predict_value(slip, case)
+                predicted = predict_value(value_mistake, case)
                 if predicted is None:
                     continue
                 right = STAGE1_RIGHT[site](**case)
                 if "raises" in predicted:
                     kind, message = predicted["raises"]
-                    assert right is not None, (slip.name, case)  # a mistake raises where the right answer does not
+                    assert right is not None, (value_mistake.name, case)  # a mistake raises where the right answer does not
                     assert raised_as_predicted(kind, message, predicted) and not raised_as_predicted(kind, "other", predicted)
-                    seen.add(slip.name)
+                    seen.add(value_mistake.name)
                     continue
                 if right is None and "equals" in predicted:  # a shape where the right answer raises
-                    assert fits_value(tuple(predicted["equals"]), predicted, ValueError, 1e-5, 1e-7), slip
-                    assert not fits_value((*predicted["equals"], 1), predicted, ValueError, 1e-5, 1e-7), slip
-                    seen.add(slip.name)
+                    assert fits_value(tuple(predicted["equals"]), predicted, ValueError, 1e-5, 1e-7), value_mistake
+                    assert not fits_value((*predicted["equals"], 1), predicted, ValueError, 1e-5, 1e-7), value_mistake
+                    seen.add(value_mistake.name)
                 if right is None or fits_value(right, predicted, None, 1e-5, 1e-7):
                     continue
                 if "equals" in predicted:
                     made = list if predicted.get("type") == "list" else tuple
-                    assert fits_value(made(predicted["equals"]), predicted, right, 1e-5, 1e-7), slip
-                    assert not fits_value(made([*predicted["equals"], 0]), predicted, right, 1e-5, 1e-7), slip
+                    assert fits_value(made(predicted["equals"]), predicted, right, 1e-5, 1e-7), value_mistake
+                    assert not fits_value(made([*predicted["equals"], 0]), predicted, right, 1e-5, 1e-7), value_mistake
                     if "type" in predicted:
-                        assert not fits_value(tuple(predicted["equals"]), predicted, right, 1e-5, 1e-7), slip
+                        assert not fits_value(tuple(predicted["equals"]), predicted, right, 1e-5, 1e-7), value_mistake
                 else:
-                    assert fits_value(predicted["values"], predicted, right, 1e-5, 1e-7), slip
-                    assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, right, 1e-5, 1e-7), slip
-                assert not fits_value(right, predicted, right, 1e-5, 1e-7), slip
-                seen.add(slip.name)
-    assert seen == {s.name for s in slips() if s.site in STAGE1_RIGHT}, {s.name for s in slips() if s.site in STAGE1_RIGHT} - seen
+                    assert fits_value(predicted["values"], predicted, right, 1e-5, 1e-7), value_mistake
+                    assert not fits_value(predicted["values"] * 1.01 + 0.01, predicted, right, 1e-5, 1e-7), value_mistake
+                assert not fits_value(right, predicted, right, 1e-5, 1e-7), value_mistake
+                seen.add(value_mistake.name)
+    wanted = {s.name for s in value_mistakes() if s.site in STAGE1_RIGHT}
+    assert seen == wanted, wanted - seen
 
 
 # ---- issue 45: a name needs evidence, so every known mistake needs a visible case that tells it apart
@@ -668,7 +669,7 @@ def test_every_known_mistake_has_a_visible_case_that_tells_it_apart():
     gaps = set()
     for task, cases in by_task.items():
         present = {e["name"] for case in cases for entries in case.values() for e in entries}
-        gaps |= {(task, (name,)) for name in {m.name for m in [*library(), *slips()] if m.task == task} - present}
+        gaps |= {(task, (name,)) for name in {m.name for m in [*library(), *value_mistakes()] if m.task == task} - present}
         for a, b in itertools.combinations(sorted(present), 2):
             together = apart = False
             for entries in (entries for case in cases for entries in case.values()):

@@ -93,9 +93,9 @@ def test_a_syntax_error_in_a_package_file_shows_one_short_message_naming_the_fil
     shutil.copytree(ROOT / "minitorch", tmp_path / "minitorch", ignore=shutil.ignore_patterns("__pycache__"))
     numerical = tmp_path / "minitorch" / "numerical.py"
     stub = '    raise NotImplementedError("Task 1.1: central_difference")'
-    slip = "    return (f(values[0] + eps) - f(values[0] - eps) / (2 * eps)"
-    broken = numerical.read_text().replace(stub, slip)
-    line = broken.splitlines().index(slip) + 1
+    value_mistake = "    return (f(values[0] + eps) - f(values[0] - eps) / (2 * eps)"
+    broken = numerical.read_text().replace(stub, value_mistake)
+    line = broken.splitlines().index(value_mistake) + 1
     fixed = numerical.read_text().replace(stub, "    return (f(values[0] + eps) - f(values[0] - eps)) / (2 * eps)")
 
     def save(text):

@@ -31,7 +31,7 @@ E = RNG.uniform(0.5, 2.0, (3, 4)) * np.where(RNG.random((3, 4)) < 0.5, -1, 1)
 X = np.array([[1.0, -2.0, 3.0, -0.5], [2.0, 0.7, -1.0, 4.0], [-3.0, 1.5, 2.5, -0.2]])
 
 
-@pytest.mark.parametrize("got, expected, known, pitfall, words", [
+@pytest.mark.parametrize("got, expected, known, mistake, words", [
     (-E, E, {}, "wrong sign", "wrong sign"),
     (2 * E, E, {}, "constant factor", "constant factor of 2"),
     (E / 3, E, {}, "constant factor", "constant factor of 0.3333"),
@@ -44,9 +44,9 @@ X = np.array([[1.0, -2.0, 3.0, -0.5], [2.0, 0.7, -1.0, 4.0], [-3.0, 1.5, 2.5, -0
     (np.where(X > 2, np.inf, E), E, {}, "overflow or nan", "NaN or inf"),
     (E + np.eye(3, 4) * 0.5, E, {}, "wrong values", ""),
 ])
-def test_each_pattern_is_named(got, expected, known, pitfall, words):
+def test_each_pattern_is_named(got, expected, known, mistake, words):
     found = diagnose.value_pattern(got, expected, **known)
-    assert found.pitfall == pitfall and words in found.text, found
+    assert found.mistake == mistake and words in found.text, found
     worst = np.unravel_index(np.argmax(np.abs(np.nan_to_num(got - expected, posinf=1e300))), expected.shape)
     assert f"at index {tuple(int(i) for i in worst)}" in found.where
 
@@ -54,10 +54,10 @@ def test_each_pattern_is_named(got, expected, known, pitfall, words):
 def test_a_yes_or_no_answer_bears_no_pattern():
     """[False, False] against [True, True] once read "It is zero everywhere"."""
     found = diagnose.value_pattern(np.array([False, False]), np.array([True, True]))
-    assert found.pitfall == "wrong values" and found.text == "" and "at index (0,)" in found.where
+    assert found.mistake == "wrong values" and found.text == "" and "at index (0,)" in found.where
 
 
-@pytest.mark.parametrize("got, expected, known, pitfall, spoil", [
+@pytest.mark.parametrize("got, expected, known, mistake, spoil", [
     (-E, E, {}, "wrong sign", (1, 2)), (2 * E, E, {}, "constant factor", (0, 0)),
     (np.ascontiguousarray(E[:3, :3].T), E[:3, :3], {}, "transposed", (2, 1)),
     (np.zeros_like(E), E, {}, "all zeros", (2, 3)), (np.where(X > 1, 0.0, E), E, {}, "zero where it should not be", (0, 1)),
@@ -65,22 +65,22 @@ def test_a_yes_or_no_answer_bears_no_pattern():
     (E, np.tril(E), {}, "nonzero where it should be zero", (1, 0)),
     (np.where(X > 0, E, 1.0), E, {"inputs": [X]}, "right only where inputs are positive", (0, 0)),
 ])
-def test_no_pattern_is_named_when_one_element_belies_it(got, expected, known, pitfall, spoil):
+def test_no_pattern_is_named_when_one_element_belies_it(got, expected, known, mistake, spoil):
     """The other direction: the same answer with one element off where the pattern says it
     is right (or off in the pattern's own way) is "wrong values", never the pattern."""
     spoilt = got.copy()
     spoilt[spoil] += 0.37
-    assert diagnose.value_pattern(got, expected, **known).pitfall == pitfall
-    assert diagnose.value_pattern(spoilt, expected, **known).pitfall == "wrong values"
+    assert diagnose.value_pattern(got, expected, **known).mistake == mistake
+    assert diagnose.value_pattern(spoilt, expected, **known).mistake == "wrong values"
 
 
-@pytest.mark.parametrize("got, expected, pitfall", [
+@pytest.mark.parametrize("got, expected, mistake", [
     ((2, 4, 3), (4, 1), "missing unbroadcast"), ((4,), (4, 1), "lost keepdims"), ((3, 2), (2, 3), "transposed"),
     ((5, 3, 2), (5, 2, 3), "transposed"), ((2, 4, 3), (3, 2, 4), "axes in the wrong order"),
     ((4, 1), (4, 3), "summed over the wrong axes"),
 ])
-def test_each_shape_pattern_is_named(got, expected, pitfall):
-    assert diagnose.shape_pattern(got, expected).pitfall == pitfall
+def test_each_shape_pattern_is_named(got, expected, mistake):
+    assert diagnose.shape_pattern(got, expected).mistake == mistake
 
 
 def test_the_not_summed_pattern_names_the_axes():

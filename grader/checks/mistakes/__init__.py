@@ -10,7 +10,7 @@ small NumPy functions, each with its words and its fix. One source for both kind
 
 A ``Mistake``'s ``wrong(arrays, upstream, **params)`` is the wrong gradient for input
 ``input`` (it may raise, as the learner's code with that mistake would, or give None where
-the mistake cannot happen). A ``Slip`` is the same for a task whose answer is a value,
+the mistake cannot happen). A ``ValueMistake`` is the same for a task whose answer is a value,
 not a Function's gradient (a shape, ``unbroadcast``'s sum, an optimizer's step, attention
 weights): its ``site`` names what is computed, and ``wrong(**case)`` gives what the
 mistake computes from the case's inputs (the same names in the hidden and the visible
@@ -36,7 +36,7 @@ class Mistake:
     task: str
     op: str                # the Function, as the checks name it: "ops_unary.Tanh"
     input: int             # whose gradient it gets wrong
-    name: str              # its short name (the class report's pitfall)
+    name: str              # its short name (the class report's mistake)
     message: str           # the mistake, in plain words
     fix: str               # what to write instead
     wrong: Callable[..., Any]
@@ -48,7 +48,7 @@ class Mistake:
 
 
 @dataclass(frozen=True)
-class Slip:
+class ValueMistake:
     task: str
     site: str              # what is computed, with the case's names: "unbroadcast" (grad, shape)
     name: str
@@ -63,7 +63,7 @@ class Slip:
 
 
 def _stages() -> list:
-    """Every ``stageN*.py`` module here, in order: each holds ``MISTAKES`` and/or ``SLIPS``."""
+    """Every ``stageN*.py`` module here, in order: each holds ``MISTAKES`` and/or ``VALUE_MISTAKES``."""
     import importlib
     import pkgutil
     names = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("stage"))
@@ -76,10 +76,10 @@ def library() -> list[Mistake]:
     return [m for stage in _stages() for m in getattr(stage, "MISTAKES", []) if m.task in TASKS]
 
 
-def slips(site: str | None = None) -> list[Slip]:
+def value_mistakes(site: str | None = None) -> list[ValueMistake]:
     """The known mistakes of the values computed at ``site`` (every site's, without one)."""
     from grader.tasks import TASKS
-    return [s for stage in _stages() for s in getattr(stage, "SLIPS", []) if (site is None or s.site == site)
+    return [s for stage in _stages() for s in getattr(stage, "VALUE_MISTAKES", []) if (site is None or s.site == site)
             and s.task in TASKS]
 
 
@@ -120,18 +120,18 @@ def fits(got: Any, predicted: dict, expected: np.ndarray | None, rtol: float, at
     return bool(np.allclose(got.astype(np.float64), wrong.astype(np.float64), rtol=rtol, atol=near, equal_nan=True))
 
 
-def predict_value(slip: Slip, case: dict) -> dict | None:
-    """What the slip computes on this case: {"values": array}, {"equals": a tuple, list or
+def predict_value(value_mistake: ValueMistake, case: dict) -> dict | None:
+    """What the mistake computes on this case: {"values": array}, {"equals": a tuple, list or
     string}, {"raises": (type, message)}, or None where it cannot happen."""
     try:
         with np.errstate(all="ignore"):
-            value = slip.wrong(**case)
+            value = value_mistake.wrong(**case)
     except (ArithmeticError, ValueError, IndexError, TypeError, KeyError) as error:
         return {"raises": (type(error).__name__, str(error))}
     if value is None:
         return None
     if isinstance(value, (tuple, list, str)):  # a shape, an order of names: compared item by item
-        if slip.typed and not isinstance(value, str):
+        if value_mistake.typed and not isinstance(value, str):
             return {"equals": list(value), "type": "list" if isinstance(value, list) else "tuple"}
         return {"equals": list(value) if not isinstance(value, str) else value}
     return {"values": np.asarray(value, np.float64)}
@@ -145,7 +145,7 @@ def _numbers(value: Any) -> bool:
 
 
 def fits_value(got: Any, predicted: dict, expected: Any, rtol: float, atol: float) -> bool:
-    """Whether a computed value equals a slip's prediction (and the prediction is not the
+    """Whether a computed value equals a mistake's prediction (and the prediction is not the
     right answer itself): equal for a tuple, list or string, close for numbers."""
     if "equals" in predicted:
         wrong, kind = predicted["equals"], predicted.get("type")

@@ -6,10 +6,10 @@ Sites and the names of their cases:
 * ``"central difference"``: ``f``, the name of a function both kinds of check call
   (``FUNCTIONS``: the probes' "sin", "square", "poly" and the notebook's "product" and
   "exp5"), ``values`` (the point), ``arg`` and ``eps`` (always given, defaults included).
-  A slip gives the number the mistake returns.
+  A mistake gives the number the mistake returns.
 * ``"scalar backward"``: ``op``, the operation as the checks write it ("a * b", "2 - a",
   "a.tanh()", a key of ``FORMS``), ``point`` (its inputs' values) and ``g`` (the upstream
-  gradient). A slip gives the array of what the op's node hands each input, in order.
+  gradient). A mistake gives the array of what the op's node hands each input, in order.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from grader.checks.mistakes import Slip
+from grader.checks.mistakes import ValueMistake
 
 FUNCTIONS: dict[str, Callable[..., float]] = {
     "sin": math.sin, "square": lambda x: x * x, "poly": lambda a, b, c: a * b * b + c,
@@ -44,31 +44,31 @@ def _difference(f, values, arg, eps, *, step=2.0, right=True, left=True, which="
 
 
 CENTRAL = [
-    Slip("1.1", "central difference", "one-sided difference",
+    ValueMistake("1.1", "central difference", "one-sided difference",
          "it is a one-sided difference, (f(x + eps) - f(x)) / eps, whose error shrinks only like eps",
          "nudge both ways: (f(x + eps) - f(x - eps)) / (2 * eps)",
          lambda f, values, arg, eps: _difference(f, values, arg, eps, step=1.0, left=False)),
-    Slip("1.1", "central difference", "one-sided difference",
+    ValueMistake("1.1", "central difference", "one-sided difference",
          "it is a one-sided difference, (f(x) - f(x - eps)) / eps, whose error shrinks only like eps",
          "nudge both ways: (f(x + eps) - f(x - eps)) / (2 * eps)",
          lambda f, values, arg, eps: _difference(f, values, arg, eps, step=1.0, right=False)),
-    Slip("1.1", "central difference", "divided by eps",
+    ValueMistake("1.1", "central difference", "divided by eps",
          "it is twice the slope: the two points x + eps and x - eps are 2 eps apart, but the difference was divided "
          "by eps", "divide the difference by twice eps",
          lambda f, values, arg, eps: _difference(f, values, arg, eps, step=1.0)),
-    Slip("1.1", "central difference", "every argument nudged",
+    ValueMistake("1.1", "central difference", "every argument nudged",
          "every value was nudged, not only values[arg]: that is the slope along all the arguments at once",
          "change only the value at position arg in each copy; leave every other value alone",
          lambda f, values, arg, eps: _difference(f, values, arg, eps, which="all") if len(values) > 1 else None),
-    Slip("1.1", "central difference", "arg ignored",
+    ValueMistake("1.1", "central difference", "arg ignored",
          "the first value was nudged whatever arg says: that is the slope along values[0]",
          "nudge the value at position arg, not at position 0",
          lambda f, values, arg, eps: _difference(f, values, 0, eps) if arg != 0 else None),
-    Slip("1.1", "central difference", "one list for both points",
+    ValueMistake("1.1", "central difference", "one list for both points",
          "it is 0: the two nudged points are one and the same list under two names, so f was called twice at the "
          "same point", "make two separate copies of the values, one nudged up and one nudged down",
          lambda f, values, arg, eps: 0.0),
-    Slip("1.1", "central difference", "operator precedence",
+    ValueMistake("1.1", "central difference", "operator precedence",
          "it is the slope times eps squared: (up - down) / 2 * eps divides by 2 and then multiplies by eps, as Python "
          "reads it from left to right", "put the whole divisor in parentheses: divide by (2 * eps)",
          lambda f, values, arg, eps: _difference(f, values, arg, eps) * eps * eps),
@@ -91,8 +91,8 @@ def _sigmoid(x):
 
 
 def _handed(primitives, rule):
-    """A slip of the scalar ops: ``rule(g, *arguments)`` is what the wrong backward of one of
-    ``primitives`` returns for its arguments; the slip gives each input's share of it."""
+    """A mistake of the scalar ops: ``rule(g, *arguments)`` is what the wrong backward of one of
+    ``primitives`` returns for its arguments; the mistake gives each input's share of it."""
     def wrong(op, point, g):
         primitive, arguments = FORMS.get(op, ("", ()))
         if primitive not in primitives:
@@ -116,46 +116,46 @@ def _from_input(op, point, g):
 
 
 SCALAR = [
-    Slip("1.2", "scalar backward", "sign lost on b",
+    ValueMistake("1.2", "scalar backward", "sign lost on b",
          "b's gradient has lost its minus sign (a - b falls as b grows)",
          "return g for a and minus g for b", _handed({"sub"}, lambda g, a, b: (g, g))),
-    Slip("1.2", "scalar backward", "gradients swapped",
+    ValueMistake("1.2", "scalar backward", "gradients swapped",
          "each input's gradient is g times that input itself: the two gradients of a * b are swapped",
          "the derivative of a * b with respect to a is b: a gets g * b.data, and b gets g * a.data",
          _handed({"mul"}, lambda g, a, b: (g * a, g * b))),
-    Slip("1.2", "scalar backward", "b not squared",
+    ValueMistake("1.2", "scalar backward", "b not squared",
          "b's gradient is -g * a / b: the quotient rule divides by b squared",
          "the quotient rule: b gets minus g times a, over b squared", _handed({"div"}, lambda g, a, b: (g / b, -g * a / b))),
-    Slip("1.2", "scalar backward", "exponent not lowered",
+    ValueMistake("1.2", "scalar backward", "exponent not lowered",
          "the gradient is g * c * a ** c: the power rule lowers the exponent by one",
          "lower the exponent by one: g * c * a ** (c - 1), and 0 when c is 0",
          _handed({"pow"}, lambda g, a, c: (g * c * a ** c, 0.0))),
-    Slip("1.2", "scalar backward", "0 ** -1 for c = 0",
+    ValueMistake("1.2", "scalar backward", "0 ** -1 for c = 0",
          "for c = 0 the rule computed a ** (c - 1), which raises at a = 0 (0.0 cannot be raised to a negative power)",
          "give 0 when c is 0 (a ** 0 is the constant 1), before computing a ** (c - 1)",
          _handed({"pow"}, lambda g, a, c: (g * c * a ** (c - 1.0), 0.0) if c == 0 and a == 0 else None)),
-    Slip("1.2", "scalar backward", "sign added",
+    ValueMistake("1.2", "scalar backward", "sign added",
          "the gradient is -g * cos(a): the derivative of sin is cos, with no minus sign", "sin' is cos, no minus: g * cos(a)",
          _handed({"sin"}, lambda g, a: (-g * math.cos(a),))),
-    Slip("1.2", "scalar backward", "sign lost",
+    ValueMistake("1.2", "scalar backward", "sign lost",
          "the gradient is g * sin(a): the derivative of cos is minus sin", "cos has a minus sign: -g * sin(a)",
          _handed({"cos"}, lambda g, a: (g * math.sin(a),))),
-    Slip("1.2", "scalar backward", "square missing",
+    ValueMistake("1.2", "scalar backward", "square missing",
          "the gradient is g * (1 - tanh(a)): the derivative of tanh is 1 - tanh squared", "use 1 - out^2, out = tanh(a)",
          _handed({"tanh"}, lambda g, a: (g * (1 - math.tanh(a)),))),
-    Slip("1.2", "scalar backward", "factor missing",
+    ValueMistake("1.2", "scalar backward", "factor missing",
          "the gradient is g * sigmoid(a): the derivative of the sigmoid is out (1 - out)", "multiply by out (1 - out)",
          _handed({"sigmoid"}, lambda g, a: (g * _sigmoid(a),))),
-    Slip("1.2", "scalar backward", "derivative from the input",
+    ValueMistake("1.2", "scalar backward", "derivative from the input",
          "the derivative was computed from the input a where it needs the output out",
          "use out, the output's value, not the input: exp' is out, tanh' is 1 - out^2, sigmoid' is out (1 - out)",
          _from_input),
-    Slip("1.2", "scalar backward", "times x",
+    ValueMistake("1.2", "scalar backward", "times x",
          "the gradient is g * a: the derivative of log(a) is 1 / a", "divided by x: g / a.data",
          _handed({"log"}, lambda g, a: (g * a,))),
-    Slip("1.2", "scalar backward", "1 at the kink",
+    ValueMistake("1.2", "scalar backward", "1 at the kink",
          "at exactly a = 0 relu's gradient came back as g: there the derivative is taken to be 0",
          "relu' is 1 only where a > 0 (strictly), 0 at a = 0", _handed({"relu"}, lambda g, a: (g,) if a == 0 else None)),
 ]
 
-SLIPS = CENTRAL + SCALAR
+VALUE_MISTAKES = CENTRAL + SCALAR

@@ -4,13 +4,13 @@ A graph is given by ``parents``: node ``i``'s parents by index, every parent lis
 the node that uses it and the root last (a parent used twice is listed twice). Sites and
 the names of their cases:
 
-* ``"topological order"``: ``parents``. A slip gives the list of node indices in the order
+* ``"topological order"``: ``parents``. A mistake gives the list of node indices in the order
   the mistake returns them (compared item by item: the checks use graphs whose right order
   is the only one, so that each mistake gives one order).
 * ``"topological nodes"``: ``parents``. The same list sorted: which nodes are listed, and
   how often, whatever their order.
 * ``"backpropagate"``: ``parents``, ``local`` (node ``i``'s local derivative with respect
-  to each of its parents, in the same order) and ``seed`` (the root's gradient). A slip
+  to each of its parents, in the same order) and ``seed`` (the root's gradient). A mistake
   gives the array of the gradient each node is left with (0 for one never given any),
   walking the nodes in descending index, as the checks' topological orders do.
 """
@@ -21,7 +21,7 @@ from collections import deque
 
 import numpy as np
 
-from grader.checks.mistakes import Slip
+from grader.checks.mistakes import ValueMistake
 
 
 def _reachable(parents) -> set[int]:
@@ -84,29 +84,29 @@ def _every_path(parents) -> list[int] | None:
 
 
 TOPOLOGICAL = [
-    Slip("1.3", "topological order", "reversed",
+    ValueMistake("1.3", "topological order", "reversed",
          "the order is reversed: the leaves come first and the root last, but every node must come before its parents",
          "the root first: reverse the finished list of the depth-first walk (a node is finished after its parents)",
          lambda parents: _right(parents)[::-1]),
-    Slip("1.3", "topological order", "breadth-first",
+    ValueMistake("1.3", "topological order", "breadth-first",
          "it is a breadth-first order: a node shared by two branches is listed as soon as the first one reaches it, "
          "ahead of the other branch's nodes that use it, but every node must come before its parents",
          "walk depth-first and list a node only once all its parents are finished, then reverse that list",
          _breadth_first),
-    Slip("1.3", "topological order", "marked when pushed",
+    ValueMistake("1.3", "topological order", "marked when pushed",
          "a node is marked as seen when it is pushed on the stack, not when it is expanded: a parent still waiting on "
          "the stack is skipped by a later node that uses it, so that node finishes first and the parent ends up "
          "listed before it", "mark a node as seen when you pop it to expand it (skip it then if it was already seen)",
          _marked_when_pushed),
-    Slip("1.3", "topological nodes", "no visited set",
+    ValueMistake("1.3", "topological nodes", "no visited set",
          "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
          "it has visited",
          "keep a set of ids you have seen, and skip a node already in it", _every_path),
-    Slip("1.3", "topological nodes", "leaves left out",
+    ValueMistake("1.3", "topological nodes", "leaves left out",
          "the leaves (nodes without parents, the values you made) are missing: they need their gradients too",
          "list every node the root depends on, leaves included", lambda parents: sorted(
              n for n in _reachable(parents) if parents[n] or n == len(parents) - 1)),
-    Slip("1.3", "topological nodes", "root left out",
+    ValueMistake("1.3", "topological nodes", "root left out",
          "the root itself is missing: the walk started from its parents", "start the walk at the root; it is listed first",
          lambda parents: sorted(_reachable(parents) - {len(parents) - 1})),
 ]
@@ -129,29 +129,29 @@ def _flow(parents, local, seed, *, overwrite=False, order=None, shares_from_seed
 
 
 BACKPROPAGATE = [
-    Slip("1.4", "backpropagate", "overwrites instead of summing",
+    ValueMistake("1.4", "backpropagate", "overwrites instead of summing",
          "a later contribution replaced an earlier one: a node used more than once must receive the sum of its "
          "contributions", "add each parent's share to the total it has so far; never assign over it",
          lambda parents, local, seed: _flow(parents, local, seed, overwrite=True)),
-    Slip("1.4", "backpropagate", "seed ignored",
+    ValueMistake("1.4", "backpropagate", "seed ignored",
          "they are the gradients for a root gradient of 1, not for the one passed in",
          "start from the gradient you are given, not from 1",
          lambda parents, local, seed: _flow(parents, local, 1.0) if seed != 1 else None),
-    Slip("1.4", "backpropagate", "the seed passed on everywhere",
+    ValueMistake("1.4", "backpropagate", "the seed passed on everywhere",
          "each node passed the root's gradient to its parents, not its own: the gradient a node hands on is its own "
          "total times the local derivative", "call node.chain_rule with the node's own complete gradient",
          lambda parents, local, seed: _flow(parents, local, seed, shares_from_seed=True)),
-    Slip("1.4", "backpropagate", "walked leaves first",
+    ValueMistake("1.4", "backpropagate", "walked leaves first",
          "only the root got its gradient: the nodes were walked leaves first, so every parent was visited before its "
          "share arrived", "walk the topological order as it is, root first",
          lambda parents, local, seed: _flow(parents, local, seed, order=_right(parents)[::-1])),
-    Slip("1.4", "backpropagate", "only leaves accumulated",
+    ValueMistake("1.4", "backpropagate", "only leaves accumulated",
          "only the leaves kept their gradients: every node's gradient is stored, the computed ones too",
          "call node.accumulate on every node, once, with its complete gradient",
          lambda parents, local, seed: _flow(parents, local, seed, store=lambda n: not parents[n])),
-    Slip("1.4", "backpropagate", "never accumulated",
+    ValueMistake("1.4", "backpropagate", "never accumulated",
          "no node received a gradient: node.accumulate was never called", "call node.accumulate once per node with its "
          "complete gradient", lambda parents, local, seed: np.zeros(len(parents))),
 ]
 
-SLIPS = TOPOLOGICAL + BACKPROPAGATE
+VALUE_MISTAKES = TOPOLOGICAL + BACKPROPAGATE

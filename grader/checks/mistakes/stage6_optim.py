@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from grader.checks.mistakes import Slip
+from grader.checks.mistakes import ValueMistake
 
 
 def _gradients(params: list, grads: list, none_as_zero: bool):
@@ -102,62 +102,62 @@ def _adam(**option):
 _NONE = ("a parameter whose grad is None was still updated, as if its gradient were zeros: its state (and weight "
          "decay) moved it on", "skip a parameter whose grad is None at that step (continue), leaving its state as it is")
 
-SLIPS = [
-    Slip("6.2", "sgd", "updated without a gradient", *_NONE, _sgd(none_as_zero=True)),
-    Slip("6.2", "sgd", "momentum dampened",
+VALUE_MISTAKES = [
+    ValueMistake("6.2", "sgd", "updated without a gradient", *_NONE, _sgd(none_as_zero=True)),
+    ValueMistake("6.2", "sgd", "momentum dampened",
          "the momentum buffer is dampened, b = momentum * b + (1 - momentum) * g",
          "torch's SGD adds the whole gradient: b = momentum * b + g", _sgd(dampened=True)),
-    Slip("6.2", "sgd", "lr inside the buffer",
+    ValueMistake("6.2", "sgd", "lr inside the buffer",
          "the buffer holds the step itself, v = momentum * v - lr * g (the learning rate inside the buffer): that "
          "equals torch's update only while lr stays the same",
          "keep lr out of the buffer: b = momentum * b + g in state['momentum_buffer'], then p -= lr * b with lr read "
          "at each step", _sgd(lr_in_buffer=True)),
-    Slip("6.2", "sgd", "weight decay subtracted",
+    ValueMistake("6.2", "sgd", "weight decay subtracted",
          "weight decay is subtracted from the gradient, g - weight_decay * p: it pulls the weights away from zero",
          "add weight_decay * p to the gradient (an L2 penalty pulls toward zero)", _sgd(decay_subtracted=True)),
-    Slip("6.2", "sgd", "weight decay after the momentum",
+    ValueMistake("6.2", "sgd", "weight decay after the momentum",
          "weight decay is added after the momentum buffer, p -= lr * (b + weight_decay * p), so the buffer never "
          "holds it", "add weight_decay * p to the gradient first, then build the buffer from that sum",
          _sgd(decay_after=True)),
-    Slip("6.3", "adam", "updated without a gradient", *_NONE, _adam(none_as_zero=True)),
-    Slip("6.3", "adam", "step count shared",
+    ValueMistake("6.3", "adam", "updated without a gradient", *_NONE, _adam(none_as_zero=True)),
+    ValueMistake("6.3", "adam", "step count shared",
          "one step count is shared by all the parameters, so the second parameter's first step uses t = 2",
          "keep each parameter's own step count t in its state (state['step'])", _adam(shared_step=True)),
-    Slip("6.3", "adam", "bias correction missing",
+    ValueMistake("6.3", "adam", "bias correction missing",
          "Adam without its bias correction: m and v are used as they are, still biased toward their start at 0",
          "divide m by 1 - beta1 ** t and v by 1 - beta2 ** t (t the parameter's step count, from 1)",
          _adam(no_correction=True)),
-    Slip("6.3", "adam", "m not corrected", "the bias correction of m is missing (v's is there)",
+    ValueMistake("6.3", "adam", "m not corrected", "the bias correction of m is missing (v's is there)",
          "divide m by 1 - beta1 ** t as well", _adam(no_m_correction=True)),
-    Slip("6.3", "adam", "v not corrected", "the bias correction of v is missing (m's is there)",
+    ValueMistake("6.3", "adam", "v not corrected", "the bias correction of v is missing (m's is there)",
          "divide v by 1 - beta2 ** t too, under the square root: the bias correction of v", _adam(no_v_correction=True)),
-    Slip("6.3", "adam", "correction as a product",
+    ValueMistake("6.3", "adam", "correction as a product",
          "the bias correction multiplies where it should raise to a power: 1 - beta * t (a product, not a power) goes "
          "negative from t = 2, and the square root of a negative number fails",
          "1 - beta ** t, a power, not a product: it lies between 0 and 1 for every t >= 1", _adam(product=True)),
-    Slip("6.3", "adam", "t from 0",
+    ValueMistake("6.3", "adam", "t from 0",
          "the step count t starts at 0, so the first bias correction divides by 1 - beta ** 0 = 0",
          "count the step before using it (t = 1 at the first step)", _adam(t_from_zero=True)),
-    Slip("6.3", "adam", "t one ahead", "the step count is one ahead: the first step uses t = 2",
+    ValueMistake("6.3", "adam", "t one ahead", "the step count is one ahead: the first step uses t = 2",
          "the first step uses t = 1: count each step once, before using it", _adam(t_ahead=True)),
-    Slip("6.3", "adam", "eps inside the root", "eps is added under the square root, sqrt(v_hat + eps)",
+    ValueMistake("6.3", "adam", "eps inside the root", "eps is added under the square root, sqrt(v_hat + eps)",
          "add eps after the root: sqrt(v_hat) + eps", _adam(eps_inside_sqrt=True)),
-    Slip("6.3", "adam", "eps under the root before the correction",
+    ValueMistake("6.3", "adam", "eps under the root before the correction",
          "eps is added under the square root, and before the bias correction: sqrt(v + eps) / sqrt(1 - beta2 ** t)",
          "add eps last, outside the root: sqrt(v) / sqrt(1 - beta2 ** t) + eps", _adam(eps_inside_raw_sqrt=True)),
-    Slip("6.3", "adam", "eps before the correction",
+    ValueMistake("6.3", "adam", "eps before the correction",
          "eps is added before the bias correction of v, (sqrt(v) + eps) / sqrt(1 - beta2 ** t)",
          "add eps last: sqrt(v) / sqrt(1 - beta2 ** t) + eps", _adam(eps_before_correction=True)),
-    Slip("6.3", "adam", "corrected m kept",
+    ValueMistake("6.3", "adam", "corrected m kept",
          "state['m'] keeps the bias-corrected average, which the next step averages (and corrects) again",
          "keep the raw running averages m and v in the state, and correct copies of them", _adam(corrected_m=True)),
-    Slip("6.3", "adam", "weight decay decoupled",
+    ValueMistake("6.3", "adam", "weight decay decoupled",
          "the weights are shrunk by lr * weight_decay * p apart from the gradient (AdamW's decoupled decay)",
          "Adam's weight_decay adds weight_decay * p to the gradient before m and v (L2, as torch.optim.Adam does)",
          _adam(decoupled=True)),
-    Slip("6.3", "adam", "v of |g|", "v averages |g|, not the square of the gradient",
+    ValueMistake("6.3", "adam", "v of |g|", "v averages |g|, not the square of the gradient",
          "v = beta2 * v + (1 - beta2) * g * g: the square of the gradient", _adam(abs_v=True)),
-    Slip("6.3", "adam", "v of g, not its square",
+    ValueMistake("6.3", "adam", "v of g, not its square",
          "v averages the gradient itself, not its square: where the gradient is negative v is negative, and its "
          "square root is NaN", "v = beta2 * v + (1 - beta2) * g * g: the square of the gradient", _adam(plain_v=True)),
 ]

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from grader.checks.mistakes import Slip
+from grader.checks.mistakes import ValueMistake
 
 
 def _softmax(a, axis):
@@ -42,16 +42,16 @@ def _attend(x, weights, heads, *, scale=None, mask=lambda T: np.tril(np.ones((T,
 
 
 def _both(name, message, fix, weights_too=True, **mistake):
-    """The mistake's slip of the output and, when it changes them, of the kept weights."""
-    made = [Slip("7.2", "attention", name, message, fix,
+    """The mistake's mistake of the output and, when it changes them, of the kept weights."""
+    made = [ValueMistake("7.2", "attention", name, message, fix,
                  lambda x, weights, heads: _attend(x, weights, heads, **mistake)[0])]
     if weights_too:
-        made.append(Slip("7.2", "attention weights", name, message, fix,
+        made.append(ValueMistake("7.2", "attention weights", name, message, fix,
                          lambda x, weights, heads: _attend(x, weights, heads, **mistake)[1]))
     return made
 
 
-SLIPS = [
+VALUE_MISTAKES = [
     *_both("heads not moved back",
            "the heads were merged by a reshape alone: weights @ v is (B, H, T, d), and reshaping it to (B, T, D) "
            "without moving the head axis back mixes the positions of one head into each row",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.mistakes import Slip
+from grader.checks.mistakes import ValueMistake
 from grader.checks.reference import gelu_exact, gelu_tanh, layer_norm, numpy_attention
 
 GELUS = {"tanh": gelu_tanh, "exact": gelu_exact}
@@ -60,10 +60,10 @@ def _gpt(idx, weights, heads, *, positions="arange", final_norm=True):
     return x @ np.asarray(weights["head.weight"]).T + np.asarray(weights["head.bias"])
 
 
-def _block_slip(name, message, fix, gelu=True, **mistake):
+def _block_mistake(name, message, fix, gelu=True, **mistake):
     """The Block's mistake, predicted with each GELU when it keeps one."""
     forms = GELUS.values() if gelu else [None]
-    return [Slip("7.3", "block", name, message, fix,
+    return [ValueMistake("7.3", "block", name, message, fix,
                  lambda x, weights, heads, act=act: _block(x, weights, heads, **mistake, **({"act": act} if act else {})))
             for act in forms]
 
@@ -72,43 +72,43 @@ def _relu(a):
     return np.maximum(a, 0)
 
 
-SLIPS = [
-    *_block_slip("residual missing around attention",
+VALUE_MISTAKES = [
+    *_block_mistake("residual missing around attention",
                  "the first residual is missing: the Block gives attn(ln1(x)), not x + attn(ln1(x))",
                  "add x back: x + attn(ln1(x)), so that x passes straight through the Block", attn_residual=False),
-    *_block_slip("residual missing around the MLP",
+    *_block_mistake("residual missing around the MLP",
                  "the second residual is missing: the Block ends with mlp(ln2(x)), not x + mlp(ln2(x))",
                  "add x back after the MLP too: x + mlp(ln2(x))", mlp_residual=False),
-    *_block_slip("post-norm",
+    *_block_mistake("post-norm",
                  "the Block is post-norm: it layer-normalises the sums x + attn(x) and x + mlp(x), where a pre-norm "
                  "Block normalises only what enters each branch",
                  "normalise the branch's input, not the sum: x + attn(ln1(x)), then x + mlp(ln2(x))", post_norm=True),
-    *_block_slip("ln1 and ln2 swapped",
+    *_block_mistake("ln1 and ln2 swapped",
                  "ln2 feeds the attention and ln1 the MLP: each LayerNorm has its own weights, so they are not "
                  "interchangeable", "attention takes ln1 of x, the MLP ln2", norms=("ln2", "ln1")),
-    *_block_slip("ln1 used for both branches",
+    *_block_mistake("ln1 used for both branches",
                  "ln1 feeds the MLP too: the MLP's input is normalised with ln2, a LayerNorm of its own weights",
                  "the MLP takes ln2 of x (attention keeps ln1)", norms=("ln1", "ln1")),
-    *_block_slip("GELU after the down projection",
+    *_block_mistake("GELU after the down projection",
                  "GELU is applied to the MLP's output, after down: it belongs between up and down",
                  "down(gelu(up(h))): the nonlinearity sits in the wide middle layer", act_after=True),
-    *_block_slip("GELU missing",
+    *_block_mistake("GELU missing",
                  "the MLP has no nonlinearity: down(up(h)) is one linear map, however wide the middle",
                  'put GELU between up and down: down(gelu(up(h), approximate="tanh"))', gelu=False,
                  act=lambda a: a),
-    *_block_slip("ReLU, not GELU",
+    *_block_mistake("ReLU, not GELU",
                  "the MLP uses ReLU: the Block's nonlinearity is GELU, as in GPT-2",
                  'down(gelu(up(h), approximate="tanh")) (the exact gelu(h) is right too)', gelu=False, act=_relu),
-    Slip("7.3", "gpt", "position embeddings missing",
+    ValueMistake("7.3", "gpt", "position embeddings missing",
          "no position embeddings were added: the model cannot tell the positions apart (the same token gives the "
          "same vector wherever it is)",
          "add position(np.arange(T)) to the token embeddings, T = idx.shape[1]",
          lambda idx, weights, heads: _gpt(idx, weights, heads, positions=None)),
-    Slip("7.3", "gpt", "positions indexed by the tokens",
+    ValueMistake("7.3", "gpt", "positions indexed by the tokens",
          "the position table was looked up with the tokens (position(idx)): it holds one row per position 0..T-1, "
          "not per token", "look it up with np.arange(T), T = idx.shape[1] (the same rows for every sequence)",
          lambda idx, weights, heads: _gpt(idx, weights, heads, positions="tokens")),
-    Slip("7.3", "gpt", "ln_f missing",
+    ValueMistake("7.3", "gpt", "ln_f missing",
          "the final LayerNorm ln_f is not applied: the head reads the last block's output as it is",
          "head(ln_f(x)) after the last block",
          lambda idx, weights, heads: _gpt(idx, weights, heads, final_norm=False)),

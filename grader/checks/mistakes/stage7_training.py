@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.checks.mistakes import Slip
+from grader.checks.mistakes import ValueMistake
 
 
 def _softmax(a):
@@ -38,35 +38,35 @@ CLEARED = ("gradients cleared before the step",
 NO_STEP = ("step missing", "the optimizer's step is never taken: the gradients are computed and then left unused",
            "take the optimizer's step after backward, at every step")
 
-SLIPS = [
-    Slip("7.4", "greedy", "argmin, not argmax",
+VALUE_MISTAKES = [
+    ValueMistake("7.4", "greedy", "argmin, not argmax",
          "at temperature 0 it picks each row's least likely token (argmin): greedy means the most likely one",
          "take the argmax of each row (axis=-1)", lambda logits: np.asarray(logits).argmin(axis=-1)),
-    Slip("7.4", "greedy", "the largest logit, not its position",
+    ValueMistake("7.4", "greedy", "the largest logit, not its position",
          "at temperature 0 it returns each row's largest logit, a score, not the token that has it",
          "return the position of the largest value, the argmax along the last axis, not the value itself",
          lambda logits: np.asarray(logits, np.float64).max(axis=-1)),
-    Slip("7.4", "greedy", "the largest probability, not its token",
+    ValueMistake("7.4", "greedy", "the largest probability, not its token",
          "at temperature 0 it returns each row's largest probability, not the token that has it",
          "return the position of the largest value, the argmax along the last axis, not the value itself",
          lambda logits: _softmax(logits).max(axis=-1)),
-    Slip("7.4", "greedy", "one argmax for the whole batch",
+    ValueMistake("7.4", "greedy", "one argmax for the whole batch",
          "at temperature 0 every row gets the same token, the argmax of the whole batch's logits",
          "take each row's most likely token: the argmax along the last axis (axis=-1), one per row",
          lambda logits: np.full(len(logits), np.asarray(logits).argmax() % np.shape(logits)[-1])),
-    Slip("7.4", "temperature", "temperature multiplies",
+    ValueMistake("7.4", "temperature", "temperature multiplies",
          "the logits were multiplied by the temperature: a temperature below 1 then flattens the draw and one "
          "above 1 sharpens it, the other way round",
          "Divide the logits by the temperature before the softmax",
          lambda logits, temperature: _softmax(np.asarray(logits) * temperature)),
-    Slip("7.4", "temperature", "temperature ignored",
+    ValueMistake("7.4", "temperature", "temperature ignored",
          "the draw ignores the temperature: it samples the softmax of the logits as they are",
          "Divide the logits by the temperature before the softmax",
          lambda logits, temperature: _softmax(logits)),
-    Slip("7.4", "training calls", *ZERO_GRAD, _calls(["forward", "backward", "step"])),
-    Slip("7.4", "training calls", *CLEARED, _calls(["forward", "backward", "zero_grad", "step"])),
-    Slip("7.4", "training calls", *NO_STEP, _calls(["zero_grad", "forward", "backward"])),
-    Slip("7.4", "training gradient", *ZERO_GRAD, lambda first, second: np.asarray(first) + np.asarray(second)),
-    Slip("7.4", "training gradient", *CLEARED, lambda first, second: np.zeros(np.shape(second))),
-    Slip("7.4", "optimizer steps", *NO_STEP, lambda steps: 0),
+    ValueMistake("7.4", "training calls", *ZERO_GRAD, _calls(["forward", "backward", "step"])),
+    ValueMistake("7.4", "training calls", *CLEARED, _calls(["forward", "backward", "zero_grad", "step"])),
+    ValueMistake("7.4", "training calls", *NO_STEP, _calls(["zero_grad", "forward", "backward"])),
+    ValueMistake("7.4", "training gradient", *ZERO_GRAD, lambda first, second: np.asarray(first) + np.asarray(second)),
+    ValueMistake("7.4", "training gradient", *CLEARED, lambda first, second: np.zeros(np.shape(second))),
+    ValueMistake("7.4", "optimizer steps", *NO_STEP, lambda steps: 0),
 ]

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.checks.mistakes import fits, fits_value, of, predict, predict_value, slips
+from grader.checks.mistakes import fits, fits_value, of, predict, predict_value, value_mistakes
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 SOLUTIONS = ROOT / "solutions"
@@ -147,12 +147,12 @@ def build() -> dict:
     functions, values, needs = record()
     for task, site, key, case, expected in values:
         tasks[key] = task
-        for slip in slips(site):
-            predicted = predict_value(slip, case) if slip.task == task else None
+        for value_mistake in value_mistakes(site):
+            predicted = predict_value(value_mistake, case) if value_mistake.task == task else None
             if predicted is None or fits_value(expected, predicted, None, 1e-7, 1e-9):
                 continue  # no such mistake here, or it computes the right value on this case
-            entry: dict[str, Any] = {"name": slip.name, "message": slip.message, "fix": slip.fix}
-            entry.update({"look": slip.look} if slip.look else {})
+            entry: dict[str, Any] = {"name": value_mistake.name, "message": value_mistake.message, "fix": value_mistake.fix}
+            entry.update({"look": value_mistake.look} if value_mistake.look else {})
             if "equals" in predicted:
                 entry.update((k, predicted[k]) for k in ("equals", "type") if k in predicted)
             elif "raises" in predicted:  # where the right answer is a value (the check's got may be the error)

@@ -1,4 +1,4 @@
-"""Small edits of a learner's function, drawn from an error model of the slips learners
+"""Small edits of a learner's function, drawn from an error model of the mistakes learners
 make (after Singh, Gulwani and Solar-Lezama, PLDI 2013): flip a sign, swap two operands,
 change an axis, keepdims or a transpose, change a constant, group a product or quotient
 the other way, use another variable in scope, drop one term of a sum.
