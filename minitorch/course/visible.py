@@ -43,12 +43,14 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
     shape of what was to be summed (an upstream gradient's), tells an answer not summed at all."""
     __tracebackhide__ = True
     entries = known_mistakes.of_value(*known) if known else []
-    where = ("value", known[0]) if known else None
+    # one learner's function per place: a case's "op" (Task 1.2's scalar ops) is a function of its own
+    place = (known[0], known[1].get("op")) if known else None
+    where = ("value", place) if known else None
     if isinstance(got, BaseException):  # your error, caught by the check: named if one known mistake alone raises it
         if isinstance(expected, type) and isinstance(got, expected):
             known_mistakes.seen_value(where, entries, got, atol, rtol, None)
             return  # it raised, as it should
-        causes = known_mistakes.raising({"value": entries}, got, known[0]) if known else []
+        causes = known_mistakes.raising({"value": entries}, got, place) if known else []
         if len(causes) > 1:
             raise raised(got, call, case, evidence.neutral(causes)) from None
         if not causes:
