@@ -33,8 +33,9 @@ ZERO_GRAD = ("zero_grad missing",
              "uses the sum of all the gradients so far",
              "clear the gradients with the optimizer's zero_grad at each step, before backward")
 CLEARED = ("gradients cleared before the step",
-           "the gradients are cleared between backward and step, so the step meets no gradient at all and the "
-           "model never learns", "clear them before backward (or after the step), never between backward and step")
+           "the step meets no gradient at all, so the model never learns: the gradients are cleared between "
+           "backward and step, or the step comes before backward",
+           "in each step: zero_grad, the loss, backward, and only then step")
 NO_STEP = ("step missing", "the optimizer's step is never taken: the gradients are computed and then left unused",
            "take the optimizer's step after backward, at every step")
 
