@@ -311,6 +311,15 @@ with checking("7.3"):
          "idx of shape (2, 6), every block passing x through", known=("gpt", {"idx": check_idx, "weights": gpt_weights,
                                                                             "heads": 2}),
          hint="token(idx) plus position(np.arange(T)), every block in turn, then ln_f, then the head.")
+    check_c = [0.5 * check_rng.standard_normal(16) for _ in check_model.blocks]
+    for block, c in zip(check_model.blocks, check_c):  # each block adds a constant of its own: x + c
+        check_set(block, {"down.bias": c})
+    check_e = gpt_weights["token.weight"][check_idx] + gpt_weights["position.weight"][np.arange(6)] + sum(check_c)
+    check_e = (check_e - check_e.mean(-1, keepdims=True)) / np.sqrt(check_e.var(-1, keepdims=True) + 1e-5)  # ln_f
+    check_e = check_e * gpt_weights["ln_f.weight"] + gpt_weights["ln_f.bias"]
+    same(check_model(check_idx).data, check_e @ gpt_weights["head.weight"].T + gpt_weights["head.bias"], f"{call}(idx)",
+         "idx of shape (2, 6), each block adding a constant of its own (its MLP's down.bias), so the blocks' sum shows",
+         hint="Each block takes the previous block's output: x = block(x), for every block in turn.")
     same_token = check_model(np.full((1, 8), 3)).data[0]
     if np.allclose(same_token[0], same_token[5]):
         fail(f"{call}(idx)", "token 3 at every position", "gave the same logits at positions 0 and 5; expected different ones",

@@ -65,8 +65,9 @@ CENTRAL = [
          "nudge the value at position arg, not at position 0",
          lambda f, values, arg, eps: _difference(f, values, 0, eps) if arg != 0 else None),
     ValueMistake("1.1", "central difference", "one list for both points",
-         "it is 0: the two nudged points are one and the same list under two names, so f was called twice at the "
-         "same point", "make two separate copies of the values, one nudged up and one nudged down",
+         "it is 0: f was called twice at the same point: the two nudged points are one and the same list under "
+         "two names, or both were nudged the same way", "make two separate copies of the values, one nudged up "
+         "(+ eps) and one nudged down (- eps)",
          lambda f, values, arg, eps: 0.0),
     ValueMistake("1.1", "central difference", "operator precedence",
          "it is the slope times eps squared: (up - down) / 2 * eps divides by 2 and then multiplies by eps, as Python "
