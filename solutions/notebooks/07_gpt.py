@@ -197,7 +197,12 @@ with checking("7.2"):
     same(check_attn(mt.Tensor(check_in)).data, prefix_mean, call,
          "key = 0 (every score 0), query = value = proj = identity: each output is the mean of x up to its position",
          known=("attention", {"x": check_in, "weights": uniform, "heads": 2}),
-         hint="Merge the heads back: move the head axis back beside d (transpose), then reshape to (B, T, D), then proj.")
+         hint="Each output is a mean of v = value(x) over the positions up to it; then merge the heads back: move the "
+              "head axis back beside d (transpose), then reshape to (B, T, D), then proj.")
+    check_layers(query=np.zeros((8, 8)), proj=2 * np.eye(8))  # every score 0 again, by the query now; proj doubles
+    same(check_attn(mt.Tensor(check_in)).data, 2 * prefix_mean, call,
+         "query = 0 (every score 0), key = value = identity, proj = 2 × identity: twice the mean of x up to each position",
+         hint="q = query(x), k = key(x), v = value(x), each from its own layer; the merged heads go through proj.")
     same(first_weights.sum(-1), np.ones((2, 2, 5)), "the rows of self.last_attention, summed",
          f"{call}, x of shape (2, 5, 8)", hint="Each row of the weights sums to 1: a softmax over the keys.")
     check_layers()
