@@ -103,12 +103,12 @@ def fitting(known: dict[str, list[dict]], i: int, got: Any, atol: float, rtol: f
     return evidence.single_out(got, known.get(str(i), []), _fit(atol, rtol, expected), where)
 
 
-def raising(known: dict[str, list[dict]], error: BaseException, op: Any = None) -> list[dict]:
+def raising(known: dict[str, list[dict]], error: BaseException, op: Any = None, who: str | None = None) -> list[dict]:
     """The known mistakes that raise this exception here, one per name, each consistent with
     the check's earlier cases (several: the check names none of them)."""
     found: dict[str, dict] = {}
     for i, entries in known.items():
-        where = ("value", op) if i == "value" else (name_of(op), i)
+        where = ("value", op) if i == "value" else (who or name_of(op), i)
         for entry in evidence.raisers(entries, error, diagnose.same_exception, where):
             found.setdefault(entry["name"], entry)
     return list(found.values())

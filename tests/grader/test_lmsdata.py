@@ -20,11 +20,15 @@ from grader.intake import canvas, lms_download, moodle
 from grader.lateness import lateness, parse_deadline
 from grader.outputs.lms.registry import write_exports
 from grader.results import LearnerResult, Verdict
-from grader.tasks import PARTS, TOTAL
+from grader.tasks import PARTS, STAGES, TOTAL
 from grader.term import sheets
 from grader.term.times import hand_in_times
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+if set(STAGES) != {str(n) for n in range(1, 8)}:   # a course adapted by its instructor (docs/INSTRUCTOR.md)
+    pytest.skip("the LMS downloads of tests/lmsdata were built from the kit's own seven stages", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")

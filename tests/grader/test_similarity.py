@@ -86,6 +86,9 @@ def test_only_the_learners_code_is_compared_never_the_released_stubs():
 
 @pytest.fixture(scope="module")
 def test_class(tmp_path_factory):
+    from grader.tasks import STAGES
+    if set(STAGES) != {str(n) for n in range(1, 8)}:   # a course adapted by its instructor (docs/INSTRUCTOR.md)
+        pytest.skip("the disguised class (similarity_disguises.py) was built from the kit's own seven stages")
     folder = tmp_path_factory.mktemp("similarity") / "class"
     what = make_class(folder)
     from grader.intake.submissions import find_learners

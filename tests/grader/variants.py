@@ -95,7 +95,7 @@ BUGGY = [
      "2.2", "float32"),
     # ---- 2.3 the binary ops
     ("mul forgets to unbroadcast", ("ops_binary.py", "return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
-                                    "return grad * b, grad * a"), "2.3", "broadcast axes"),
+                                    "return grad * b, grad * a"), "2.3", "unbroadcast"),
     ("mul unbroadcasts only the first operand", ("ops_binary.py",
         "return unbroadcast(grad * b, a.shape), unbroadcast(grad * a, b.shape)",
         "return unbroadcast(grad * b, a.shape), grad * a"), "2.3", "gradient for input 1"),

@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PLANTED = {  # task: (file, the reference's text, the mistake, what the message must say, the mended code)
     "3.1": ("ops_unary.py", "return grad * out * (1 - out)", "return grad * out * (1 + out)",
@@ -45,6 +47,9 @@ print(json.dumps(found))
 
 
 def test_the_visible_check_names_the_line_an_edit_mends_and_only_then(tmp_path):
+    from grader.tasks import STAGES
+    if set(STAGES) != {str(n) for n in range(1, 8)}:   # a course adapted by its instructor (docs/INSTRUCTOR.md)
+        pytest.skip("the planted mistakes and their lines are the kit's own seven stages'")
     package = tmp_path / "minitorch"
     shutil.copytree(ROOT / "solutions" / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
     for file, old, new, *_ in PLANTED.values():
