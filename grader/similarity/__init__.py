@@ -6,6 +6,7 @@ every hand-in's whole package compared with every other's, and with the referenc
     normal.py   a function's canonical form and its tokens (names, loops, dead code undone)
     engine.py   fingerprints of the tokens, less the released stubs' (the base code)
     read.py     a class read through the grader's intake, the reference, and the base code
+    cache.py    each hand-in's read kept in the output folder, so a re-run reads only the changed ones
     compare.py  every pair's shared code, and its verdict, in one sparse product
     when.py     each hand-in's time and kept hand-ins (grader/term/), to tell who handed in first
     tables.py   similarity-pairs.csv and similarity.csv
@@ -52,14 +53,16 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
 
 def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> list[str]:
     """Compare the hand-ins ``found`` and write similarity-pairs.csv, similarity.csv and
-    similarity.html into ``out``; the lines to print: what was written, flagged and left unread."""
+    similarity.html into ``out``; the lines to print: what was written, flagged and left unread.
+    Each hand-in's read is kept in ``out`` (cache.py): a later run reads only the changed ones."""
+    from grader.similarity import cache
     from grader.similarity.compare import compare_class
     from grader.similarity.read import read_class
     from grader.similarity.report import write_html
     from grader.similarity.tables import write_pairs, write_tasks
     from grader.similarity.when import handed_in
     start = time.perf_counter()
-    read = read_class(found, jobs)
+    read = read_class(found, jobs, out)
     middle = time.perf_counter()
     compared = compare_class(read.codes, read.prints)
     times, warnings = handed_in(found, out)
@@ -67,7 +70,9 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> li
     write_pairs(compared, times, out / "similarity-pairs.csv")
     write_tasks(compared, read.prints, out / "similarity.csv")
     write_html(compared, read.codes, read.notes, times, out / "similarity.html")
-    lines = [f"Similarity: {len(found)} hand-in(s) and the reference read in {middle - start:.1f} s, compared in "
+    kept = f" ({len(found) - read.fresh} unchanged since the last run, kept in {cache.FOLDER}/)" \
+        if read.fresh < len(found) else ""
+    lines = [f"Similarity: {len(found)} hand-in(s){kept} and the reference read in {middle - start:.1f} s, compared in "
              f"{time.perf_counter() - middle:.1f} s; {out / 'similarity-pairs.csv'}, open {out / 'similarity.html'}"]
     flagged = [p for p in compared.pairs if p.flagged]
     lines += [f"  matches the reference: {p.learner} ({p.score:.2f})" for p in flagged if p.with_reference]

@@ -5,7 +5,8 @@ the released stubs (``minitorch/`` as released), whose fingerprints no one's cod
 credited with (MOSS's ``-b``).
 
 Hand-ins are read in processes forked from this one (engine.py's hashes are the same in
-every process)."""
+every process). Given an output folder, each hand-in's read is kept there (cache.py) and a
+later run reads only the hand-ins that are new or changed."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from grader.intake.hand_in import read_hand_in
 from grader.intake.submissions import Found
-from grader.similarity import engine, normal
+from grader.similarity import cache, engine, normal
 from grader.similarity.code import WORD, TaskCode, Token, Unit, functions_of, units
 from grader.similarity.compare import REFERENCE
 from grader.similarity.package import Released, read_package, released
@@ -35,6 +36,7 @@ class Read:
     codes: dict[str, TaskCode]
     prints: engine.Prints
     notes: list[str]
+    whole: bool = True         # read to its end (not stopped by an error): worth keeping
 
 
 @dataclass
@@ -42,6 +44,7 @@ class Class:
     codes: dict[str, dict[str, TaskCode]]        # learner -> task -> code (the reference's too)
     prints: dict[str, engine.Prints]             # learner -> fingerprints, less the base code's
     notes: dict[str, list[str]]                  # learner -> what could not be read
+    fresh: int = 0                               # hand-ins read in this run (the others were kept)
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,8 @@ def read_one(found: Found) -> Read:
     try:
         return _read_one(found)
     except Exception as error:  # noqa: BLE001 - one hand-in, never the class
-        return Read(found.learner, {}, {}, [f"could not be read ({type(error).__name__}: {str(error)[:200]})"])
+        return Read(found.learner, {}, {}, [f"could not be read ({type(error).__name__}: {str(error)[:200]})"],
+                    whole=False)
 
 
 def _read_one(found: Found) -> Read:
@@ -106,14 +110,40 @@ def _read_one(found: Found) -> Read:
         return Read(found.learner, codes, engine.fingerprint(codes, known.base), notes)
 
 
-def read_class(found: list[Found], jobs: int = 1) -> Class:
-    """Every hand-in's code and fingerprints (the reference's too), and what could not be read."""
-    shape()   # once, before the processes fork
-    if jobs > 1 and len(found) > jobs:
+def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = None) -> Class:
+    """Every hand-in's code and fingerprints (the reference's too), and what could not be read;
+    with ``out``, the reads kept there are used and this run's are kept (cache.py)."""
+    base = shape().base   # once, before the processes fork
+    keys, kept = _kept(found, out, base) if out is not None else ({}, {})
+    todo = [f for f in found if f.learner not in kept]
+    if jobs > 1 and len(todo) > jobs:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            reads = list(pool.map(read_one, found, chunksize=4))
+            fresh = list(pool.map(read_one, todo, chunksize=4))
     else:
-        reads = [read_one(f) for f in found]
-    reads.append(read_reference())
+        fresh = [read_one(f) for f in todo]
+    if out is not None:
+        for f, read in zip(todo, fresh):
+            if read.whole and f.learner in keys:
+                cache.store(out, keys[f.learner], read.codes, read.notes,
+                            never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
+        cache.keep_only(out, list(keys.values()))
+    by_learner = {r.learner: r for r in fresh} | kept
+    reads = [by_learner[f.learner] for f in found] + [read_reference()]
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
-                 {r.learner: r.notes for r in reads if r.notes})
+                 {r.learner: r.notes for r in reads if r.notes}, len(fresh))
+
+
+def _kept(found: list[Found], out: pathlib.Path, base: frozenset[int]) -> tuple[dict[str, dict], dict[str, Read]]:
+    """Each hand-in's key (those whose content could be hashed), and the reads kept for them."""
+    from grader.term.kept import content_of
+    keys: dict[str, dict] = {}
+    kept: dict[str, Read] = {}
+    for f in found:
+        try:
+            keys[f.learner] = cache.key_of(f.learner, content_of(f.path))
+        except (OSError, ValueError):
+            continue
+        got = cache.load(out, keys[f.learner])
+        if got is not None:
+            kept[f.learner] = Read(f.learner, got[0], engine.fingerprint(got[0], base), got[1])
+    return keys, kept
