@@ -11,8 +11,8 @@ ignored and the hand-in read again, so the cache can never change a verdict or s
 check. It holds no absolute path (a moved output folder keeps using it), is written to a
 temporary file and renamed into place, and keeps only the reads of the latest run.
 
-The fingerprints are not kept: they are computed again from the kept tokens (engine.py),
-which costs a few milliseconds a hand-in.
+Each read is kept as columns of plain values (JSON, compressed): reading one back costs a
+few milliseconds, its fingerprints included.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ import zlib
 
 from grader.files import SIMILARITY_READS as FOLDER
 from grader.similarity.code import TaskCode
+from grader.similarity.engine import Prints
 
-MAGIC = b"minitorch similarity read 1\n"
+MAGIC = b"minitorch similarity read 2\n"
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _READ_BY = ("grader/similarity", "grader/intake", "grader/release", "grader/tasks.py", "grader/tasks.toml",
             "solutions/minitorch", "minitorch")
@@ -56,8 +57,8 @@ def _name(key: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:40] + ".read"
 
 
-def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], list[str]] | None:
-    """The kept read of ``key`` (codes, notes), or None: none kept, or not one to trust."""
+def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], Prints, list[str]] | None:
+    """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
         data = (out / FOLDER / _name(key)).read_bytes()
         if not data.startswith(MAGIC):
@@ -68,41 +69,68 @@ def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], l
         kept = json.loads(zlib.decompress(body))
         if kept["key"] != key:
             return None
-        return _codes(kept["codes"]), _strings(kept["notes"])
-    except (OSError, ValueError, KeyError, TypeError, zlib.error, RecursionError):
+        tasks, files = _strings(kept["tasks"]), _strings(kept["files"])
+        codes = {tasks[_index(t, tasks)]: _code(rest, files) for t, *rest in kept["codes"]}
+        values, at, starts = kept["prints"]
+        prints: Prints = {}
+        for value, task, start in zip(_ints(values), _ints(at, len(values)), _ints(starts, len(values)), strict=True):
+            prints.setdefault(value, []).append((tasks[_index(task, tasks)], start))
+        return codes, prints, _strings(kept["notes"])
+    except (OSError, ValueError, KeyError, TypeError, IndexError, zlib.error, RecursionError):
         return None
 
 
-def _strings(value) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+def _strings(value, length: int | None = None) -> list[str]:
+    if not isinstance(value, list) or not all(type(s) is str for s in value) or length not in (None, len(value)):
         raise TypeError("not a list of strings")
     return value
 
 
-def _codes(value) -> dict[str, TaskCode]:
-    """The codes as read.py made them, every value's type checked."""
-    if not isinstance(value, dict):
-        raise TypeError("not a mapping")
-    codes: dict[str, TaskCode] = {}
-    for task, (tokens, shown) in value.items():
-        if not isinstance(shown, dict) or not all(
-                isinstance(t, list) and len(t) == 3 and isinstance(t[0], str) and isinstance(t[1], str)
-                and type(t[2]) is int for t in tokens):
-            raise TypeError(f"task {task}: not tokens")
-        for where, lines in shown.items():
-            if not all(isinstance(n, list) and len(n) == 2 and type(n[0]) is int and isinstance(n[1], str)
-                       for n in lines):
-                raise TypeError(f"task {task}: not numbered lines at {where}")
-        codes[task] = TaskCode([tuple(t) for t in tokens], {w: [tuple(n) for n in ls] for w, ls in shown.items()})
-    return codes
+def _ints(value, length: int | None = None) -> list[int]:
+    if not isinstance(value, list) or not all(type(n) is int for n in value) or length not in (None, len(value)):
+        raise TypeError("not a list of integers")
+    return value
 
 
-def store(out: pathlib.Path, key: dict[str, str], codes: dict[str, TaskCode], notes: list[str],
+def _index(n, within: list) -> int:
+    if type(n) is not int or not 0 <= n < len(within):
+        raise IndexError("an index out of range")
+    return n
+
+
+def _code(columns: list, files: list[str]) -> TaskCode:
+    """One task's code from its columns, every value's type checked."""
+    words, at, lines, wheres, counts, numbers, texts = columns
+    n = len(_strings(words))
+    if _ints(at, n) and not 0 <= min(at) <= max(at) < len(files):
+        raise IndexError("a file index out of range")
+    tokens = [(w, files[f], line) for w, f, line in zip(words, at, _ints(lines, n), strict=True)]
+    shown: dict[str, list[tuple[int, str]]] = {}
+    numbers, texts, first = _ints(numbers), _strings(texts, len(numbers)), 0
+    for where, count in zip(_strings(wheres), _ints(counts, len(wheres)), strict=True):
+        if count < 0 or first + count > len(numbers):
+            raise IndexError("more lines than kept")
+        shown[where] = list(zip(numbers[first:first + count], texts[first:first + count]))
+        first += count
+    return TaskCode(tokens, shown)
+
+
+def store(out: pathlib.Path, key: dict[str, str], codes: dict[str, TaskCode], prints: Prints, notes: list[str],
           never: tuple[str, ...] = ()) -> None:
     """Keep one read, unless it mentions one of the absolute paths ``never`` (a scratch folder
     or the hand-in's own place, which a moved folder would not match). Any failure to write
     costs only the next run's time."""
-    text = json.dumps({"key": key, "codes": {t: [c.tokens, c.shown] for t, c in codes.items()}, "notes": notes})
+    tasks = sorted(set(codes) | {task for places in prints.values() for task, _ in places})
+    files = sorted({t[1] for code in codes.values() for t in code.tokens})
+    task_at, file_at = {t: n for n, t in enumerate(tasks)}, {f: n for n, f in enumerate(files)}
+    columns = [[task_at[task], [t[0] for t in code.tokens], [file_at[t[1]] for t in code.tokens],
+                [t[2] for t in code.tokens], list(code.shown), [len(ls) for ls in code.shown.values()],
+                [n for ls in code.shown.values() for n, _ in ls], [s for ls in code.shown.values() for _, s in ls]]
+               for task, code in codes.items()]
+    flat = [(value, task_at[task], start) for value, places in prints.items() for task, start in places]
+    text = json.dumps({"key": key, "tasks": tasks, "files": files, "codes": columns,
+                       "prints": [[v for v, _, _ in flat], [t for _, t, _ in flat], [s for _, _, s in flat]],
+                       "notes": notes})
     if any(place and place in text for place in never):
         return
     body = zlib.compress(text.encode(), 1)

@@ -110,11 +110,13 @@ def _read_one(found: Found) -> Read:
         return Read(found.learner, codes, engine.fingerprint(codes, known.base), notes)
 
 
-def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = None) -> Class:
+def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = None,
+               contents: dict[str, str] | None = None) -> Class:
     """Every hand-in's code and fingerprints (the reference's too), and what could not be read;
-    with ``out``, the reads kept there are used and this run's are kept (cache.py)."""
-    base = shape().base   # once, before the processes fork
-    keys, kept = _kept(found, out, base) if out is not None else ({}, {})
+    with ``out``, the reads kept there are used and this run's are kept (cache.py), found by
+    each hand-in's content hash (``contents``, or computed here)."""
+    shape()   # once, before the processes fork
+    keys, kept = _kept(found, out, contents) if out is not None else ({}, {})
     todo = [f for f in found if f.learner not in kept]
     if jobs > 1 and len(todo) > jobs:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
@@ -124,7 +126,7 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
     if out is not None:
         for f, read in zip(todo, fresh):
             if read.whole and f.learner in keys:
-                cache.store(out, keys[f.learner], read.codes, read.notes,
+                cache.store(out, keys[f.learner], read.codes, read.prints, read.notes,
                             never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
         cache.keep_only(out, list(keys.values()))
     by_learner = {r.learner: r for r in fresh} | kept
@@ -133,17 +135,16 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
                  {r.learner: r.notes for r in reads if r.notes}, len(fresh))
 
 
-def _kept(found: list[Found], out: pathlib.Path, base: frozenset[int]) -> tuple[dict[str, dict], dict[str, Read]]:
+def _kept(found: list[Found], out: pathlib.Path, contents: dict[str, str] | None) -> tuple[dict, dict[str, Read]]:
     """Each hand-in's key (those whose content could be hashed), and the reads kept for them."""
-    from grader.term.kept import content_of
-    keys: dict[str, dict] = {}
+    from grader.similarity import _contents
+    contents = _contents(found) if contents is None else contents
+    keys = {f.learner: cache.key_of(f.learner, contents[f.learner]) for f in found if f.learner in contents}
     kept: dict[str, Read] = {}
     for f in found:
-        try:
-            keys[f.learner] = cache.key_of(f.learner, content_of(f.path))
-        except (OSError, ValueError):
+        if f.learner not in keys:
             continue
         got = cache.load(out, keys[f.learner])
         if got is not None:
-            kept[f.learner] = Read(f.learner, got[0], engine.fingerprint(got[0], base), got[1])
+            kept[f.learner] = Read(f.learner, *got)
     return keys, kept
