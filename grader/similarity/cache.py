@@ -72,9 +72,11 @@ def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], P
         tasks, files = _strings(kept["tasks"]), _strings(kept["files"])
         codes = {tasks[_index(t, tasks)]: _code(rest, files) for t, *rest in kept["codes"]}
         values, at, starts = kept["prints"]
+        if _ints(at, len(_ints(values))) and not 0 <= min(at) <= max(at) < len(tasks):
+            raise IndexError("a task index out of range")
         prints: Prints = {}
-        for value, task, start in zip(_ints(values), _ints(at, len(values)), _ints(starts, len(values)), strict=True):
-            prints.setdefault(value, []).append((tasks[_index(task, tasks)], start))
+        for value, task, start in zip(values, at, _ints(starts, len(values)), strict=True):
+            prints.setdefault(value, []).append((tasks[task], start))
         return codes, prints, _strings(kept["notes"])
     except (OSError, ValueError, KeyError, TypeError, IndexError, zlib.error, RecursionError):
         return None
