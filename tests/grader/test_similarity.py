@@ -240,6 +240,8 @@ def test_the_command_writes_its_files_and_names_what_it_could_not_read(tmp_path,
 
 
 def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_reads_writes(tmp_path, capsys):
+    import hashlib
+    import json
     import zlib
 
     from grader.similarity import cache
@@ -257,10 +259,14 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     cy = kept / cache._name(cache.key_of("cy", content_of(tmp_path / "class" / "cy.zip")))
     fay = kept / cache._name(cache.key_of("fay", content_of(tmp_path / "class" / "fay")))
     shutil.copyfile(fay, cy)                                                       # another's, in cy's place
+    dee = kept / cache._name(cache.key_of("dee", content_of(tmp_path / "class" / "dee.zip")))
+    forged = zlib.compress(json.dumps({**json.loads(zlib.decompress(dee.read_bytes().split(b"\n", 2)[2])),
+                                       "codes": [[0, "not tokens"]]}).encode())
+    dee.write_bytes(cache.MAGIC + hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)   # its key, bad values
     (tmp_path / "first").rename(tmp_path / "moved")
     capsys.readouterr()
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "moved") == 0
-    assert "(2 unchanged since the last run, kept in similarity-reads/)" in capsys.readouterr().out   # dee, fay
+    assert "(1 unchanged since the last run, kept in similarity-reads/)" in capsys.readouterr().out   # fay
     assert len(list((tmp_path / "moved" / cache.FOLDER).iterdir())) == 5   # ana's old read gone, the others again
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "cold") == 0
     for name in ("similarity-pairs.csv", "similarity.csv"):
