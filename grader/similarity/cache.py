@@ -31,6 +31,7 @@ from grader.similarity.code import TaskCode
 from grader.similarity.engine import Prints
 
 MAGIC = b"minitorch similarity read 2\n"
+AT_MOST = 64 << 20           # bytes of a kept reading, as stored and unpacked: a larger one is not taken
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _READ_BY = ("grader/similarity", "grader/intake", "grader/release", "grader/tasks.py", "grader/tasks.toml",
             "solutions/minitorch", "minitorch")
@@ -60,13 +61,20 @@ def _name(key: dict[str, str]) -> str:
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        data = (out / FOLDER / _name(key)).read_bytes()
+        path = out / FOLDER / _name(key)
+        if not path.is_file() or path.stat().st_size > AT_MOST:
+            return None
+        data = path.read_bytes()
         if not data.startswith(MAGIC):
             return None
         digest, body = data[len(MAGIC):len(MAGIC) + 64], data[len(MAGIC) + 65:]
         if hashlib.sha256(body).hexdigest().encode() != digest:
             return None
-        kept = json.loads(zlib.decompress(body))
+        unpack = zlib.decompressobj()
+        text = unpack.decompress(body, AT_MOST)
+        if unpack.unconsumed_tail or not unpack.eof:
+            return None
+        kept = json.loads(text)
         if kept["key"] != key:
             return None
         tasks, files = _strings(kept["tasks"]), _strings(kept["files"])
@@ -78,7 +86,7 @@ def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], P
         for value, task, start in zip(values, at, _ints(starts, len(values)), strict=True):
             prints.setdefault(value, []).append((tasks[task], start))
         return codes, prints, _strings(kept["notes"])
-    except (OSError, ValueError, KeyError, TypeError, IndexError, zlib.error, RecursionError):
+    except Exception:  # noqa: BLE001 - whatever is wrong with a kept reading, the hand-in is read again
         return None
 
 
@@ -147,7 +155,7 @@ def store(out: pathlib.Path, key: dict[str, str], codes: dict[str, TaskCode], pr
         except BaseException:
             pathlib.Path(part).unlink(missing_ok=True)
             raise
-    except OSError:
+    except Exception:  # noqa: BLE001 - a reading not kept costs only the next run's time
         return
 
 
