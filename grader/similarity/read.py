@@ -37,6 +37,7 @@ class Read:
     prints: engine.Prints
     notes: list[str]
     whole: bool = True         # read to its end (not stopped by an error): worth keeping
+    kept: bool = False         # taken back from the output folder (cache.py), not read this run
 
 
 @dataclass
@@ -116,35 +117,30 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
     with ``out``, the reads kept there are used and this run's are kept (cache.py), found by
     each hand-in's content hash (``contents``, or computed here)."""
     shape()   # once, before the processes fork
-    keys, kept = _kept(found, out, contents) if out is not None else ({}, {})
-    todo = [f for f in found if f.learner not in kept]
-    if jobs > 1 and len(todo) > jobs:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            fresh = list(pool.map(read_one, todo, chunksize=4))
-    else:
-        fresh = [read_one(f) for f in todo]
+    keys: dict[str, dict[str, str]] = {}
     if out is not None:
-        for f, read in zip(todo, fresh):
-            if read.whole and f.learner in keys:
+        from grader.similarity import _contents
+        contents = _contents(found) if contents is None else contents
+        keys = {f.learner: cache.key_of(f.learner, contents[f.learner]) for f in found if f.learner in contents}
+    work = [(f, keys.get(f.learner), out) for f in found]
+    if jobs > 1 and len(work) > jobs:   # a kept read is taken back in the processes too
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            reads = list(pool.map(_read_or_take, work, chunksize=4))
+    else:
+        reads = [_read_or_take(w) for w in work]
+    if out is not None:
+        for f, read in zip(found, reads):
+            if read.whole and not read.kept and f.learner in keys:
                 cache.store(out, keys[f.learner], read.codes, read.prints, read.notes,
                             never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
         cache.keep_only(out, list(keys.values()))
-    by_learner = {r.learner: r for r in fresh} | kept
-    reads = [by_learner[f.learner] for f in found] + [read_reference()]
+    reads.append(read_reference())
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
-                 {r.learner: r.notes for r in reads if r.notes}, len(fresh))
+                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]))
 
 
-def _kept(found: list[Found], out: pathlib.Path, contents: dict[str, str] | None) -> tuple[dict, dict[str, Read]]:
-    """Each hand-in's key (those whose content could be hashed), and the reads kept for them."""
-    from grader.similarity import _contents
-    contents = _contents(found) if contents is None else contents
-    keys = {f.learner: cache.key_of(f.learner, contents[f.learner]) for f in found if f.learner in contents}
-    kept: dict[str, Read] = {}
-    for f in found:
-        if f.learner not in keys:
-            continue
-        got = cache.load(out, keys[f.learner])
-        if got is not None:
-            kept[f.learner] = Read(f.learner, *got)
-    return keys, kept
+def _read_or_take(work: tuple[Found, dict[str, str] | None, pathlib.Path | None]) -> Read:
+    """A hand-in's read kept under its key in ``out``, or read now."""
+    found, key, out = work
+    got = cache.load(out, key) if out is not None and key is not None else None
+    return Read(found.learner, *got, kept=True) if got is not None else read_one(found)
