@@ -63,7 +63,7 @@ def check(one: pathlib.Path, out: pathlib.Path) -> float:
 
 
 def autograde(submissions: pathlib.Path, out: pathlib.Path, *extra: str) -> tuple[float, dict[str, float], str]:
-    """(wall seconds, each phase's seconds, the `Grading ...` line)."""
+    """(wall seconds, each phase's seconds, the `Grading ...` and `Similarity: ...` lines)."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "grader", "autograde", str(submissions), "--out", str(out),
                            "--jobs", "2", *extra], cwd=ROOT, capture_output=True, text=True)
@@ -73,6 +73,8 @@ def autograde(submissions: pathlib.Path, out: pathlib.Path, *extra: str) -> tupl
     line = next(ln for ln in done.stdout.splitlines() if ln.startswith("Where the time went: "))
     phases = {name: float(s) for name, s in re.findall(r"([a-z -]+?) ([0-9.]+) s", line.split(": ", 1)[1])}
     said = next(ln for ln in done.stdout.splitlines() if ln.startswith("Grading "))
+    similar = next((ln for ln in done.stdout.splitlines() if ln.startswith("Similarity: ")), "")
+    said += f"\n    {similar.split(';')[0]}" if similar else ""   # how many hand-ins it read, and kept
     return seconds, {k.strip(" ,"): v for k, v in phases.items()}, said
 
 

@@ -13,6 +13,7 @@ REPORT = "report.html"
 FEEDBACK = "feedback"            # a folder: <safe id>.html per learner
 SIMILARITY = ("similarity-pairs.csv", "similarity.csv", "similarity.html")   # the copying check's
 SIMILARITY_INPUTS = "similarity-inputs.txt"   # what the copying check last read: kept while it is unchanged
+SIMILARITY_READS = "similarity-reads"         # a folder: each hand-in's reading, by content (a cache)
 COURSE = "course"                # a folder: the nbgrader course
 FROM_LMS = "from-lms"            # a folder: an LMS's download (--from), one hand-in per learner
 # A roster row's mark: a learner in the class only once they hand in (Canvas's Test Student):

@@ -6,6 +6,7 @@ every hand-in's whole package compared with every other's, and with the referenc
     normal.py   a function's canonical form and its tokens (names, loops, dead code undone)
     engine.py   fingerprints of the tokens, less the released stubs' (the base code)
     read.py     a class read through the grader's intake, the reference, and the base code
+    cache.py    each hand-in's read kept in the output folder, so a re-run reads only the changed ones
     compare.py  every pair's shared code, and its verdict, in one sparse product
     when.py     each hand-in's time and kept hand-ins (grader/term/), to tell who handed in first
     tables.py   similarity-pairs.csv and similarity.csv
@@ -36,13 +37,14 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
                 "on each section's folder"]
     mark = out / SIMILARITY_INPUTS
     try:
-        stamp = _inputs(found, out)
+        contents = _contents(found)
+        stamp = _inputs(found, out, contents)
         if all((out / name).is_file() for name in WRITTEN) and mark.is_file() \
                 and mark.read_text(encoding="utf-8") == stamp:
             return [f"Similarity: no hand-in and nothing of the check changed since it last ran: "
                     f"{', '.join(WRITTEN)} stand"]
         mark.unlink(missing_ok=True)
-        lines = write_similarity(found, out, jobs)
+        lines = write_similarity(found, out, jobs, contents)
         mark.write_text(stamp, encoding="utf-8")
         return lines
     except Exception as error:  # noqa: BLE001 - the grades are written; say what stopped the check
@@ -50,16 +52,20 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
                 f"similarity {folder} --out {out}` to try again"]
 
 
-def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> list[str]:
+def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1,
+                     contents: dict[str, str] | None = None) -> list[str]:
     """Compare the hand-ins ``found`` and write similarity-pairs.csv, similarity.csv and
-    similarity.html into ``out``; the lines to print: what was written, flagged and left unread."""
+    similarity.html into ``out``; the lines to print: what was written, flagged and left unread.
+    Each hand-in's read is kept in ``out`` (cache.py): a later run reads only the changed ones.
+    ``contents``: each learner's hand-in's content hash, when the caller has them."""
+    from grader.similarity import cache
     from grader.similarity.compare import compare_class
     from grader.similarity.read import read_class
     from grader.similarity.report import write_html
     from grader.similarity.tables import write_pairs, write_tasks
     from grader.similarity.when import handed_in
     start = time.perf_counter()
-    read = read_class(found, jobs)
+    read = read_class(found, jobs, out, contents)
     middle = time.perf_counter()
     compared = compare_class(read.codes, read.prints)
     times, warnings = handed_in(found, out)
@@ -67,7 +73,9 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> li
     write_pairs(compared, times, out / "similarity-pairs.csv")
     write_tasks(compared, read.prints, out / "similarity.csv")
     write_html(compared, read.codes, read.notes, times, out / "similarity.html")
-    lines = [f"Similarity: {len(found)} hand-in(s) and the reference read in {middle - start:.1f} s, compared in "
+    kept = f" ({len(found) - read.fresh} unchanged since the last run, kept in {cache.FOLDER}/)" \
+        if read.fresh < len(found) else ""
+    lines = [f"Similarity: {len(found)} hand-in(s){kept} and the reference read in {middle - start:.1f} s, compared in "
              f"{time.perf_counter() - middle:.1f} s; {out / 'similarity-pairs.csv'}, open {out / 'similarity.html'}"]
     flagged = [p for p in compared.pairs if p.flagged]
     lines += [f"  matches the reference: {p.learner} ({p.score:.2f})" for p in flagged if p.with_reference]
@@ -78,18 +86,29 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1) -> li
     return lines
 
 
-def _inputs(found: list[Found], out: pathlib.Path) -> str:
+def _contents(found: list[Found]) -> dict[str, str]:
+    """Each hand-in's content hash (grader/term/kept.py), but for one that is gone or unreadable."""
+    from grader.term.kept import content_of
+    hashes = {}
+    for f in found:
+        try:
+            hashes[f.learner] = content_of(f.path)
+        except (OSError, ValueError):
+            continue
+    return hashes
+
+
+def _inputs(found: list[Found], out: pathlib.Path, contents: dict[str, str]) -> str:
     """A hash of what the check reads: each hand-in's content, the hand-in times given in
     ``out`` (submitted.csv), the check's own code, the reference and the released stubs."""
     import hashlib
     import json
 
-    from grader.term.kept import content_of
     root = pathlib.Path(__file__).resolve().parents[2]
     code = [p for folder in ("grader/similarity", "solutions/minitorch", "minitorch")
             for p in sorted((root / folder).rglob("*.py"))]
     times = out / "submitted.csv"
-    return hashlib.sha256(json.dumps([sorted((f.learner, content_of(f.path) if f.path.exists() else "") for f in found),
+    return hashlib.sha256(json.dumps([sorted((f.learner, contents.get(f.learner, "")) for f in found),
                                       [f"{p.relative_to(root)}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in code],
                                       times.read_text(encoding="utf-8", errors="replace") if times.is_file() else ""]
                                      ).encode()).hexdigest()

@@ -5,7 +5,8 @@ the released stubs (``minitorch/`` as released), whose fingerprints no one's cod
 credited with (MOSS's ``-b``).
 
 Hand-ins are read in processes forked from this one (engine.py's hashes are the same in
-every process)."""
+every process). Given an output folder, each hand-in's read is kept there (cache.py) and a
+later run reads only the hand-ins that are new or changed."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from grader.intake.hand_in import read_hand_in
 from grader.intake.submissions import Found
-from grader.similarity import engine, normal
+from grader.similarity import cache, engine, normal
 from grader.similarity.code import WORD, TaskCode, Token, Unit, functions_of, units
 from grader.similarity.compare import REFERENCE
 from grader.similarity.package import Released, read_package, released
@@ -35,6 +36,8 @@ class Read:
     codes: dict[str, TaskCode]
     prints: engine.Prints
     notes: list[str]
+    whole: bool = True         # read to its end (not stopped by an error): worth keeping
+    kept: bool = False         # taken back from the output folder (cache.py), not read this run
 
 
 @dataclass
@@ -42,6 +45,7 @@ class Class:
     codes: dict[str, dict[str, TaskCode]]        # learner -> task -> code (the reference's too)
     prints: dict[str, engine.Prints]             # learner -> fingerprints, less the base code's
     notes: dict[str, list[str]]                  # learner -> what could not be read
+    fresh: int = 0                               # hand-ins read in this run (the others were kept)
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,8 @@ def read_one(found: Found) -> Read:
     try:
         return _read_one(found)
     except Exception as error:  # noqa: BLE001 - one hand-in, never the class
-        return Read(found.learner, {}, {}, [f"could not be read ({type(error).__name__}: {str(error)[:200]})"])
+        return Read(found.learner, {}, {}, [f"could not be read ({type(error).__name__}: {str(error)[:200]})"],
+                    whole=False)
 
 
 def _read_one(found: Found) -> Read:
@@ -106,14 +111,36 @@ def _read_one(found: Found) -> Read:
         return Read(found.learner, codes, engine.fingerprint(codes, known.base), notes)
 
 
-def read_class(found: list[Found], jobs: int = 1) -> Class:
-    """Every hand-in's code and fingerprints (the reference's too), and what could not be read."""
+def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = None,
+               contents: dict[str, str] | None = None) -> Class:
+    """Every hand-in's code and fingerprints (the reference's too), and what could not be read;
+    with ``out``, the reads kept there are used and this run's are kept (cache.py), found by
+    each hand-in's content hash (``contents``, or computed here)."""
     shape()   # once, before the processes fork
-    if jobs > 1 and len(found) > jobs:
+    keys: dict[str, dict[str, str]] = {}
+    if out is not None:
+        from grader.similarity import _contents
+        contents = _contents(found) if contents is None else contents
+        keys = {f.learner: cache.key_of(f.learner, contents[f.learner]) for f in found if f.learner in contents}
+    work = [(f, keys.get(f.learner), out) for f in found]
+    if jobs > 1 and len(work) > jobs:   # a kept read is taken back in the processes too
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            reads = list(pool.map(read_one, found, chunksize=4))
+            reads = list(pool.map(_read_or_take, work, chunksize=4))
     else:
-        reads = [read_one(f) for f in found]
+        reads = [_read_or_take(w) for w in work]
+    if out is not None:
+        for f, read in zip(found, reads):
+            if read.whole and not read.kept and f.learner in keys:
+                cache.store(out, keys[f.learner], read.codes, read.prints, read.notes,
+                            never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
+        cache.keep_only(out, list(keys.values()))
     reads.append(read_reference())
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
-                 {r.learner: r.notes for r in reads if r.notes})
+                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]))
+
+
+def _read_or_take(work: tuple[Found, dict[str, str] | None, pathlib.Path | None]) -> Read:
+    """A hand-in's read kept under its key in ``out``, or read now."""
+    found, key, out = work
+    got = cache.load(out, key) if out is not None and key is not None else None
+    return Read(found.learner, *got, kept=True) if got is not None else read_one(found)

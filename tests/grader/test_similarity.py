@@ -242,6 +242,41 @@ def test_the_command_writes_its_files_and_names_what_it_could_not_read(tmp_path,
     assert "minitorch/shapes.py does not parse" in fay
 
 
+def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_reads_writes(tmp_path, capsys):
+    import hashlib
+    import json
+    import zlib
+
+    from grader.similarity import cache
+    from grader.term.kept import content_of
+    hand_ins(tmp_path / "class")
+    assert command.main(submissions=tmp_path / "class", out=tmp_path / "first") == 0
+    kept = tmp_path / "first" / cache.FOLDER
+    assert len(list(kept.glob("*.read"))) == 5   # every hand-in read to its end (eve is refused)
+    for path in kept.glob("*.read"):             # nothing that a moved folder would not find
+        assert str(tmp_path) not in zlib.decompress(path.read_bytes().split(b"\n", 2)[2]).decode()
+    ana = tmp_path / "class" / "ana" / "minitorch" / "ops_unary.py"
+    ana.write_text(ana.read_text().replace("return grad * out  #", "return out * grad  #"))   # ana hands in again
+    bo = kept / cache._name(cache.key_of("bo <b>", content_of(tmp_path / "class" / "bo <b>")))
+    bo.write_bytes(bo.read_bytes()[:-40])                                           # cut short
+    cy = kept / cache._name(cache.key_of("cy", content_of(tmp_path / "class" / "cy.zip")))
+    fay = kept / cache._name(cache.key_of("fay", content_of(tmp_path / "class" / "fay")))
+    shutil.copyfile(fay, cy)                                                       # another's, in cy's place
+    dee = kept / cache._name(cache.key_of("dee", content_of(tmp_path / "class" / "dee.zip")))
+    forged = zlib.compress(json.dumps({**json.loads(zlib.decompress(dee.read_bytes().split(b"\n", 2)[2])),
+                                       "codes": [[0, "not tokens"]]}).encode())
+    dee.write_bytes(cache.MAGIC + hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)   # its key, bad values
+    (tmp_path / "first").rename(tmp_path / "moved")
+    capsys.readouterr()
+    assert command.main(submissions=tmp_path / "class", out=tmp_path / "moved") == 0
+    assert "(1 unchanged since the last run, kept in similarity-reads/)" in capsys.readouterr().out   # fay
+    assert len(list((tmp_path / "moved" / cache.FOLDER).iterdir())) == 5   # ana's old read gone, the others again
+    assert command.main(submissions=tmp_path / "class", out=tmp_path / "cold") == 0
+    for name in ("similarity-pairs.csv", "similarity.csv"):
+        assert (tmp_path / "moved" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
+    assert "return out * grad" in (tmp_path / "moved" / "similarity.html").read_text()   # ana's new code
+
+
 def test_the_command_refuses_an_output_inside_the_submissions(tmp_path, capsys):
     (tmp_path / "class").mkdir()
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "class" / "out") == 2
