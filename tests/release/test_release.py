@@ -133,3 +133,16 @@ def test_the_graders_copies_are_generated_from_their_one_source(source):
         f"{copies.COPIES[source]} is not what the release makes from {source}: edit the source, run `make release`"
     assert copy.read_text(encoding="utf-8").startswith("# GENERATED") and "do not edit" in copy.read_text().splitlines()[0]
     assert "BEGIN SOLUTION" not in (ROOT / source).read_text()
+
+
+def test_every_file_the_release_writes_outside_the_learners_folders_merges_by_the_release_driver():
+    """A kit update never stops on a generated file (docs/INSTRUCTOR.md, "Taking a kit update"):
+    the grader's copies, the record and the table are named in .gitattributes, as are the
+    learner's folders."""
+    import pathlib
+    root = pathlib.Path(release.__file__).resolve().parents[2]
+    named = {line.split()[0] for line in (root / ".gitattributes").read_text().splitlines()
+             if line.strip() and not line.startswith("#") and "merge=minitorch-release" in line}
+    wanted = {*copies.COPIES.values(), "grader/release/released.json",
+              "solutions/minitorch/course/known_mistakes.json", "minitorch/**", "notebooks/**"}
+    assert wanted <= named, wanted - named
