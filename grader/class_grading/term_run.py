@@ -27,7 +27,6 @@ from grader.term.log import GENERIC
 from grader.term.times import hand_in_times
 
 Runner = Callable[[list[GradeJob]], list[LearnerResult]]
-AGAIN = GENERIC   # nothing changed for the learner
 
 
 @dataclass
@@ -124,7 +123,7 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
         if pathlib.Path(job.verdicts).exists() and term.recorded.get(sid) == stamp(job, content):
             run.reused.append(job)
         else:
-            if run.why[learner] == AGAIN:   # nothing of the learner's changed: the course's record did
+            if run.why[learner] == GENERIC:   # nothing of the learner's changed: the course's record did
                 run.why[learner] = term.rerecord if sid not in term.recorded else "its gradebook record brought " \
                     "up to date (made by an older grader)"
             term.recorded[sid] = stamp(job, content)
@@ -154,7 +153,7 @@ def _why(last: dict | None, content: str, job: GradeJob, only: set[str] | None, 
     at = job.handed_in.isoformat() if job.handed_in else None
     if "at" in last and last["at"] != at:   # a time given in submitted.csv after the hand-in was kept
         reasons.append(f"its hand-in time: {at[:16].replace('T', ' ') + ' UTC' if at else 'not known'}")
-    return "; ".join(reasons) or AGAIN
+    return "; ".join(reasons) or GENERIC
 
 
 def lateness_of(job: GradeJob, counted: kept.Kept) -> str:

@@ -100,15 +100,13 @@ def _contents(found: list[Found]) -> dict[str, str]:
 
 def _inputs(found: list[Found], out: pathlib.Path, contents: dict[str, str]) -> str:
     """A hash of what the check reads: each hand-in's content, the hand-in times given in
-    ``out`` (submitted.csv), the check's own code, the reference and the released stubs."""
+    ``out`` (submitted.csv), and what every read depends on (``cache.reading``: the check's
+    own code, the reference and the released stubs)."""
     import hashlib
     import json
 
-    root = pathlib.Path(__file__).resolve().parents[2]
-    code = [p for folder in ("grader/similarity", "solutions/minitorch", "minitorch")
-            for p in sorted((root / folder).rglob("*.py"))]
+    from grader.similarity.cache import reading
     times = out / "submitted.csv"
-    return hashlib.sha256(json.dumps([sorted((f.learner, contents.get(f.learner, "")) for f in found),
-                                      [f"{p.relative_to(root)}:{hashlib.sha256(p.read_bytes()).hexdigest()}" for p in code],
+    return hashlib.sha256(json.dumps([sorted((f.learner, contents.get(f.learner, "")) for f in found), reading(),
                                       times.read_text(encoding="utf-8", errors="replace") if times.is_file() else ""]
                                      ).encode()).hexdigest()
