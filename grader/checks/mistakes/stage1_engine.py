@@ -85,30 +85,30 @@ def _every_path(parents) -> list[int] | None:
 
 TOPOLOGICAL = [
     ValueMistake("1.3", "topological order", "reversed",
-         "the order is reversed: the leaves come first and the root last, but every node must come before its parents",
-         "the root first: reverse the finished list of the depth-first walk (a node is finished after its parents)",
-         lambda parents: _right(parents)[::-1]),
+                 "the order is reversed: the leaves come first and the root last, but every node must come before its parents",
+                 "the root first: reverse the finished list of the depth-first walk (a node is finished after its parents)",
+                 lambda parents: _right(parents)[::-1]),
     ValueMistake("1.3", "topological order", "breadth-first",
-         "it is a breadth-first order: a node shared by two branches is listed as soon as the first one reaches it, "
-         "ahead of the other branch's nodes that use it, but every node must come before its parents",
-         "walk depth-first and list a node only once all its parents are finished, then reverse that list",
-         _breadth_first),
+                 "it is a breadth-first order: a node shared by two branches is listed as soon as the first one reaches it, "
+                 "ahead of the other branch's nodes that use it, but every node must come before its parents",
+                 "walk depth-first and list a node only once all its parents are finished, then reverse that list",
+                 _breadth_first),
     ValueMistake("1.3", "topological order", "marked when pushed",
-         "a node is marked as seen when it is pushed on the stack, not when it is expanded: a parent still waiting on "
-         "the stack is skipped by a later node that uses it, so that node finishes first and the parent ends up "
-         "listed before it", "mark a node as seen when you pop it to expand it (skip it then if it was already seen)",
-         _marked_when_pushed),
+                 "a node is marked as seen when it is pushed on the stack, not when it is expanded: a parent still waiting on "
+                 "the stack is skipped by a later node that uses it, so that node finishes first and the parent ends up "
+                 "listed before it", "mark a node as seen when you pop it to expand it (skip it then if it was already seen)",
+                 _marked_when_pushed),
     ValueMistake("1.3", "topological nodes", "no visited set",
-         "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
-         "it has visited",
-         "keep a set of ids you have seen, and skip a node already in it", _every_path),
+                 "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
+                 "it has visited",
+                 "keep a set of ids you have seen, and skip a node already in it", _every_path),
     ValueMistake("1.3", "topological nodes", "leaves left out",
-         "the leaves (nodes without parents, the values you made) are missing: they need their gradients too",
-         "list every node the root depends on, leaves included", lambda parents: sorted(
+                 "the leaves (nodes without parents, the values you made) are missing: they need their gradients too",
+                 "list every node the root depends on, leaves included", lambda parents: sorted(
              n for n in _reachable(parents) if parents[n] or n == len(parents) - 1)),
     ValueMistake("1.3", "topological nodes", "root left out",
-         "the root itself is missing: the walk started from its parents", "start the walk at the root; it is listed first",
-         lambda parents: sorted(_reachable(parents) - {len(parents) - 1})),
+                 "the root itself is missing: the walk started from its parents", "start the walk at the root; it is listed first",
+                 lambda parents: sorted(_reachable(parents) - {len(parents) - 1})),
 ]
 
 
@@ -130,28 +130,28 @@ def _flow(parents, local, seed, *, overwrite=False, order=None, shares_from_seed
 
 BACKPROPAGATE = [
     ValueMistake("1.4", "backpropagate", "overwrites instead of summing",
-         "a later contribution replaced an earlier one: a node used more than once must receive the sum of its "
-         "contributions", "add each parent's share to the total it has so far; never assign over it",
-         lambda parents, local, seed: _flow(parents, local, seed, overwrite=True)),
+                 "a later contribution replaced an earlier one: a node used more than once must receive the sum of its "
+                 "contributions", "add each parent's share to the total it has so far; never assign over it",
+                 lambda parents, local, seed: _flow(parents, local, seed, overwrite=True)),
     ValueMistake("1.4", "backpropagate", "seed ignored",
-         "they are the gradients for a root gradient of 1, not for the one passed in",
-         "start from the gradient you are given, not from 1",
-         lambda parents, local, seed: _flow(parents, local, 1.0) if seed != 1 else None),
+                 "they are the gradients for a root gradient of 1, not for the one passed in",
+                 "start from the gradient you are given, not from 1",
+                 lambda parents, local, seed: _flow(parents, local, 1.0) if seed != 1 else None),
     ValueMistake("1.4", "backpropagate", "the seed passed on everywhere",
-         "each node passed the root's gradient to its parents, not its own: the gradient a node hands on is its own "
-         "total times the local derivative", "call node.chain_rule with the node's own complete gradient",
-         lambda parents, local, seed: _flow(parents, local, seed, shares_from_seed=True)),
+                 "each node passed the root's gradient to its parents, not its own: the gradient a node hands on is its own "
+                 "total times the local derivative", "call node.chain_rule with the node's own complete gradient",
+                 lambda parents, local, seed: _flow(parents, local, seed, shares_from_seed=True)),
     ValueMistake("1.4", "backpropagate", "walked leaves first",
-         "only the root got its gradient: the nodes were walked leaves first, so every parent was visited before its "
-         "share arrived", "walk the topological order as it is, root first",
-         lambda parents, local, seed: _flow(parents, local, seed, order=_right(parents)[::-1])),
+                 "only the root got its gradient: the nodes were walked leaves first, so every parent was visited before its "
+                 "share arrived", "walk the topological order as it is, root first",
+                 lambda parents, local, seed: _flow(parents, local, seed, order=_right(parents)[::-1])),
     ValueMistake("1.4", "backpropagate", "only leaves accumulated",
-         "only the leaves kept their gradients: every node's gradient is stored, the computed ones too",
-         "call node.accumulate on every node, once, with its complete gradient",
-         lambda parents, local, seed: _flow(parents, local, seed, store=lambda n: not parents[n])),
+                 "only the leaves kept their gradients: every node's gradient is stored, the computed ones too",
+                 "call node.accumulate on every node, once, with its complete gradient",
+                 lambda parents, local, seed: _flow(parents, local, seed, store=lambda n: not parents[n])),
     ValueMistake("1.4", "backpropagate", "never accumulated",
-         "no node received a gradient: node.accumulate was never called", "call node.accumulate once per node with its "
-         "complete gradient", lambda parents, local, seed: np.zeros(len(parents))),
+                 "no node received a gradient: node.accumulate was never called", "call node.accumulate once per node with its "
+                 "complete gradient", lambda parents, local, seed: np.zeros(len(parents))),
 ]
 
 VALUE_MISTAKES = TOPOLOGICAL + BACKPROPAGATE

@@ -116,20 +116,20 @@ def _from_the_left(grad, shape):
 
 VALUE_MISTAKES = [
     ValueMistake("2.2", "unbroadcast", "size-1 axes dropped",
-         "the size-1 axes of shape were summed without keepdims, so they are gone from the result",
-         "sum those axes with keepdims=True (or reshape the sum to shape)", _no_keepdims),
+                 "the size-1 axes of shape were summed without keepdims, so they are gone from the result",
+                 "sum those axes with keepdims=True (or reshape the sum to shape)", _no_keepdims),
     ValueMistake("2.2", "unbroadcast", "leading axes only",
-         "only the leading axes were summed away; the axes where shape has a 1 are still stretched",
-         "also sum the axes where shape has a 1 and grad does not, keeping them as size 1", _leading_only),
+                 "only the leading axes were summed away; the axes where shape has a 1 are still stretched",
+                 "also sum the axes where shape has a 1 and grad does not, keeping them as size 1", _leading_only),
     ValueMistake("2.2", "unbroadcast", "leading axes kept",
-         "the leading axes that grad has and shape lacks are still there: they were not summed away",
-         "also sum the leading axes away (grad has grad.ndim - len(shape) more axes than shape)", _ones_only),
+                 "the leading axes that grad has and shape lacks are still there: they were not summed away",
+                 "also sum the leading axes away (grad has grad.ndim - len(shape) more axes than shape)", _ones_only),
     ValueMistake("2.2", "unbroadcast", "mean instead of sum",
-         "the stretched axes were averaged: each copy of an input sends its whole gradient back, so they add up",
-         "sum over the stretched axes, do not take the mean", _mean),
+                 "the stretched axes were averaged: each copy of an input sends its whole gradient back, so they add up",
+                 "sum over the stretched axes, do not take the mean", _mean),
     ValueMistake("2.2", "unbroadcast", "aligned from the left",
-         "the trailing axes were summed away: shapes line up from the right, so the leading axes are the extra ones",
-         "sum the leading grad.ndim - len(shape) axes, aligned from the right", _from_the_left),
+                 "the trailing axes were summed away: shapes line up from the right, so the leading axes are the extra ones",
+                 "sum the leading grad.ndim - len(shape) axes, aligned from the right", _from_the_left),
 ]
 
 
@@ -184,30 +184,30 @@ def _or_none(**how):
 
 BROADCAST = [
     ValueMistake("2.1", "broadcast shapes", "aligned from the left",
-         "the shapes were lined up from the left (padded with 1s at the end): they line up from the right, so a "
-         "shorter shape lacks leading axes", "line the shapes up from the right: axis -1 of each, then -2, ...",
-         lambda shapes: _alone(shapes=shapes, left=True)),
+                 "the shapes were lined up from the left (padded with 1s at the end): they line up from the right, so a "
+                 "shorter shape lacks leading axes", "line the shapes up from the right: axis -1 of each, then -2, ...",
+                 lambda shapes: _alone(shapes=shapes, left=True)),
     ValueMistake("2.1", "broadcast shapes", "size 1 treated as a clash",
-         "a size-1 axis was taken for a clash: a size of 1 stretches to match any other size",
-         "in each position leave the 1s out of the set of sizes; only two different sizes other than 1 clash",
-         lambda shapes: _alone(shapes=shapes, ones_clash=True)),
+                 "a size-1 axis was taken for a clash: a size of 1 stretches to match any other size",
+                 "in each position leave the 1s out of the set of sizes; only two different sizes other than 1 clash",
+                 lambda shapes: _alone(shapes=shapes, ones_clash=True)),
     *[ValueMistake("2.1", "broadcast shapes", "no clash error",
-           "where the shapes clash it gave a shape: it took one of the sizes in each position without checking that "
-           "the others are equal or 1", "it must raise ValueError when a position holds two different sizes other than 1",
-           lambda shapes, pick=pick: _lined_up(shapes, clash=False, pick=pick)) for pick in (max, min)],
+                   "where the shapes clash it gave a shape: it took one of the sizes in each position without checking that "
+                   "the others are equal or 1", "it must raise ValueError when a position holds two different sizes other than 1",
+                   lambda shapes, pick=pick: _lined_up(shapes, clash=False, pick=pick)) for pick in (max, min)],
     ValueMistake("2.1", "broadcast shapes", "shortest shape only",
-         "the result is only as long as the shortest shape: zip stops at the end of the shortest one",
-         "run over the positions of the longest shape; a shorter shape has no axis there (it counts as 1)",
-         lambda shapes: _or_none(shapes=shapes, shortest=True) if shapes else None),
+                 "the result is only as long as the shortest shape: zip stops at the end of the shortest one",
+                 "run over the positions of the longest shape; a shorter shape has no axis there (it counts as 1)",
+                 lambda shapes: _or_none(shapes=shapes, shortest=True) if shapes else None),
     ValueMistake("2.1", "broadcast shapes", "built from the right, never reversed",
-         "the sizes are in reverse order: the positions were visited from the last axis (-1, -2, ...) and each "
-         "size appended, so the last axis came first", "reverse the sizes before giving them back (or visit the "
-         "positions from the first axis to the last)",
-         lambda shapes: None if _or_none(shapes=shapes) is None else _lined_up(shapes)[::-1]),
+                 "the sizes are in reverse order: the positions were visited from the last axis (-1, -2, ...) and each "
+                 "size appended, so the last axis came first", "reverse the sizes before giving them back (or visit the "
+                 "positions from the first axis to the last)",
+                 lambda shapes: None if _or_none(shapes=shapes) is None else _lined_up(shapes)[::-1]),
     ValueMistake("2.1", "broadcast shapes", "list, not a tuple",
-         "it is a list: shapes are tuples, as np.broadcast_shapes gives, and a list never equals one "
-         "([4, 3] == (4, 3) is False)", "turn the sizes into a tuple before giving them back: the API gives a tuple",
-         lambda shapes: None if _or_none(shapes=shapes) is None else list(_lined_up(shapes)), typed=True),
+                 "it is a list: shapes are tuples, as np.broadcast_shapes gives, and a list never equals one "
+                 "([4, 3] == (4, 3) is False)", "turn the sizes into a tuple before giving them back: the API gives a tuple",
+                 lambda shapes: None if _or_none(shapes=shapes) is None else list(_lined_up(shapes)), typed=True),
 ]
 
 VALUE_MISTAKES = VALUE_MISTAKES + BROADCAST

@@ -25,16 +25,16 @@ def _max_not_added(x, axes):
 
 VALUE_MISTAKES = [  # site "stable logsumexp": x and axes, as stable_logsumexp(x, axes) takes them
     ValueMistake("5.3", "stable logsumexp", "maximum not added back",
-         "the maximum was subtracted before exp but not added back: log(sum(exp(x - m))) is logsumexp(x) - m",
-         "add m back: m + log(sum(exp(x - m)))", _max_not_added),
+                 "the maximum was subtracted before exp but not added back: log(sum(exp(x - m))) is logsumexp(x) - m",
+                 "add m back: m + log(sum(exp(x - m)))", _max_not_added),
     ValueMistake("5.3", "stable logsumexp", "the mean subtracted",
-         "the shift is the mean, not the maximum: exp of what is left can still overflow (or every term underflow)",
-         "shift by each group's own maximum, x.max(axis=axes, keepdims=True), not the mean",
-         _lse_with(lambda x, axes: np.mean(x, axis=axes, keepdims=True))),
+                 "the shift is the mean, not the maximum: exp of what is left can still overflow (or every term underflow)",
+                 "shift by each group's own maximum, x.max(axis=axes, keepdims=True), not the mean",
+                 _lse_with(lambda x, axes: np.mean(x, axis=axes, keepdims=True))),
     ValueMistake("5.3", "stable logsumexp", "the whole array's maximum",
-         "the shift is the largest value of the whole array: a group far below it underflows to log(0) = -inf",
-         "shift by each group's own maximum, x.max(axis=axes, keepdims=True)",
-         _lse_with(lambda x, axes: np.max(x, keepdims=True))),
+                 "the shift is the largest value of the whole array: a group far below it underflows to log(0) = -inf",
+                 "shift by each group's own maximum, x.max(axis=axes, keepdims=True)",
+                 _lse_with(lambda x, axes: np.max(x, keepdims=True))),
 ]
 
 

@@ -44,10 +44,10 @@ def _attend(x, weights, heads, *, scale=None, mask=lambda T: np.tril(np.ones((T,
 def _both(name, message, fix, weights_too=True, **mistake):
     """The mistake's mistake of the output and, when it changes them, of the kept weights."""
     made = [ValueMistake("7.2", "attention", name, message, fix,
-                 lambda x, weights, heads: _attend(x, weights, heads, **mistake)[0])]
+                         lambda x, weights, heads: _attend(x, weights, heads, **mistake)[0])]
     if weights_too:
         made.append(ValueMistake("7.2", "attention weights", name, message, fix,
-                         lambda x, weights, heads: _attend(x, weights, heads, **mistake)[1]))
+                                 lambda x, weights, heads: _attend(x, weights, heads, **mistake)[1]))
     return made
 
 

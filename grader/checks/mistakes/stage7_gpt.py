@@ -64,7 +64,7 @@ def _block_mistake(name, message, fix, gelu=True, **mistake):
     """The Block's mistake, predicted with each GELU when it keeps one."""
     forms = GELUS.values() if gelu else [None]
     return [ValueMistake("7.3", "block", name, message, fix,
-                 lambda x, weights, heads, act=act: _block(x, weights, heads, **mistake, **({"act": act} if act else {})))
+                         lambda x, weights, heads, act=act: _block(x, weights, heads, **mistake, **({"act": act} if act else {})))
             for act in forms]
 
 
@@ -100,16 +100,16 @@ VALUE_MISTAKES = [
                  "the MLP uses ReLU: the Block's nonlinearity is GELU, as in GPT-2",
                  'down(gelu(up(h), approximate="tanh")) (the exact gelu(h) is right too)', gelu=False, act=_relu),
     ValueMistake("7.3", "gpt", "position embeddings missing",
-         "no position embeddings were added: the model cannot tell the positions apart (the same token gives the "
-         "same vector wherever it is)",
-         "add position(np.arange(T)) to the token embeddings, T = idx.shape[1]",
-         lambda idx, weights, heads: _gpt(idx, weights, heads, positions=None)),
+                 "no position embeddings were added: the model cannot tell the positions apart (the same token gives the "
+                 "same vector wherever it is)",
+                 "add position(np.arange(T)) to the token embeddings, T = idx.shape[1]",
+                 lambda idx, weights, heads: _gpt(idx, weights, heads, positions=None)),
     ValueMistake("7.3", "gpt", "positions indexed by the tokens",
-         "the position table was looked up with the tokens (position(idx)): it holds one row per position 0..T-1, "
-         "not per token", "look it up with np.arange(T), T = idx.shape[1] (the same rows for every sequence)",
-         lambda idx, weights, heads: _gpt(idx, weights, heads, positions="tokens")),
+                 "the position table was looked up with the tokens (position(idx)): it holds one row per position 0..T-1, "
+                 "not per token", "look it up with np.arange(T), T = idx.shape[1] (the same rows for every sequence)",
+                 lambda idx, weights, heads: _gpt(idx, weights, heads, positions="tokens")),
     ValueMistake("7.3", "gpt", "ln_f missing",
-         "the final LayerNorm ln_f is not applied: the head reads the last block's output as it is",
-         "head(ln_f(x)) after the last block",
-         lambda idx, weights, heads: _gpt(idx, weights, heads, final_norm=False)),
+                 "the final LayerNorm ln_f is not applied: the head reads the last block's output as it is",
+                 "head(ln_f(x)) after the last block",
+                 lambda idx, weights, heads: _gpt(idx, weights, heads, final_norm=False)),
 ]
