@@ -90,9 +90,9 @@ class Cage:
         refused, or as many processes as allowed (its user's or its sessions', without groups)."""
         if (pids := self.groups.get("pids")) is None:
             return live_processes(self.user, set(self.sessions)) >= self.processes
-        with contextlib.suppress(OSError, ValueError):
-            events = dict(line.split() for line in (pids / "pids.events").read_text().splitlines())
-            return int(events.get("max", 0)) > 0 or int((pids / "pids.current").read_text()) >= self.processes
+        with contextlib.suppress(OSError, ValueError), open(f"{pids}/pids.events", "rb", 0) as e:  # after each answer
+            with open(f"{pids}/pids.current", "rb", 0) as c:
+                return int(dict(ln.split() for ln in e.read().splitlines()).get(b"max", 0)) > 0 or int(c.read()) >= self.processes
         return False
 
     def sweep(self) -> None:

@@ -1,9 +1,10 @@
 """What crosses the boundary between the grader and a learner's process: plain data only.
 
 A message is a length-prefixed frame holding a JSON tree and the NumPy arrays it refers
-to, each in NumPy's ``.npy`` format read with ``allow_pickle=False``. Nothing is ever
-unpickled or evaluated, frames and nesting are bounded, and whatever does not decode is
-``Garbled``: a learner's process can send wrong answers, but nothing that acts.
+to, each as its raw bytes with its dtype (plain kinds only: numbers, booleans, strings,
+times) and shape in the tree. Nothing is ever unpickled or evaluated, frames and nesting
+are bounded, and whatever does not decode is ``Garbled``: a learner's process can send
+wrong answers, but nothing that acts.
 
 Values: None, bool, int, float, str, and tuples, lists and str-keyed dicts of values, and
 ndarrays (NumPy scalars travel as 0-d arrays and come back as NumPy scalars).
@@ -11,10 +12,10 @@ ndarrays (NumPy scalars travel as 0-d arrays and come back as NumPy scalars).
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import os
+import re
 import select
 import struct
 import time
@@ -26,6 +27,9 @@ MAX_FRAME = 64 * 2**20  # far above any answer a probe sends (a stage-7 model is
 MAX_HEAD = 8 * 2**20  # the JSON tree: arrays travel beside it, so a real answer's tree is small
 MAX_ARRAYS = 10_000
 MAX_DEPTH = 32
+MAX_DIMENSIONS = 32
+# the dtypes that travel: numbers, booleans, strings and times, each with its byte order
+PLAIN = re.compile(r"[<>|][biufcSU][0-9]{1,9}|[<>][mM]8(\[[0-9]{0,4}[a-zA-Z]{1,2}\])?")
 
 
 MAX_VALUE = 16 * 2**20   # one array or string of an answer; bounded() replaces a larger one
@@ -51,6 +55,8 @@ def bounded(value: Any) -> Any:
         if isinstance(v, (np.ndarray, np.generic)):
             if v.dtype.hasobject:
                 return {"unsupported": "array of Python objects"}
+            if not PLAIN.fullmatch(v.dtype.str):
+                return {"unsupported": f"array of dtype {v.dtype}"[:200]}
             if v.nbytes > min(MAX_VALUE, room[0]):
                 return {"oversized": {"shape": list(np.shape(v)), "dtype": str(v.dtype), "bytes": int(v.nbytes)}}
             room[0] -= v.nbytes
@@ -102,10 +108,12 @@ def encode(value: Any) -> bytes:
         if isinstance(v, (int, float)) and not isinstance(v, np.generic):
             return v
         if isinstance(v, (np.ndarray, np.generic)):
-            buffer = io.BytesIO()
-            np.save(buffer, np.asarray(v), allow_pickle=False)
-            arrays.append(buffer.getvalue())
-            return ["s" if isinstance(v, np.generic) else "a", len(arrays) - 1]
+            a = np.asarray(v)
+            if a.dtype.hasobject or not PLAIN.fullmatch(a.dtype.str):
+                raise ValueError(f"cannot send an array of dtype {a.dtype}")
+            fortran = a.ndim > 1 and a.flags.f_contiguous and not a.flags.c_contiguous  # a transpose stays one
+            arrays.append((a.T if fortran else np.ascontiguousarray(a)).tobytes())
+            return ["s" if isinstance(v, np.generic) else "a", [len(arrays) - 1, a.dtype.str, list(a.shape), fortran]]
         if isinstance(v, (tuple, list)):
             return ["t" if isinstance(v, tuple) else "l", [tree(x, depth + 1) for x in v]]
         if isinstance(v, dict):
@@ -131,7 +139,9 @@ def decode(frame: bytes) -> Any:
         arrays = []
         for _ in range(count):
             (length,) = struct.unpack_from("<Q", frame, offset)
-            arrays.append(_array(frame[offset + 8:offset + 8 + length]))
+            if offset + 8 + length > len(frame):
+                raise ValueError(f"an array of {length} bytes past the frame's end")
+            arrays.append(memoryview(frame)[offset + 8:offset + 8 + length])
             offset += 8 + length
         return _build(head, arrays, 0)
     except (ValueError, TypeError, KeyError, IndexError, RecursionError, struct.error, OSError, EOFError,
@@ -139,19 +149,23 @@ def decode(frame: bytes) -> Any:
         raise Garbled(f"{type(error).__name__}: {error}"[:200]) from None
 
 
-def _array(data: bytes) -> np.ndarray:
-    """One ``.npy`` array, after checking that its header promises no more bytes than follow it."""
-    buffer = io.BytesIO(data)
-    read = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-    version = np.lib.format.read_magic(buffer)
-    if version not in read:
-        raise ValueError(f".npy format version {version}")
-    shape, _, dtype = read[version](buffer)
-    if dtype.hasobject:
-        raise ValueError("an array of Python objects")
-    if any(n < 0 for n in shape) or math.prod(shape) * dtype.itemsize != len(data) - buffer.tell():
-        raise ValueError(f"an array header for shape {shape} of {dtype} with {len(data) - buffer.tell()} bytes")
-    return np.load(io.BytesIO(data), allow_pickle=False)
+def _array(data: bytes, descr: Any, shape: Any, fortran: Any) -> np.ndarray:
+    """One array from its bytes (in Fortran's order, a transpose's, when ``fortran``), after
+    checking that its dtype is plain and that its shape asks for exactly the bytes that came
+    with it."""
+    if not (isinstance(descr, str) and PLAIN.fullmatch(descr)):
+        raise ValueError(f"an array of dtype {str(descr)[:40]!r}")
+    if not (isinstance(shape, list) and len(shape) <= MAX_DIMENSIONS
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape)):
+        raise ValueError(f"an array of shape {str(shape)[:80]}")
+    dtype = np.dtype(descr)
+    if math.prod(shape) * dtype.itemsize != len(data):
+        raise ValueError(f"an array header for shape {tuple(shape)} of {dtype} with {len(data)} bytes")
+    if dtype.itemsize == 0 or not data:
+        return np.zeros(shape, dtype)
+    if fortran is True:
+        return np.frombuffer(bytearray(data), dtype).reshape(shape[::-1]).T
+    return np.frombuffer(bytearray(data), dtype).reshape(shape)
 
 
 def _build(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
@@ -162,10 +176,10 @@ def _build(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
             return node
         raise ValueError("unexpected node")
     tag, body = node
-    if tag == "a":
-        return arrays[body]
-    if tag == "s":
-        return arrays[body][()]
+    if tag in ("a", "s"):
+        index, descr, shape, fortran = body
+        array = _array(arrays[index], descr, shape, fortran)
+        return array[()] if tag == "s" else array
     if tag in ("t", "l"):
         items = [_build(x, arrays, depth + 1) for x in body]
         return tuple(items) if tag == "t" else items

@@ -36,12 +36,19 @@ class LookedFor:
         cls.names.add(name)
 
 
+KNOWN: dict[Any, Any] = {}  # what unused_files found before in this process: a module's real path, a file's verdict
+
+
 @probe
 def unused_files(mt: Any, package: str) -> list:
     """The package's .py files that no import has looked for and that do not compile, as
-    [file, line, what is wrong]: they cost nothing, but the learner is told."""
+    [file, line, what is wrong]: they cost nothing, but the learner is told. (A stage asks
+    at its end; what an earlier stage's asking found out is kept, as the files never change.)"""
     root = pathlib.Path(os.path.realpath(package))
-    loaded = {os.path.realpath(f) for m in list(sys.modules.values()) if isinstance(f := getattr(m, "__file__", None), str)}
+    loaded = set()
+    for m in list(sys.modules.values()):
+        if isinstance(f := getattr(m, "__file__", None), str):
+            loaded.add(KNOWN.get(f) or KNOWN.setdefault(f, os.path.realpath(f)))
     found: list = []
     for path in sorted(root.rglob("*.py"))[:200]:
         inner = path.relative_to(root).with_suffix("").parts
@@ -49,13 +56,22 @@ def unused_files(mt: Any, package: str) -> list:
         if module in LookedFor.names or module == "minitorch" or str(path) in loaded:
             continue
         name = f"minitorch/{path.relative_to(root).as_posix()}"
-        try:
-            compile(path.read_bytes(), name, "exec", dont_inherit=True)
-        except SyntaxError as error:
-            found.append([name, error.lineno or 0, f"a syntax error ({error.msg})"])
-        except (ValueError, RecursionError, MemoryError, OSError) as error:
-            found.append([name, 0, f"source Python cannot compile ({type(error).__name__}: {error})"[:200]])
+        if ("compiled", name) not in KNOWN:
+            KNOWN[("compiled", name)] = _compiles(path, name)
+        if KNOWN[("compiled", name)]:
+            found.append(KNOWN[("compiled", name)])
     return found
+
+
+def _compiles(path: pathlib.Path, name: str) -> list:
+    """[] for a file that compiles, else [file, line, what is wrong]."""
+    try:
+        compile(path.read_bytes(), name, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        return [name, error.lineno or 0, f"a syntax error ({error.msg})"]
+    except (ValueError, RecursionError, MemoryError, OSError) as error:
+        return [name, 0, f"source Python cannot compile ({type(error).__name__}: {error})"[:200]]
+    return []
 
 
 def describe(error: BaseException, package: pathlib.Path) -> dict:

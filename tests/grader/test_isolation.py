@@ -325,22 +325,35 @@ def test_each_value_of_an_answer_is_bounded_on_its_own():
 
 
 def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
-    import io
     import struct
 
     from grader.boundary import wire
-    header = io.BytesIO()  # an .npy header promising 8 TiB, followed by 8 bytes
-    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (2**40,)})
-    bomb = header.getvalue() + b"\x00" * 8
-    head = b'["a", 0]'
+    bomb = b"\x00" * 8   # an array whose shape promises 8 TiB, followed by 8 bytes
+    head = b'["a", [0, "<f8", [1099511627776], false]]'
     frame = struct.pack("<QQ", len(head), 1) + head + struct.pack("<Q", len(bomb)) + bomb
     with pytest.raises(wire.Garbled, match="header"):
         wire.decode(frame)
+    for descr in ("O", "|O", "V8", "<f8,<f8", "(2,)<f8"):   # nothing but plain numbers, strings and times
+        head = json.dumps(["a", [0, descr, [1], False]]).encode()
+        with pytest.raises(wire.Garbled, match="dtype"):
+            wire.decode(struct.pack("<QQ", len(head), 1) + head + struct.pack("<Q", 8) + b"\x00" * 8)
+    head = b'["a", [0, "<f8", [1], false]]'   # an array said to be longer than the frame
+    with pytest.raises(wire.Garbled, match="past"):
+        wire.decode(struct.pack("<QQ", len(head), 1) + head + struct.pack("<Q", 800) + b"\x00" * 8)
     big_tree = struct.pack("<QQ", wire.MAX_HEAD + 1, 0) + b"[" * 16
     with pytest.raises(wire.Garbled):
         wire.decode(big_tree)
-    fine = wire.decode(wire.encode({"x": np.ones((3, 2), np.float32), "s": np.float64(2.5)}))
+    fine = wire.decode(wire.encode({"x": np.ones((3, 2), np.float32), "s": np.float64(2.5), "t": np.arange(6.0).T,
+                                    "f": np.asfortranarray(np.arange(6).reshape(2, 3)), "e": np.zeros((0, 3)),
+                                    "b": np.array([True, False]), "u": np.array(["ab", "c"]),
+                                    "big": np.arange(3, dtype=">i4"), "d": np.array(["2026-11-28"], "M8[D]")}))
     assert fine["x"].dtype == np.float32 and fine["x"].shape == (3, 2) and fine["s"] == 2.5
+    assert isinstance(fine["s"], np.float64) and np.array_equal(fine["f"], np.arange(6).reshape(2, 3))
+    assert fine["f"].flags.f_contiguous and not fine["f"].flags.c_contiguous   # memory order travels too
+    assert fine["e"].shape == (0, 3) and fine["b"].tolist() == [True, False] and fine["u"].tolist() == ["ab", "c"]
+    assert fine["big"].tolist() == [0, 1, 2] and str(fine["d"][0]) == "2026-11-28"
+    fine["x"][0, 0] = 5.0   # the arrays an answer brings are the grader's own, writable
+    assert wire.bounded(np.zeros(2, "f8,f8")) == {"unsupported": "array of dtype [('f0', '<f8'), ('f1', '<f8')]"}
 
 
 def test_an_answer_a_check_cannot_handle_costs_that_part_only():

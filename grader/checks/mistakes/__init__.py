@@ -20,6 +20,7 @@ learner's package.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,12 +63,13 @@ class ValueMistake:
         return f"{self.message} (known mistake: {self.name}). Fix: {self.fix}"
 
 
-def _stages() -> list:
+@functools.cache
+def _stages() -> tuple:
     """Every ``stageN*.py`` module here, in order: each holds ``MISTAKES`` and/or ``VALUE_MISTAKES``."""
     import importlib
     import pkgutil
     names = sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name.startswith("stage"))
-    return [importlib.import_module(f"{__name__}.{name}") for name in names]
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
 
 
 def library() -> list[Mistake]:
