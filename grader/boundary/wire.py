@@ -149,7 +149,7 @@ def decode(frame: bytes) -> Any:
         raise Garbled(f"{type(error).__name__}: {error}"[:200]) from None
 
 
-def _array(data: bytes, descr: Any, shape: Any, fortran: Any) -> np.ndarray:
+def _array(data: bytes | memoryview, descr: Any, shape: Any, fortran: Any) -> np.ndarray:
     """One array from its bytes (in Fortran's order, a transpose's, when ``fortran``), after
     checking that its dtype is plain and that its shape asks for exactly the bytes that came
     with it."""
@@ -168,7 +168,7 @@ def _array(data: bytes, descr: Any, shape: Any, fortran: Any) -> np.ndarray:
     return np.frombuffer(bytearray(data), dtype).reshape(shape)
 
 
-def _build(node: Any, arrays: list[np.ndarray], depth: int) -> Any:
+def _build(node: Any, arrays: list[memoryview], depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise ValueError("nested too deeply")
     if not isinstance(node, list):

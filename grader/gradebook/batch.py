@@ -49,7 +49,7 @@ def lay_out(course: Course, hand_in: HandIn, result: LearnerResult, handed_in: d
     copy (nothing in the course writes into a package: nbgrader replaces files whole)."""
     from nbformat.v4.nbjson import writes
 
-    from grader.gradebook.preprocessor import keep
+    from grader.gradebook.cells import keep
     stamp = handed_in.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC") if handed_in else None
     copies: dict[pathlib.Path, pathlib.Path] = {}   # a package -> its first copy in the course
     for stage, name in STAGES.items():
@@ -86,83 +86,111 @@ def record_all(course: Course, entries: Iterable[tuple[str, dt.datetime | None]]
     """Every ``(safe id, time handed in)`` of ``entries``, laid out before (``lay_out``), in
     the gradebook, in one session, committed every ``CHUNK`` learners; returns why for each
     learner it could not record (a chunk that fails is recorded again one learner at a
-    time, so that only that learner is left out)."""
+    time, so that only that learner is left out). The class's submissions are read in one
+    query, and each chunk is written in one flush."""
     failed: dict[str, str] = {}
     entries = list(entries)
     with course.gradebook() as gradebook:
+        known = submissions(gradebook)
         for start in range(0, len(entries), CHUNK):
             chunk = entries[start:start + CHUNK]
             try:
-                for sid, handed_in in chunk:
-                    _learner(gradebook, course, sid, handed_in)
+                _chunk(gradebook, course, chunk, known)
                 gradebook.db.commit()
                 continue
             except Exception:  # noqa: BLE001 - found again below, learner by learner
                 gradebook.db.rollback()
-            for sid, handed_in in chunk:
+                known = submissions(gradebook)   # what the rollback took back is not kept
+            for entry in chunk:
                 try:
-                    _learner(gradebook, course, sid, handed_in)
+                    _chunk(gradebook, course, [entry], known)
                     gradebook.db.commit()
                 except Exception as error:  # noqa: BLE001 - one learner, never the class; named in their result
                     gradebook.db.rollback()
-                    failed[sid] = f"{type(error).__name__}: {str(error)[:200]}"
+                    known = submissions(gradebook)
+                    failed[entry[0]] = f"{type(error).__name__}: {str(error)[:200]}"
     return failed
 
 
-def _learner(gradebook: Any, course: Course, sid: str, handed_in: dt.datetime | None) -> None:
+def submissions(gradebook: Any) -> dict[Any, Any]:
+    """{(assignment, safe id): submission} of the whole gradebook, with their notebooks and
+    grades, in a few queries (not a few per learner and stage); under ``"assignments"`` and
+    ``"students"``, {name: assignment} and {id: student} (held here: the session holds its
+    objects only while someone does)."""
+    from nbgrader.api import Assignment, Grade, Notebook, Student, SubmittedAssignment, SubmittedNotebook
+    from sqlalchemy.orm import selectinload
+    students = {s.id: s for s in gradebook.db.query(Student).all()}
+    assignments = {a.name: a for a in gradebook.db.query(Assignment).options(
+        selectinload(Assignment.notebooks).selectinload(Notebook._base_cells)).all()}
+    found = gradebook.db.query(SubmittedAssignment).options(
+        selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.grades).selectinload(Grade.cell),
+        selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.notebook)).all()
+    return {"assignments": assignments, "students": students, **{(s.assignment.name, s.student_id): s for s in found}}
+
+
+def notebook_scores(gradebook: Any, notebooks: list) -> dict[str, float]:
+    """{id: score} of submitted notebooks, as nbgrader computes a notebook's score (a query
+    over its grades), a few hundred at a time."""
+    from nbgrader.api import SubmittedNotebook
+    scores: dict[str, float] = {}
+    ids = [n.id for n in notebooks]
+    for start in range(0, len(ids), 500):
+        scores.update(gradebook.db.query(SubmittedNotebook.id, SubmittedNotebook.score)
+                      .filter(SubmittedNotebook.id.in_(ids[start:start + 500])).all())
+    return scores
+
+
+def _chunk(gradebook: Any, course: Course, chunk: list[tuple[str, dt.datetime | None]], known: dict) -> None:
+    """Learners' submissions as nbgrader's SaveAutoGrades and AssignLatePenalties leave them,
+    in one flush, and the late penalties from the scores it wrote."""
     from nbgrader.api import Student
     from nbgrader.utils import determine_grade
-    if gradebook.db.get(Student, sid) is None:   # as update_or_create_student, without its commit
-        gradebook.db.add(Student(id=sid))
-    for name in STAGES.values():
-        path = course.root / "autograded" / sid / name / f"{name}.ipynb"
-        nb = from_dict(json.loads(path.read_text(encoding="utf-8")))
-        scores = {c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0] for c in nb.cells
-                  if c.metadata.get("nbgrader", {}).get("grade")}
-        _submission(gradebook, course, name, sid, handed_in, scores)
+    late = []
+    for sid, handed_in in chunk:
+        if sid not in known["students"]:   # as update_or_create_student, without its commit
+            gradebook.db.add(student := Student(id=sid))
+            known["students"][sid] = student
+        for name in STAGES.values():
+            path = course.root / "autograded" / sid / name / f"{name}.ipynb"
+            nb = from_dict(json.loads(path.read_text(encoding="utf-8")))
+            scores = {c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0] for c in nb.cells
+                      if c.metadata.get("nbgrader", {}).get("grade")}
+            submission = known.get((name, sid))
+            if submission is None:
+                submission = known[(name, sid)] = _add(gradebook, known["assignments"][name], known["students"][sid])
+            submission.timestamp = handed_in.astimezone(dt.UTC).replace(tzinfo=None) if handed_in else None
+            seconds = submission.total_seconds_late
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    if grade.name in scores and (grade.auto_score is None or grade.auto_score != scores[grade.name]):
+                        grade.auto_score = scores[grade.name]   # an unchanged score keeps its record, as it stood
+                        grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
+                notebook.late_submission_penalty = None
+                if seconds > 0:
+                    late.append((notebook, days_and_percent(seconds, course.late.percent_per_day)[1]))
+    gradebook.db.flush()
+    scored = notebook_scores(gradebook, [notebook for notebook, _ in late])
+    for notebook, percent in late:
+        score = scored[notebook.id]
+        notebook.late_submission_penalty = min(max(score * percent / 100, 0.0), score)
 
 
-def _submission(gradebook: Any, course: Course, name: str, sid: str, handed_in: dt.datetime | None,
-                scores: dict[str, float | None]) -> None:
-    """One stage's submission as nbgrader's SaveAutoGrades and AssignLatePenalties leave it."""
-    from nbgrader.api import SubmittedAssignment
-    timestamp = handed_in.astimezone(dt.UTC).replace(tzinfo=None) if handed_in else None
-    try:
-        submission = gradebook.find_submission(name, sid)
-    except Exception:  # noqa: BLE001 - nbgrader's MissingEntry: made with every cell, as nbgrader makes it
-        submission = _add(gradebook, SubmittedAssignment, name, sid)
-    submission.timestamp = timestamp
-    for notebook in submission.notebooks:
-        for grade in notebook.grades:
-            if grade.name in scores and (grade.auto_score is None or grade.auto_score != scores[grade.name]):
-                grade.auto_score = scores[grade.name]   # an unchanged score keeps its record, as it stood
-                grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
-        gradebook.db.flush()
-        gradebook.db.expire(notebook)   # its score is a query over its grades: read again
-        notebook.late_submission_penalty = None
-        seconds = submission.total_seconds_late
-        if seconds > 0:
-            _, percent = days_and_percent(seconds, course.late.percent_per_day)
-            notebook.late_submission_penalty = min(max(notebook.score * percent / 100, 0.0), notebook.score)
-
-
-def _add(gradebook: Any, kind: Any, name: str, sid: str) -> Any:
+def _add(gradebook: Any, assignment: Any, student: Any) -> Any:
     """A new submission with a grade for every graded cell (``Gradebook.add_submission``
-    without its commit: the session commits once)."""
-    from nbgrader.api import Comment, Grade, SubmittedNotebook
-    submission = kind(assignment=gradebook.find_assignment(name), student=gradebook.find_student(sid))
-    for notebook in submission.assignment.notebooks:
+    without its commit and its queries: the session writes the chunk at once)."""
+    from nbgrader.api import Comment, Grade, SubmittedAssignment, SubmittedNotebook
+    submission = SubmittedAssignment(assignment=assignment, student=student)
+    for notebook in assignment.notebooks:
         made = SubmittedNotebook(notebook=notebook, assignment=submission)
         for cell in notebook.grade_cells:
-            Grade(cell_id=cell.id, notebook=made)
+            Grade(cell=cell, notebook=made)
         for cell in notebook.solution_cells:
-            Comment(cell_id=cell.id, notebook=made)
+            Comment(cell=cell, notebook=made)
         for cell in notebook.task_cells:
-            Comment(cell_id=cell.id, notebook=made)
-            Grade(cell_id=cell.id, notebook=made)
+            Comment(cell=cell, notebook=made)
+            Grade(cell=cell, notebook=made)
     gradebook.db.add(submission)
-    gradebook.db.flush()
     return submission
 
 
-__all__ = ["lay_out", "record_all"]
+__all__ = ["lay_out", "notebook_scores", "record_all", "submissions"]

@@ -16,20 +16,19 @@ nbgrader's late-submission plugin. Written against nbgrader 0.9.6.
 
 from __future__ import annotations
 
-import json
 import pathlib
 from typing import Any, TypeVar
 
-from nbformat import NotebookNode
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Dict, Float, Int
 
+from grader.gradebook.cells import keep
 from grader.grading.hand_ins import grade_learner
 from grader.lateness import days_and_percent as lateness_of
-from grader.results import LearnerResult, TaskResult, Verdict
+from grader.results import LearnerResult, Verdict
 from grader.settings import Settings
-from grader.tasks import STAGES, TASKS, marker
+from grader.tasks import STAGES
 
 _TRAIT = {float: Float, int: Int, bool: Bool, "float": Float, "int": Int, "bool": Bool}
 T = TypeVar("T", bound=type)
@@ -63,42 +62,6 @@ class GradeFromChecks(NbGraderPreprocessor):
             result = grade_learner(folder, student, self.settings(), stages=[stage])
         keep(nb, result, folder / "verdicts.json")
         return nb, resources
-
-
-def keep(nb: Any, result: LearnerResult, record: pathlib.Path) -> None:
-    """The verdicts kept as a record beside the notebook (where no learner writes), then
-    each task's written into its graded cell, the hand-in's problems above them."""
-    record.write_text(json.dumps(result.to_json(), indent=1))
-    write_cells(nb, result, result.problems)
-
-
-def write_cells(nb: Any, result: LearnerResult, notes: list[str] | None = None) -> None:
-    """Each task's verdicts into its graded cell, as nbgrader scores cells; ``notes`` about
-    the hand-in as a whole go above the first of them."""
-    cells = {marker(t): t for t in TASKS}
-    first = True
-    for cell in nb.cells:
-        task = cells.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
-        if task in result.tasks:
-            cell.outputs = outputs(result.tasks[task])
-            if first and notes:
-                cell.outputs.insert(0, NotebookNode(output_type="stream", name="stdout",
-                                                    text="".join(f"Note: {n}\n" for n in notes)))
-            first = False
-
-
-def outputs(task_result: TaskResult) -> list:
-    lines = [f"Task {task_result.task}: {task_result.score:g} / {task_result.max_score:g}"]
-    lines += [f"  {'ok' if v.passed else '--'} {v.part} ({v.earned:g} / {v.points:g})"
-              + ("" if v.passed else f": {v.message}") for v in task_result.verdicts]
-    text = NotebookNode(output_type="stream", name="stdout", text="\n".join(lines) + "\n")
-    if task_result.score == task_result.max_score:
-        return [text]
-    if task_result.score == 0:
-        return [text, NotebookNode(output_type="error", ename="NoPoints", evalue=task_result.message[:2000],
-                                   traceback=[])]
-    return [text, NotebookNode(output_type="execute_result", execution_count=None, metadata={},
-                               data={"text/plain": repr(float(task_result.score))})]
 
 
 class CourseLatePolicy(LateSubmissionPlugin):

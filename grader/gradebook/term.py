@@ -52,35 +52,43 @@ def settle_all(course: Course, learners: list[tuple[str, dt.datetime | None, dic
     """Give each ``(safe id, deadline, scores)`` their own deadline and the instructor's
     scores (``None`` clears one the grader set before), then the late penalty of each of
     their notebooks from both (a class's course has an assignment per stage, the hub's one
-    for all: ``assignment_of``), in one gradebook session and one commit."""
+    for all: ``assignment_of``), in one gradebook session, one flush and one commit."""
     if not learners:
         return
+    from grader.gradebook.batch import notebook_scores, submissions
     with course.gradebook() as gradebook:
+        known, penalties = submissions(gradebook), []
         for sid, deadline, scores in learners:
-            _settle(gradebook, course, sid, deadline, scores)
+            penalties += _settle(gradebook, course, known, sid, deadline, scores)
+        gradebook.db.flush()
+        scored = notebook_scores(gradebook, [notebook for notebook, _ in penalties])
+        for notebook, percent in penalties:
+            notebook.late_submission_penalty = scored[notebook.id] * percent / 100
         gradebook.db.commit()
 
 
-def _settle(gradebook: Any, course: Course, sid: str, deadline: dt.datetime | None,
-            scores: dict[str, float | None]) -> None:
+def _settle(gradebook: Any, course: Course, known: dict, sid: str, deadline: dt.datetime | None,
+            scores: dict[str, float | None]) -> list[tuple[Any, float]]:
+    """One learner's deadline and scores set; each of their notebooks with the percent of
+    its score that its late penalty is (once the scores are written)."""
+    penalties = []
     for name in dict.fromkeys(course.assignment_of(stage) for stage in STAGES):
-        try:
-            submission = gradebook.find_submission(name, sid)
-        except Exception:  # noqa: BLE001 - not recorded (nbgrader could not): nothing to settle
+        submission = known.get((name, sid))
+        if submission is None:   # not recorded (nbgrader could not): nothing to settle
             continue
         due = submission.assignment.duedate
         submission.extension = (deadline.astimezone(dt.UTC).replace(tzinfo=None) - due) \
             if deadline is not None and due is not None else None
         for task, points in scores.items():
             if course.assignment_of(stage_of(task)) == name:
-                _grade(gradebook, name, sid, task).manual_score = points
-        gradebook.db.flush()
-        seconds = submission.total_seconds_late
-        _, percent = days_and_percent(seconds, course.late.percent_per_day)
-        for notebook in submission.notebooks:
-            gradebook.db.expire(notebook)   # its score is a query over its grades: read again
-            notebook.late_submission_penalty = notebook.score * percent / 100
+                _grade(gradebook, submission, name, sid, task).manual_score = points
+        _, percent = days_and_percent(submission.total_seconds_late, course.late.percent_per_day)
+        penalties += [(notebook, percent) for notebook in submission.notebooks]
+    return penalties
 
 
-def _grade(gradebook: Any, assignment: str, sid: str, task: str) -> Any:
-    return gradebook.find_grade(marker(task), STAGES[stage_of(task)], assignment, sid)
+def _grade(gradebook: Any, submission: Any, assignment: str, sid: str, task: str) -> Any:
+    """The grade of ``task`` in ``submission``, found among those read with it."""
+    found = [g for n in submission.notebooks if n.name == STAGES[stage_of(task)] for g in n.grades
+             if g.name == marker(task)]
+    return found[0] if len(found) == 1 else gradebook.find_grade(marker(task), STAGES[stage_of(task)], assignment, sid)

@@ -65,6 +65,7 @@ class Compared:
     pairs: list[Pair]              # ranked: flagged first, then by uncommon shared code
     common: frozenset[int]         # the class's common fingerprints
     reference: frozenset[int]      # the reference's
+    places: dict = field(default_factory=dict, repr=False, compare=False)   # engine.matched_lines's, kept per run
 
 
 def compare_class(codes: dict[str, dict[str, TaskCode]], prints: dict[str, Prints], detailed: int = DETAILED) -> Compared:
@@ -110,14 +111,16 @@ def compare_class(codes: dict[str, dict[str, TaskCode]], prints: dict[str, Print
 
 
 def detail(pair: Pair, codes: dict[str, dict[str, TaskCode]], prints: dict[str, Prints], found: Compared) -> None:
-    """The pair's shared fingerprints task by task (on side a), and each side's matched lines."""
+    """The pair's shared fingerprints task by task (on side a: the task of each one's first
+    occurrence there), and each side's matched lines."""
     a, b = prints[pair.a], prints[pair.b]
     shared = a.keys() & b.keys()
     if not pair.with_reference:
         shared -= found.reference
-    tasks: dict[str, int] = {}
-    for value in shared:
-        task = a[value][0][0]
-        tasks[task] = tasks.get(task, 0) + 1
-    pair.tasks = dict(sorted(tasks.items(), key=lambda t: (-t[1], t[0])))
-    pair.lines = (engine.matched_lines(codes[pair.a], a, shared), engine.matched_lines(codes[pair.b], b, shared))
+    ordered = np.sort(np.fromiter(shared, dtype=np.int64, count=len(shared)))
+    values, tasks, _, names = engine.occurrences(a, found.places)
+    counts = np.bincount(tasks[np.searchsorted(values, ordered)], minlength=len(names))
+    pair.tasks = dict(sorted(((names[t], int(c)) for t, c in enumerate(counts.tolist()) if c),
+                             key=lambda t: (-t[1], t[0])))
+    pair.lines = (engine.matched_lines(codes[pair.a], a, ordered, found.places),
+                  engine.matched_lines(codes[pair.b], b, ordered, found.places))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable
-from itertools import compress
 
 import numpy as np
 
@@ -56,18 +55,56 @@ def fingerprint(codes: dict[str, TaskCode], base: frozenset[int] = frozenset()) 
     return prints
 
 
-def matched_lines(codes: dict[str, TaskCode], prints: Prints, shared: Iterable[int]) -> dict[str, set[tuple[str, int]]]:
-    """The lines (file, number) the ``shared`` fingerprints cover, task by task."""
-    starts: dict[str, list[int]] = {}
-    for value in shared:
-        for task, start in prints.get(value, ()):
-            starts.setdefault(task, []).append(start)
+def matched_lines(codes: dict[str, TaskCode], prints: Prints, shared: np.ndarray,
+                  places: dict | None = None) -> dict[str, set[tuple[str, int]]]:
+    """The lines (file, number) the ``shared`` fingerprints (a sorted array) cover, task by
+    task. ``places`` keeps what is worked out once per hand-in (``occurrences``, each task's
+    token places) for the next pair of the same run."""
+    values, tasks, starts, names = occurrences(prints, places)
+    chosen = np.isin(values, shared, assume_unique=False)
     found: dict[str, set[tuple[str, int]]] = {}
-    for task, at in starts.items():
-        tokens = codes[task].tokens
-        cover = np.zeros(len(tokens) + 1, dtype=np.int32)
-        np.add.at(cover, np.asarray(at), 1)
-        np.add.at(cover, np.minimum(np.asarray(at) + K, len(tokens)), -1)
-        marked = np.cumsum(cover[:-1]) > 0
-        found[task] = {(t[1], t[2]) for t in compress(tokens, marked.tolist())}
+    for t in np.unique(tasks[chosen]).tolist():
+        code = codes[names[t]]
+        kept = places.get(id(code)) if places is not None else None
+        if kept is None or kept[0] is not code:
+            kept = (code, *_places(code))
+            if places is not None:
+                places[id(code)] = kept
+        _, keys, files = kept
+        n, begin = len(keys), starts[chosen & (tasks == t)]
+        cover = np.bincount(begin, minlength=n + 1) - np.bincount(np.minimum(begin + K, n), minlength=n + 1)
+        lines = np.unique(keys[np.cumsum(cover[:-1]) > 0])
+        found[names[t]] = {(files[k >> 32], k & 0xFFFFFFFF) for k in lines.tolist()}
     return found
+
+
+def occurrences(prints: Prints, places: dict | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """A hand-in's fingerprints as arrays, one entry per occurrence, sorted by fingerprint
+    (a fingerprint's first entry is its first occurrence): its value, task (an index into
+    the task names returned last) and first token; kept in ``places`` for the run."""
+    kept = places.get(id(prints)) if places is not None else None
+    if kept is not None and kept[0] is prints:
+        return kept[1]
+    values: list[int] = []
+    tasks: list[int] = []
+    starts: list[int] = []
+    names: dict[str, int] = {}
+    for value, where in prints.items():
+        for task, start in where:
+            values.append(value)
+            tasks.append(names.setdefault(task, len(names)))
+            starts.append(start)
+    order = np.argsort(np.asarray(values, dtype=np.int64), kind="stable")
+    found = (np.asarray(values, dtype=np.int64)[order], np.asarray(tasks, dtype=np.int64)[order],
+             np.asarray(starts, dtype=np.int64)[order], list(names))
+    if places is not None:
+        places[id(prints)] = (prints, found)
+    return found
+
+
+def _places(code: TaskCode) -> tuple[np.ndarray, list[str]]:
+    """Each token's place as one number (its file's index, then its line), and the files."""
+    files: dict[str, int] = {}
+    keys = np.fromiter(((files.setdefault(t[1], len(files)) << 32) | t[2] for t in code.tokens), dtype=np.int64,
+                       count=len(code.tokens))
+    return keys, list(files)

@@ -55,9 +55,14 @@ class Shape:
     base: frozenset[int]       # the released package's fingerprints
 
 
+_KEPT_BASE: list[frozenset[int]] = []   # the base code's fingerprints, taken back from an output folder
+
+
 @functools.cache
 def shape() -> Shape:
     """The tasks' functions, the released stubs, and their fingerprints (the base code)."""
+    if _KEPT_BASE:
+        return Shape(units(SOLUTIONS), released(RELEASED), _KEPT_BASE[0])
     base: set[int] = set()
     for path in sorted(RELEASED.rglob("*.py")):
         file, text = path.relative_to(RELEASED).as_posix(), path.read_text(encoding="utf-8")
@@ -116,7 +121,7 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
     """Every hand-in's code and fingerprints (the reference's too), and what could not be read;
     with ``out``, the reads kept there are used and this run's are kept (cache.py), found by
     each hand-in's content hash (``contents``, or computed here)."""
-    shape()   # once, before the processes fork
+    base = _base_kept(out)   # once, before the processes fork
     keys: dict[str, dict[str, str]] = {}
     if out is not None:
         from grader.similarity import _contents
@@ -133,10 +138,24 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
             if read.whole and not read.kept and f.learner in keys:
                 cache.store(out, keys[f.learner], read.codes, read.prints, read.notes,
                             never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
-        cache.keep_only(out, list(keys.values()))
+        cache.keep_only(out, [*keys.values(), base])
     reads.append(read_reference())
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
                  {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]))
+
+
+def _base_kept(out: pathlib.Path | None) -> dict[str, str]:
+    """``shape()`` made, its base code's fingerprints taken back from ``out`` where a run with
+    the same code kept them there (kept, else); the key they are kept under."""
+    key = cache.key_of("", "the base code")
+    if out is not None and shape.cache_info().currsize == 0 and not _KEPT_BASE:
+        got = cache.load(out, key)
+        if got is not None:
+            _KEPT_BASE[:] = [frozenset(got[1])]
+    made = shape()
+    if out is not None and not _KEPT_BASE:
+        cache.store(out, key, {}, {value: [("", 0)] for value in made.base}, [])
+    return key
 
 
 def _read_or_take(work: tuple[Found, dict[str, str] | None, pathlib.Path | None]) -> Read:

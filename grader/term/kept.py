@@ -41,27 +41,44 @@ class Kept:
         return dt.datetime.fromisoformat(self.at) if self.at else None
 
 
-def _files(root: pathlib.Path):
+def _files(root: pathlib.Path | str, relative: str = ""):
     """(relative path, kind, path) of a folder, links not followed: kind "file", "link", or
     "left-out" for what the intake skips (its SKIPPED folders, pipes and other special
-    files), which is named but neither read nor kept."""
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        skipped = sorted(d for d in dirs if d in SKIPPED)
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED and not os.path.islink(os.path.join(folder, d)))
-        links = [d for d in os.listdir(folder) if os.path.islink(os.path.join(folder, d))]
-        for name in skipped:
-            yield pathlib.Path(folder, name).relative_to(root).as_posix(), "left-out", pathlib.Path(folder, name)
-        for name in sorted(set(names) | set(links)):
-            full = pathlib.Path(folder, name)
-            mode = os.lstat(full).st_mode
-            kind = "link" if stat.S_ISLNK(mode) else "file" if stat.S_ISREG(mode) else "left-out"
-            yield full.relative_to(root).as_posix(), kind, full
+    files), which is named but neither read nor kept. In ``os.walk``'s order (a folder's
+    entries sorted, then each of its folders in turn), with one ``scandir`` a folder."""
+    folder = os.path.join(root, relative) if relative else os.fspath(root)
+    try:
+        with os.scandir(folder) as found:
+            entries = {e.name: e for e in found}
+    except OSError:   # as os.walk: a folder that cannot be listed is passed over
+        return
+    dirs = [n for n, e in entries.items() if _is_dir(e)]
+    for name in sorted(d for d in dirs if d in SKIPPED):
+        yield f"{relative}{name}", "left-out", pathlib.Path(folder, name)
+    for name in sorted({n for n in entries if n not in dirs} | {n for n, e in entries.items() if e.is_symlink()}):
+        e = entries[name]
+        kind = "link" if e.is_symlink() else "file" if e.is_file(follow_symlinks=False) else "left-out"
+        yield f"{relative}{name}", kind, pathlib.Path(folder, name)
+    for name in sorted(d for d in dirs if d not in SKIPPED and not entries[d].is_symlink()):
+        yield from _files(root, f"{relative}{name}/")
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def _read(path: pathlib.Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with os.fdopen(fd, "rb") as file:
-        return file.read()
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def content_of(path: pathlib.Path) -> str:
