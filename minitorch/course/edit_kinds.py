@@ -191,7 +191,8 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
     if isinstance(child, ast.Attribute) and child.attr == "T" and isinstance(child.ctx, ast.Load):
         yield "axis", lambda c: c.value
     if where.module and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) \
-            and where.names.get(child.id) == "value":
+            and where.names.get(child.id) == "value" and isinstance(parent, ast.BinOp) \
+            and isinstance(parent.op, (ast.Mult, ast.Div)):  # a factor: out * s -> np.exp(out) * s
         for function in ("exp", "log"):  # out -> np.exp(out)
             yield "wrap", lambda c, f=function: ast.Call(ast.Attribute(ast.Name(where.module, ast.Load()), f,
                                                                        ast.Load()), [c], [])

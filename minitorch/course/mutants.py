@@ -27,7 +27,7 @@ from typing import Any
 
 from .edit_kinds import KINDS, ORDER, changes, scope
 
-LIMIT = 300  # edits of one function at most: a longer function is not searched
+LIMIT = 400  # edits of one function at most: a longer function is not searched
 LABEL = re.compile(r"\s*# Task \d+\.\d+:")
 
 

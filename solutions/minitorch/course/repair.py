@@ -95,6 +95,32 @@ def _suspects(task: str, error: BaseException, package: pathlib.Path) -> list[tu
     return mine or functions
 
 
+def _ran_last(functions: list[tuple[str, Callable]], run: Callable[[], Any]) -> list[tuple[str, Callable]]:
+    """Of a task's functions, the one whose code (or a function made in it, such as a
+    backward closure) ran last when ``run`` ran the check once more: a check stops at its
+    first wrong answer, so that is the one it blames. All of them when none ran."""
+    owners: dict[types.CodeType, tuple[str, Callable]] = {}
+    for where, function in functions:
+        codes = [function.__code__]
+        while codes:
+            code = codes.pop()
+            owners[code] = (where, function)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    ran: list[tuple[str, Callable]] = []
+
+    def seen(frame: types.FrameType, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code in owners:
+            ran.append(owners[frame.f_code])
+    _state["searching"], kept = True, sys.getprofile()
+    sys.setprofile(seen)
+    try:
+        _passes(run)
+    finally:
+        sys.setprofile(kept)
+        _state["searching"] = False
+    return ran[-1:] or functions
+
+
 def _passes(run: Callable[[], Any]) -> bool:
     try:
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
@@ -114,7 +140,11 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     if SECONDS <= 0 or _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
             "known mistake" in str(error) or start - began > (SECONDS / 2 if case else SECONDS / 10):
         return ""
+    code, names = cell.f_code, cell.f_globals
+    whole = lambda: exec(code, dict(names))  # noqa: E731, S102 - the check's own cell, run again
     suspects = _suspects(task, error, package)
+    if len(suspects) > 1 and not case:
+        suspects = _ran_last(suspects, whole)
     plans = []
     for where, function in suspects:
         found = mutants.edits(function)
@@ -123,8 +153,6 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
         plans += [(where, function, edit) for edit in found]
     if not plans or len(plans) > mutants.LIMIT:
         return ""
-    code, names = cell.f_code, cell.f_globals
-    whole = lambda: exec(code, dict(names))  # noqa: E731, S102 - the check's own cell, run again
     accepted: list[tuple[str, mutants.Edit]] = []
     _state["searching"] = True
     try:
