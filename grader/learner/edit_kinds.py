@@ -44,9 +44,12 @@ class Scope:
     attributes: list[ast.Attribute] = field(default_factory=list)
     tops: set[int] = field(default_factory=set)
     module: str | None = None
+    axes: list[ast.expr] = field(default_factory=list)
 
 
-def scope(node: ast.FunctionDef, module_names: Any) -> Scope:
+def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | None = None) -> Scope:
+    """``node``'s scope; ``forward`` is its Function's forward, whose ``ctx.axis`` (and the
+    like) a backward may use where it wrote a number."""
     nested = [a.arg for f in ast.walk(node) if isinstance(f, (ast.FunctionDef, ast.Lambda))
               for a in f.args.posonlyargs + f.args.args + f.args.kwonlyargs]
     names = nested + [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
@@ -67,8 +70,13 @@ def scope(node: ast.FunctionDef, module_names: Any) -> Scope:
             if isinstance(top, ast.Call) and top.args:  # unbroadcast(grad * b, a_shape): its first argument too
                 tops.add(id(top.args[0]))
     module = next((m for m in ("np", "math") if m in module_names), None)
+    held = {ast.unparse(n): n for n in ast.walk(forward or node) if isinstance(n, ast.Attribute) and n.attr in AXIS_WORDS
+            and isinstance(n.value, ast.Name) and n.value.id == "ctx"} if "ctx" in [a.arg for a in node.args.args] else {}
+    axes = [a for a in attributes.values() if a.attr in AXIS_WORDS] + list(held.values())
+    axes += [ast.Name(n, ast.Load()) for n in dict.fromkeys(names) if n in AXIS_WORDS]
     return Scope({n: "loop" if n in loops else "object" if n in objects else "value"
-                  for n in dict.fromkeys(names) if n not in UNNAMED}, list(attributes.values()), tops, module)
+                  for n in dict.fromkeys(names) if n not in UNNAMED}, list(attributes.values()), tops, module,
+                 list({ast.unparse(a): a for a in axes}.values()))
 
 
 def _swapaxes(value: ast.expr) -> ast.expr:
@@ -102,8 +110,7 @@ def _constants(parent: ast.AST, value: float, where: Scope) -> Iterator[tuple[st
         yield ("axis" if axis else "constant"), lambda c, v=new: ast.Constant(v) if v >= 0 else \
             ast.UnaryOp(ast.USub(), ast.Constant(-v))
     if axis and isinstance(value, int):
-        for held in [a for a in where.attributes if a.attr in AXIS_WORDS] + \
-                [ast.Name(n, ast.Load()) for n in where.names if n in AXIS_WORDS]:
+        for held in where.axes:
             yield "axis", lambda c, h=held: copy.deepcopy(h)
 
 

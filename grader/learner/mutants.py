@@ -85,7 +85,7 @@ def edits(fn: Callable, limit: int = LIMIT) -> list[Edit] | None:
     if found is None:
         return []
     node, label = found
-    where = scope(node, fn.__globals__)
+    where = scope(node, fn.__globals__, _forward(fn))
     plans = [(slot, kind, change) for slot in _slots(node) if getattr(slot[3], "lineno", label + 1) > label
              for kind, change in changes(slot[0], slot[3], where)]
     plans.sort(key=lambda plan: ORDER.index(plan[1]))  # the common kinds first
@@ -108,6 +108,19 @@ def edits(fn: Callable, limit: int = LIMIT) -> list[Edit] | None:
         if not code.co_freevars:
             made.append(Edit(getattr(child, "lineno", label + 1), kind, code))
     return made
+
+
+def _forward(fn: Callable) -> ast.FunctionDef | None:
+    """The tree of the forward beside ``fn`` (a Function's backward), or None."""
+    owner = fn.__globals__.get(fn.__qualname__.split(".")[0]) if fn.__qualname__.count(".") == 1 else None
+    forward = getattr(owner, "forward", None)
+    if fn.__name__ != "backward" or not isinstance(forward, types.FunctionType):
+        return None
+    try:
+        node = ast.parse(textwrap.dedent(inspect.getsource(forward))).body[0]
+    except (OSError, TypeError, SyntaxError, IndentationError, IndexError):
+        return None
+    return node if isinstance(node, ast.FunctionDef) else None
 
 
 def _put(parent: ast.AST, field: str, index: int | None, child: ast.AST) -> None:
