@@ -70,7 +70,8 @@ def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | N
     module = next((m for m in ("np", "math") if m in module_names), None)
     held = {ast.unparse(n): n for n in ast.walk(forward or node) if isinstance(n, ast.Attribute) and n.attr in AXIS_WORDS
             and isinstance(n.value, ast.Name) and n.value.id == "ctx"} if "ctx" in [a.arg for a in node.args.args] else {}
-    axes = [a for a in attributes.values() if a.attr in AXIS_WORDS] + list(held.values())
+    axes: list[ast.expr] = [a for a in attributes.values() if a.attr in AXIS_WORDS]
+    axes += held.values()
     axes += [ast.Name(n, ast.Load()) for n in dict.fromkeys(names) if n in AXIS_WORDS]
     return Scope({n: "loop" if n in loops else "object" if n in objects else "value"
                   for n in dict.fromkeys(names) if n not in UNNAMED}, list(attributes.values()), tops, module,
@@ -157,7 +158,8 @@ def _calls(child: ast.Call, where: Scope) -> Iterator[tuple[str, Callable]]:
     if called in TRANSPOSE:  # x.swapaxes(...) -> x; np.swapaxes(x, ...) -> x
         yield "axis", lambda c: c.args[0] if isinstance(c.func.value, ast.Name) and c.func.value.id in MODULES \
             and c.args else c.func.value
-    if called in ELEMENTWISE and isinstance(child.func.value, ast.Name) and child.func.value.id in MODULES \
+    owner = getattr(child.func, "value", None)
+    if called in ELEMENTWISE and isinstance(owner, ast.Name) and owner.id in MODULES \
             and len(child.args) == 1 and not child.keywords and not isinstance(child.args[0], ast.Starred):
         yield "unwrap", lambda c: c.args[0]  # np.exp(out) -> out
     if called is not None and len(child.args) >= 2 and not any(isinstance(a, ast.Starred) for a in child.args[:2]):
@@ -197,9 +199,10 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
         yield from _calls(child, where)
     if isinstance(child, ast.Attribute) and child.attr == "T" and isinstance(child.ctx, ast.Load):
         yield "axis", lambda c: c.value
-    if where.module and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) \
+    module = where.module
+    if module and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) \
             and where.names.get(child.id) == "value" and isinstance(parent, ast.BinOp) \
             and isinstance(parent.op, (ast.Mult, ast.Div)):  # a factor: out * s -> np.exp(out) * s
         for function in ("exp", "log"):  # out -> np.exp(out)
-            yield "wrap", lambda c, f=function: ast.Call(ast.Attribute(ast.Name(where.module, ast.Load()), f,
+            yield "wrap", lambda c, f=function: ast.Call(ast.Attribute(ast.Name(module, ast.Load()), f,
                                                                        ast.Load()), [c], [])
