@@ -96,7 +96,7 @@ def _located_scalar(failure: CheckFailure, w, op: str, ref, span: tuple, values:
     method = "__neg__" if op.startswith("-") else op.split(".")[1].split("(")[0] if "." in op else \
         {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "**": "__pow__"}[op.split()[1]]
     rng = np.random.default_rng(29)
-    points = [(values, g), *(([float(v) for v in rng.uniform(*span, len(values))], float(rng.uniform(0.5, 2)))
+    points = [(values, g), *(([float(v) for v in rng.uniform(span[0], span[1], len(values))], float(rng.uniform(0.5, 2)))
                              for _ in range(2))]
     calls = [{"name": op, "values": v, "upstream": up} for v, up in points]
     right = [[ref(*v), _derivatives(ref, v, up)] for v, up in points]
