@@ -38,13 +38,16 @@ UNNAMED = {"self", "ctx", "cls", *MODULES}  # never swapped for another variable
 class Scope:
     """What an edit may use: the function's variables with their kind (a loop's variable,
     an object whose attributes or items are read, or a value), the attributes it reads
-    (``a.data``, ``ctx.axis``), the expressions an edit may negate or multiply (``tops``),
-    and the module whose exp and log a wrapping edit calls."""
+    (``a.data``, ``ctx.axis``), the expressions an edit may negate (``tops``) and, of
+    those, what a ``return`` gives, which it may multiply (``returned``: a factor that a
+    later line cancels, as in ``hit = out * (x == out)``, is no repair), and the module
+    whose exp and log a wrapping edit calls."""
     names: dict[str, str]
     attributes: list[ast.Attribute] = field(default_factory=list)
     tops: set[int] = field(default_factory=set)
     module: str | None = None
     axes: list[ast.expr] = field(default_factory=list)
+    returned: set[int] = field(default_factory=set)
 
 
 def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | None = None) -> Scope:
@@ -62,13 +65,15 @@ def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | N
                   and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name)
                   and n.value.id not in MODULES | {"self", "cls"}}
     tops: set[int] = set()
+    returned: set[int] = set()
     for statement in ast.walk(node):
         value = getattr(statement, "value", None) if isinstance(statement, (ast.Return, ast.Assign, ast.AugAssign)) \
             else None
         for top in value.elts if isinstance(value, ast.Tuple) else [value] if value is not None else []:
-            tops.add(id(top))
-            if isinstance(top, ast.Call) and top.args:  # unbroadcast(grad * b, a_shape): its first argument too
-                tops.add(id(top.args[0]))
+            found = [top, top.args[0]] if isinstance(top, ast.Call) and top.args else [top]  # unbroadcast(g * b, shape)
+            tops.update(map(id, found))
+            if isinstance(statement, ast.Return):
+                returned.update(map(id, found))
     module = next((m for m in ("np", "math") if m in module_names), None)
     held = {ast.unparse(n): n for n in ast.walk(forward or node) if isinstance(n, ast.Attribute) and n.attr in AXIS_WORDS
             and isinstance(n.value, ast.Name) and n.value.id == "ctx"} if "ctx" in [a.arg for a in node.args.args] else {}
@@ -77,7 +82,7 @@ def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | N
     axes += [ast.Name(n, ast.Load()) for n in dict.fromkeys(names) if n in AXIS_WORDS]
     return Scope({n: "loop" if n in loops else "object" if n in objects else "value"
                   for n in dict.fromkeys(names) if n not in UNNAMED}, list(attributes.values()), tops, module,
-                 list({ast.unparse(a): a for a in axes}.values()))
+                 list({ast.unparse(a): a for a in axes}.values()), returned)
 
 
 def _swapaxes(value: ast.expr) -> ast.expr:
@@ -187,7 +192,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
         yield "sign", lambda c: c.operand
     elif id(child) in where.tops and isinstance(child, (ast.BinOp, ast.Call, ast.Name, ast.Attribute)):
         yield "sign", lambda c: ast.UnaryOp(ast.USub(), c)
-    if id(child) in where.tops and isinstance(child, ast.expr):
+    if id(child) in where.returned and isinstance(child, ast.expr):
         for name, kind in where.names.items():
             if kind == "value" and not (isinstance(child, ast.Name) and child.id == name):
                 yield "multiply", lambda c, n=name: ast.BinOp(ast.Name(n, ast.Load()), ast.Mult(), c)
