@@ -95,10 +95,12 @@ def _suspects(task: str, error: BaseException, package: pathlib.Path) -> list[tu
     return mine or functions
 
 
-def _ran_last(functions: list[tuple[str, Callable]], run: Callable[[], Any]) -> list[tuple[str, Callable]]:
-    """Of a task's functions, the one whose code (or a function made in it, such as a
-    backward closure) ran last when ``run`` ran the check once more: a check stops at its
-    first wrong answer, so that is the one it blames. All of them when none ran."""
+def _returned_last(functions: list[tuple[str, Callable]], run: Callable[[], Any]) -> list[tuple[str, Callable]]:
+    """A task's functions whose code (or a function made in it, such as a backward closure)
+    ran when ``run`` ran the check once more, the one that returned last first: a check
+    stops at its first wrong answer, so that one is the likeliest to blame (the last to
+    return, not to be called: GPT.forward returns after the blocks it calls). All of them
+    when none ran."""
     owners: dict[types.CodeType, tuple[str, Callable]] = {}
     for where, function in functions:
         codes = [function.__code__]
@@ -109,7 +111,7 @@ def _ran_last(functions: list[tuple[str, Callable]], run: Callable[[], Any]) -> 
     ran: list[tuple[str, Callable]] = []
 
     def seen(frame: types.FrameType, event: str, _: Any) -> None:
-        if event == "call" and frame.f_code in owners:
+        if event == "return" and frame.f_code in owners:
             ran.append(owners[frame.f_code])
     _state["searching"], kept = True, sys.getprofile()
     sys.setprofile(seen)
@@ -118,7 +120,7 @@ def _ran_last(functions: list[tuple[str, Callable]], run: Callable[[], Any]) -> 
     finally:
         sys.setprofile(kept)
         _state["searching"] = False
-    return ran[-1:] or functions
+    return list(dict.fromkeys(reversed(ran))) or functions
 
 
 def _passes(run: Callable[[], Any]) -> bool:
@@ -143,20 +145,25 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     code, names = cell.f_code, cell.f_globals
     whole = lambda: exec(code, dict(names))  # noqa: E731, S102 - the check's own cell, run again
     suspects = _suspects(task, error, package)
-    if len(suspects) > 1 and not case:
-        suspects = _ran_last(suspects, whole)
-    plans = []
+    ordered = len(suspects) > 1 and not case  # searched one function at a time, the likeliest first
+    if ordered:
+        suspects = _returned_last(suspects, whole)
+    plans: list[tuple[str, Callable, mutants.Edit]] = []
     for where, function in suspects:
         found = mutants.edits(function)
-        if found is None:
+        if found is None or len(plans) + len(found) > mutants.LIMIT:
+            if ordered and plans:
+                break  # the functions that returned earlier are left out
             return ""  # too long to search in time
         plans += [(where, function, edit) for edit in found]
-    if not plans or len(plans) > mutants.LIMIT:
+    if not plans:
         return ""
     accepted: list[tuple[str, mutants.Edit]] = []
     _state["searching"] = True
     try:
         for where, function, edit in plans:
+            if ordered and accepted and where != accepted[0][0]:
+                break  # a function that returned later holds the repair: the earlier ones are not searched
             if time.perf_counter() - start > SECONDS:
                 return ""  # not searched to the end: no line can be named honestly
             with mutants.patched(function, edit.code):
