@@ -40,7 +40,14 @@ FRESH = [  # a fresh learner's mistakes, as written; the kind said is the one of
      "6.3": ("optim.py", 'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
              'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)',
              "line 85 of minitorch/optim.py (Adam.step) makes every case of this check pass: look there at "
-             "one factor or divisor too many.", "beta1 ** t)")},
+             "one factor or divisor too many.", "beta1 ** t)"),
+     # the task's functions that ran are searched the last to return first: GPT.forward, not the blocks it calls
+     "7.3": ("nn/transformer.py",
+             "        for block in self.blocks:\n            x = block(x)\n        return self.head(self.ln_f(x))",
+             "        out = x\n        for block in self.blocks:\n            out = block(x)\n"
+             "        return self.head(self.ln_f(out))",
+             "line 115 of minitorch/nn/transformer.py (GPT.forward) makes every case of this check pass: look there "
+             "at which variable is used.", "block(out)")},
     {"1.2": ("scalar.py", "return (g * math.cos(a.data),)", "return (g * math.cos(g),)",
              "line 187 of minitorch/scalar.py (Scalar.sin) makes every case of this check pass: look there at "
              "which variable is used.", "a.data"),
