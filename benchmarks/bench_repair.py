@@ -38,6 +38,20 @@ PLANTED = [  # (what, file, the reference's text, the mistake, task)
     ("outside the model (x >= out: Min's ties)", "ops_reduce.py", "hit = x == out", "hit = x >= out", "3.3"),
     ("Adam's v corrected with beta1", "optim.py", "denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps",
      "denom = np.sqrt(v) / math.sqrt(1 - beta1 ** t) + self.eps", "6.3"),
+    # a fresh learner's own (issue 45): the kinds added for them
+    ("a minus lost in a tuple (Scalar div)", "scalar.py", "return g / b.data, -g * a.data / (b.data * b.data)",
+     "return g / b.data, g * a.data / (b.data * b.data)", "1.2"),
+    ("a variable for an attribute (Scalar sin)", "scalar.py", "return (g * math.cos(a.data),)",
+     "return (g * math.cos(g),)", "1.2"),
+    ("grad forgotten (Log)", "ops_unary.py", "return grad / x", "return 1 / x", "3.1"),
+    ("exp applied again (Exp)", "ops_unary.py", "return grad * out\n", "return grad * np.exp(out)\n", "3.1"),
+    ("exp missing (LogSoftmax)", "ops_softmax.py", "grad - np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
+     "grad - out * np.sum(grad, axis=ctx.axis, keepdims=True)", "5.3"),
+    ("axis 0 for ctx.axis (Softmax)", "ops_softmax.py", "np.sum(grad * out, axis=ctx.axis, keepdims=True)",
+     "np.sum(grad * out, axis=0, keepdims=True)", "5.3"),
+    ("Adam's corrected m stored (a divisor too many)", "optim.py",
+     'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
+     'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)', "6.3"),
 ]
 
 NOTEBOOK = r"""

@@ -27,10 +27,12 @@ from grader.checks.numeric import numeric_vjp
 from grader.results import Failure
 
 SEARCH, BUDGET = 2.0, 5.0
-WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  # mutants.KINDS (a test holds them equal)
+WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  # edit_kinds.KINDS (a test holds them equal)
          "axis": "an axis, keepdims or a transpose", "constant": "a constant (a number or a power)",
          "group": "which operations group first (parentheses around a product or quotient)",
-         "variable": "which variable is used", "term": "one term of a sum (one too many)"}
+         "variable": "which variable is used", "term": "one term of a sum (one too many)",
+         "factor": "one factor or divisor too many", "multiply": "a factor missing (a variable to multiply by)",
+         "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)"}
 FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
 
 

@@ -80,6 +80,36 @@ def _scalar_case(w, op: str, values: list, g: float) -> tuple[float, list, dict]
     return value, grads, case
 
 
+def _derivatives(ref, values: list, g: float) -> list:
+    found = []
+    for i in range(len(values)):
+        up, down = list(values), list(values)
+        up[i] += 1e-6
+        down[i] -= 1e-6
+        found.append(g * (ref(*up) - ref(*down)) / 2e-6)
+    return found
+
+
+def _located_scalar(failure: CheckFailure, w, op: str, ref, span: tuple, values: list, g: float) -> CheckFailure:
+    """``failure`` with the line of the op's method (``Scalar.__truediv__`` for ``a / b``) that a repair
+    search points at: edits tried on this case and two fresh points, judged here."""
+    method = "__neg__" if op.startswith("-") else op.split(".")[1].split("(")[0] if "." in op else \
+        {"+": "__add__", "-": "__sub__", "*": "__mul__", "/": "__truediv__", "**": "__pow__"}[op.split()[1]]
+    rng = np.random.default_rng(29)
+    points = [(values, g), *(([float(v) for v in rng.uniform(span[0], span[1], len(values))], float(rng.uniform(0.5, 2)))
+                             for _ in range(2))]
+    calls = [{"name": op, "values": v, "upstream": up} for v, up in points]
+    right = [[ref(*v), _derivatives(ref, v, up)] for v, up in points]
+
+    def fits(got: Any, want: list) -> bool:
+        try:
+            return len(got[1]) == len(want[1]) and math.isclose(float(got[0]), want[0], rel_tol=1e-9, abs_tol=1e-12) \
+                and bool(np.allclose(np.asarray(got[1], np.float64), want[1], rtol=1e-5, atol=1e-8))
+        except (TypeError, ValueError, IndexError, KeyError):
+            return False
+    return located_value(failure, w, f"Scalar.{method}", "scalar_op", calls, right, right=fits)
+
+
 def _scalar_part(name: str):
     def check(w, rng):
         for op, ref, (lo, hi) in SCALAR_PARTS[name]:
@@ -87,20 +117,15 @@ def _scalar_part(name: str):
             g = float(rng.uniform(0.5, 2))
             value, grads, case = _scalar_case(w, op, values, g)
             explain(f"{op} at {values}", np.float64(value), np.float64(ref(*values)), rtol=1e-9)
-            expected = []
-            for i in range(len(values)):
-                up, down = list(values), list(values)
-                up[i] += 1e-6
-                down[i] -= 1e-6
-                expected.append(g * (ref(*up) - ref(*down)) / 2e-6)
+            expected = _derivatives(ref, values, g)
             for i in range(len(values)):
                 try:
                     explain(f"the backward of {op} at {values}, input {i}, upstream {g:.3g}", np.float64(grads[i]),
                             np.float64(expected[i]), rtol=1e-5, atol=1e-8)
-                except CheckFailure:
+                except CheckFailure as failure:
                     name_value_mistake("scalar backward", case, f"the backward of {op} at {values}, upstream {g:.3g}",
                               np.array(grads, np.float64), np.array(expected), rtol=1e-5, atol=1e-8)
-                    raise
+                    raise _located_scalar(failure, w, op, ref, (lo, hi), values, g) from None
         for op, value, derivative, why in KINKS.get(name, []):
             _, grads, case = _scalar_case(w, op, [value], 2.0)
             judge_value(f"the backward of {op} at [{value}], upstream 2 ({why})", "scalar backward", case,

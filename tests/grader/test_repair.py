@@ -44,7 +44,17 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
              lambda x: x - x.mean(axis=-1, keepdims=True), [np.arange(12.0).reshape(3, 4) ** 0.5],
              "an axis, keepdims or a transpose", "keepdims=True)"),
     "outside the model": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
+    # the kinds added for a fresh learner's mistakes (issue 45): each written as that learner wrote it
+    "grad forgotten": ("np.log(arrays[0])", "return 1 / x", np.log, [np.array([0.5, 1.5, 3.0])],
+                       "a factor missing (a variable to multiply by)", "grad * "),
+    "a call too many": ("np.exp(arrays[0])", "return grad * np.exp(np.exp(x))", np.exp, [np.array([0.3, -1.2, 0.7])],
+                        "a function applied once too often", "np.exp(x))"),
+    "a call missing": ("np.exp(arrays[0])", "return grad * x", np.exp, [np.array([0.3, -1.2, 0.7])],
+                       "a function missing (such as exp or log)", "np.exp(x)"),
+    "a divisor too many": ("arrays[0] ** 2 / 2", "return grad * x / (1 - 0.5)", lambda x: x ** 2 / 2,
+                           [np.array([0.3, -1.2, 0.7])], "one factor or divisor too many", "grad * x\n"),
 }
+ONLY = {"grad forgotten", "a call too many", "a call missing", "a divisor too many"}  # no other kind is accepted
 
 
 class Context:
@@ -91,6 +101,8 @@ def test_the_search_names_the_one_line_an_edit_mends_and_only_then(tmp_path, mon
     else:
         assert "line 15 of minitorch/planted.py (Planted.backward)" in message and kind in message, message
         assert mended not in message and backward not in message  # the line and the kind, never the code
+        if name in ONLY:  # the kind said is the kind of the edit accepted: x / (1 - b) -> x / 1 drops a divisor, not a term
+            assert [w for w in repair.WORDS.values() if w in message] == [kind], message
     # the learner's side got the inputs and upstream gradients, never an expected value
     sent = [a for args in learner.sent for case in args["cases"] for a in [*case["arrays"], case["upstream"]]]
     assert len(expected) >= 6 and len(sent) >= 6

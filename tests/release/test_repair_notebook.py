@@ -2,7 +2,8 @@
 of the reference that no known mistake names, the visible check names the learner's line
 and the kind of change an edit of the error model makes there, never the edited code; for
 a mistake outside the model it claims nothing. A raised error shows the learner's own line,
-never a line of given code. One process runs all the checks."""
+never a line of given code. One process per package runs its checks (a package holds one
+mistake per task; ``FRESH``'s are a fresh learner's own, issue 45)."""
 
 import json
 import os
@@ -28,6 +29,36 @@ PLANTED = {  # task: (file, the reference's text, the mistake, what the message 
     "7.3": ("nn/transformer.py", "x = self.token(idx) + self.position(np.arange(idx.shape[1]))",
             "x = self.token(idx) + self.position(np.arange(idx.shape[1]))[:-1]", "", ""),
 }
+FRESH = [  # a fresh learner's mistakes, as written; the kind said is the one of the edit accepted, and no other
+    {"1.2": ("scalar.py", "return g / b.data, -g * a.data / (b.data * b.data)",
+             "return g / b.data, g * a.data / (b.data * b.data)",
+             "line 119 of minitorch/scalar.py (Scalar.__truediv__) makes every case of this check pass: look there at "
+             "the sign of one term.", "-g"),
+     "3.1": ("ops_unary.py", "return grad * out\n", "return grad * np.exp(out)\n",
+             "line 52 of minitorch/ops_unary.py (Exp.backward) makes every case of this check pass: look there at "
+             "a function applied once too often.", "grad * out"),
+     "6.3": ("optim.py", 'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
+             'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)',
+             "line 85 of minitorch/optim.py (Adam.step) makes every case of this check pass: look there at "
+             "one factor or divisor too many.", "beta1 ** t)"),
+     # the task's functions that ran are searched the last to return first: GPT.forward, not the blocks it calls
+     "7.3": ("nn/transformer.py",
+             "        for block in self.blocks:\n            x = block(x)\n        return self.head(self.ln_f(x))",
+             "        out = x\n        for block in self.blocks:\n            out = block(x)\n"
+             "        return self.head(self.ln_f(out))",
+             "line 115 of minitorch/nn/transformer.py (GPT.forward) makes every case of this check pass: look there "
+             "at which variable is used.", "block(out)")},
+    {"1.2": ("scalar.py", "return (g * math.cos(a.data),)", "return (g * math.cos(g),)",
+             "line 187 of minitorch/scalar.py (Scalar.sin) makes every case of this check pass: look there at "
+             "which variable is used.", "a.data"),
+     "3.1": ("ops_unary.py", "return grad / x", "return 1 / x",
+             "line 69 of minitorch/ops_unary.py (Log.backward) makes every case of this check pass: look there at "
+             "a factor missing (a variable to multiply by).", "grad /"),
+     "5.3": ("ops_softmax.py", "np.sum(grad * out, axis=ctx.axis, keepdims=True)",
+             "np.sum(grad * out, axis=0, keepdims=True)",
+             "line 132 of minitorch/ops_softmax.py (Softmax.backward) makes every case of this check pass: look "
+             "there at an axis, keepdims or a transpose.", "ctx.axis")},
+]
 RUNNER = r"""
 import json, sys, pathlib
 from minitorch.course import progress
@@ -46,19 +77,35 @@ print(json.dumps(found))
 """
 
 
-def test_the_visible_check_names_the_line_an_edit_mends_and_only_then(tmp_path):
+def _messages(root: pathlib.Path, planted: dict) -> dict:
+    """Each planted task's visible check's message, the mistakes planted in one copy of the reference."""
     from grader.tasks import STAGES
     if set(STAGES) != {str(n) for n in range(1, 8)}:   # a course adapted by its instructor (docs/INSTRUCTOR.md)
         pytest.skip("the planted mistakes and their lines are the kit's own seven stages'")
-    package = tmp_path / "minitorch"
+    package = root / "minitorch"
     shutil.copytree(ROOT / "solutions" / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
-    for file, old, new, *_ in PLANTED.values():
+    for file, old, new, *_ in planted.values():
         text = (package / file).read_text()
         assert text.count(old) == 1, old
         (package / file).write_text(text.replace(old, new))
-    done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT / "notebooks"), *PLANTED], capture_output=True,
-                          text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=120)
-    messages = json.loads(done.stdout.strip().splitlines()[-1])
+    done = subprocess.run([sys.executable, "-c", RUNNER, str(ROOT / "notebooks"), *planted], capture_output=True,
+                          text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("group", range(len(FRESH)))
+def test_a_fresh_learners_one_edit_mistakes_are_located_with_the_kind_of_the_edit(tmp_path, group):
+    from minitorch.course.edit_kinds import KINDS
+    messages = _messages(tmp_path, FRESH[group])
+    for task, (_, _, _, words, mended) in FRESH[group].items():
+        message = messages[task]
+        assert message.startswith("CheckFailed") and "known mistake" not in message, message
+        assert words in message and mended not in message.split("A small edit", 1)[1], message
+        assert [w for w in KINDS.values() if w in message] == [words.rsplit("look there at ", 1)[1][:-1]], message
+
+
+def test_the_visible_check_names_the_line_an_edit_mends_and_only_then(tmp_path):
+    messages = _messages(tmp_path, PLANTED)
     for task, (_, _, _, words, mended) in PLANTED.items():
         message = messages[task]
         assert message.startswith("CheckFailed") and "known mistake" not in message, message

@@ -95,6 +95,34 @@ def _suspects(task: str, error: BaseException, package: pathlib.Path) -> list[tu
     return mine or functions
 
 
+def _returned_last(functions: list[tuple[str, Callable]], run: Callable[[], Any]) -> list[tuple[str, Callable]]:
+    """A task's functions whose code (or a function made in it, such as a backward closure)
+    ran when ``run`` ran the check once more, the one that returned last first: a check
+    stops at its first wrong answer, so that one is the likeliest to blame (the last to
+    return, not to be called: GPT.forward returns after the blocks it calls). All of them
+    when none ran."""
+    owners: dict[types.CodeType, tuple[str, Callable]] = {}
+    for where, function in functions:
+        codes = [function.__code__]
+        while codes:
+            code = codes.pop()
+            owners[code] = (where, function)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    ran: list[tuple[str, Callable]] = []
+
+    def seen(frame: types.FrameType, event: str, _: Any) -> None:
+        if event == "return" and frame.f_code in owners:
+            ran.append(owners[frame.f_code])
+    _state["searching"], kept = True, sys.getprofile()
+    sys.setprofile(seen)
+    try:
+        _passes(run)
+    finally:
+        sys.setprofile(kept)
+        _state["searching"] = False
+    return list(dict.fromkeys(reversed(ran))) or functions
+
+
 def _passes(run: Callable[[], Any]) -> bool:
     try:
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
@@ -114,21 +142,28 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     if SECONDS <= 0 or _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
             "known mistake" in str(error) or start - began > (SECONDS / 2 if case else SECONDS / 10):
         return ""
-    suspects = _suspects(task, error, package)
-    plans = []
-    for where, function in suspects:
-        found = mutants.edits(function)
-        if found is None:
-            return ""  # too long to search in time
-        plans += [(where, function, edit) for edit in found]
-    if not plans or len(plans) > mutants.LIMIT:
-        return ""
     code, names = cell.f_code, cell.f_globals
     whole = lambda: exec(code, dict(names))  # noqa: E731, S102 - the check's own cell, run again
+    suspects = _suspects(task, error, package)
+    ordered = len(suspects) > 1 and not case  # searched one function at a time, the likeliest first
+    if ordered:
+        suspects = _returned_last(suspects, whole)
+    plans: list[tuple[str, Callable, mutants.Edit]] = []
+    for where, function in suspects:
+        found = mutants.edits(function)
+        if found is None or len(plans) + len(found) > mutants.LIMIT:
+            if ordered and plans:
+                break  # the functions that returned earlier are left out
+            return ""  # too long to search in time
+        plans += [(where, function, edit) for edit in found]
+    if not plans:
+        return ""
     accepted: list[tuple[str, mutants.Edit]] = []
     _state["searching"] = True
     try:
         for where, function, edit in plans:
+            if ordered and accepted and where != accepted[0][0]:
+                break  # a function that returned later holds the repair: the earlier ones are not searched
             if time.perf_counter() - start > SECONDS:
                 return ""  # not searched to the end: no line can be named honestly
             with mutants.patched(function, edit.code):
