@@ -173,6 +173,14 @@ def cross_entropy_probabilities(w, rng):
     check_float32(w, "losses.CrossEntropy", [np.ones((2, 3)), np.full((2, 3), 1 / 3)],
                   lambda a, t: cross_entropy(a, t, "mean"), swaps=LSE_SWAP, reduction="mean")
     _extreme_cross_entropy(w, np.array([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0], [0.25, 0.5, 0.25]]), "probabilities")
+    logits, probs = rng.standard_normal((4, 3)), rng.dirichlet(np.ones(3), 4)
+    _, grads = run_rule(w, "losses.CrossEntropy", [logits, probs], np.float64(1.0), " (probabilities that need no "
+                        "gradient)", LSE_SWAP, needs=(True, False), reduction="mean")
+    if grads[1] is not None:
+        raise CheckFailure("CrossEntropy.backward: logits of shape (4, 3) with class probabilities that need no "
+                           "gradient (ctx.needs_input_grad[1] is False), reduction='mean', gave the target a gradient; "
+                           "expected None: return None for an input whose ctx.needs_input_grad is False",
+                           "gradient not needed")
 
 
 def _extreme_cross_entropy(w, target, kind):
