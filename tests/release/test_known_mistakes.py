@@ -93,12 +93,16 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "eps under the root before the correction": "eps goes outside the square root",
     "eps before the correction": "square root of corrected v, plus eps",
     "corrected m kept": "Keep the raw m and v in the state", "corrected m stored back": "Keep the raw m and v in the state",
-    "corrected v stored back": "Keep the raw m and v in the state", "weight decay decoupled": "to the gradient first",
+    "corrected v stored back": "Keep the raw m and v in the state",
+    "weight decay decoupled": "to the gradient first",
     "v of |g|": "and of its square", "zero_grad missing": "clear the gradients",
     "zero_grad between backward and step": "zero_grad method before backward", "step before backward": "step after",
     "one step per epoch": "one step per batch", "batch sizes left out": "times the batch's length",
     "mean of the batch means": "(the last batch may be smaller)", "total overwritten": "add the loss as a float",
     "every batch weighted as full": "the batch's length (the last batch may be smaller)",
+})
+CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
+    "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
 })
 CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
     "operands do not line up": "in that order", ("5.3", "keepdims missing"): "Keep the summed axis (keepdims)",
