@@ -103,6 +103,7 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
 })
 CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
+    "sum along the last axis": "along the axis", "log-probabilities as the softmax": "grad minus softmax times",
 })
 CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
     "operands do not line up": "in that order", ("5.3", "keepdims missing"): "Keep the summed axis (keepdims)",
