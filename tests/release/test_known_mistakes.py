@@ -103,6 +103,8 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
 })
 CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
+    ("3.1", "exp of the output"): "exp: times out", ("3.1", "tanh applied twice"): "tanh: 1 - out^2",
+    ("3.1", "out missing"): "sigmoid: out (1 - out)",
     "sum along the last axis": "along the axis", "log-probabilities as the softmax": "grad minus softmax times",
 })
 CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
