@@ -105,6 +105,9 @@ CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
     ("3.1", "exp of the output"): "exp: times out", ("3.1", "tanh applied twice"): "tanh: 1 - out^2",
     ("3.1", "out missing"): "sigmoid: out (1 - out)",
+    "minus lost on the quotient's b": "d(a/b)/db is -a/b^2", ("1.2", "a's gradient times b"): "Quotient",
+    "g missing from log's gradient": "g divided by x", "g missing from exp's gradient": "upstream gradient g times",
+    "cos of g": "sin' is cos",
     "sum along the last axis": "along the axis", "log-probabilities as the softmax": "grad minus softmax times",
 })
 CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
