@@ -149,6 +149,9 @@ BUGGY = [
      "known mistake: g missing from exp's gradient"),
     ("scalar sin backward takes cos of g", ("scalar.py", "return (g * math.cos(a.data),)", "return (math.cos(g),)"), "1.2",
      "known mistake: cos of g"),
+    ("unbroadcast sums the trailing axes", ("shapes.py", "return grad.sum(axis=(*range(extra), *stretched), keepdims=True)",
+                                            "return grad.sum(axis=tuple(range(-extra, 0))).sum(axis=tuple(stretched), "
+                                            "keepdims=True)"), "2.2", "known mistake: trailing axes summed"),
     ("adam stores the corrected m back", ("optim.py", 'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
                                           'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)'),
      "6.3", "known mistake: corrected m stored back"),
