@@ -7,7 +7,7 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
-from grader.checks.naming import judge, known_for, name_value_mistake, named_raise
+from grader.checks.naming import judge, judge_value, known_for, name_value_mistake, named_raise
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, gelu_exact, gelu_tanh, log_softmax, stable_lse
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
@@ -143,8 +143,9 @@ def cross_entropy_indices(w, rng):
                 known = known_for("losses.CrossEntropy", [logits, index], upstream, dict(reduction=reduction))
                 raise named_raise(failure, known) from None
             case = f"logits of shape {(n, c)}, class indices {index.tolist()}, reduction={reduction!r}"
-            explain(f"CrossEntropy.forward ({case})", out, cross_entropy(logits, index, reduction), rtol=1e-7,
-                    atol=1e-10)
+            judge_value(f"CrossEntropy.forward ({case})", "cross-entropy forward",
+                        {"logits": logits, "target": index, "reduction": reduction}, out,
+                        cross_entropy(logits, index, reduction), rtol=1e-7, atol=1e-10)
             expected = numeric_vjp(lambda a: cross_entropy(a, index, reduction), [logits], upstream, 0)
             judge(f"CrossEntropy.backward: the gradient for the logits ({case}); it should be (softmax - one_hot) "
                   "times the upstream gradient, divided by N for 'mean'", "losses.CrossEntropy", [logits, index],

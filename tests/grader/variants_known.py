@@ -152,6 +152,9 @@ BUGGY = [
     ("unbroadcast sums the trailing axes", ("shapes.py", "return grad.sum(axis=(*range(extra), *stretched), keepdims=True)",
                                             "return grad.sum(axis=tuple(range(-extra, 0))).sum(axis=tuple(stretched), "
                                             "keepdims=True)"), "2.2", "known mistake: trailing axes summed"),
+    ("cross-entropy forward pairs every row with every class", ("losses.py", "losses = -log_p[np.arange(n), target]",
+                                                                "losses = -log_p[:, target]"), "5.4",
+     "known mistake: every row of every class"),
     ("adam stores the corrected m back", ("optim.py", 'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
                                           'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)'),
      "6.3", "known mistake: corrected m stored back"),

@@ -109,6 +109,7 @@ CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "g missing from log's gradient": "g divided by x", "g missing from exp's gradient": "upstream gradient g times",
     "cos of g": "sin' is cos",
     "trailing axes summed": "shapes line up from the right",
+    "every row of every class": "np.arange(n)",
     "sum along the last axis": "along the axis", "log-probabilities as the softmax": "grad minus softmax times",
 })
 CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
