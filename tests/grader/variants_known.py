@@ -155,6 +155,14 @@ BUGGY = [
     ("cross-entropy forward pairs every row with every class", ("losses.py", "losses = -log_p[np.arange(n), target]",
                                                                 "losses = -log_p[:, target]"), "5.4",
      "known mistake: every row of every class"),
+    ("attention splits q without the transpose", ("nn/transformer.py",
+        "q = self.query(x).reshape(B, T, H, d).transpose(0, 2, 1, 3)", "q = self.query(x).reshape(B, H, T, d)"), "7.2",
+     "known mistake: q split without the transpose"),
+    ("attention splits v without the transpose", ("nn/transformer.py",
+        "v = self.value(x).reshape(B, T, H, d).transpose(0, 2, 1, 3)", "v = self.value(x).reshape(B, H, T, d)"), "7.2",
+     "known mistake: v split without the transpose"),
+    ("attention masks with 0", ("nn/transformer.py", "where(causal, scores, -1e9)", "where(causal, scores, 0.0)"), "7.2",
+     "known mistake: masked with 0"),
     ("adam stores the corrected m back", ("optim.py", 'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
                                           'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)'),
      "6.3", "known mistake: corrected m stored back"),
@@ -409,6 +417,9 @@ FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK |= {"adam counts the steps from 0", "adam 
 # neither (a name needs evidence): the Block's check sets attention to 0, where ln1 and ln2 swapped and ln1 used for
 # both branches give the same output.
 NOT_SINGLED_OUT_IN_THE_NOTEBOOK = {"block swaps ln1 and ln2", "block feeds ln1 to both branches"}
+# Attention's output check sets key = 0, so every score is 0 whatever q and k are: v split without the transpose gives
+# there what q, k and v all split without it give.
+NOT_SINGLED_OUT_IN_THE_NOTEBOOK |= {"attention splits v without the transpose"}
 # (Two of MatMul's variants now name nothing either: "matmul transposes with .T" and "matmul sums b's batch over the
 # first axis only" raise errors that another known mistake of MatMul raises on the same case, so the message lists
 # the causes instead.)

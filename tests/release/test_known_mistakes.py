@@ -110,6 +110,8 @@ CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "cos of g": "sin' is cos",
     "trailing axes summed": "shapes line up from the right",
     "every row of every class": "np.arange(n)",
+    "q split without the transpose": "mixes positions", "k split without the transpose": "mixes positions",
+    "v split without the transpose": "mixes positions", "masked with 0": "mask with a very negative number",
     "sum along the last axis": "along the axis", "log-probabilities as the softmax": "grad minus softmax times",
 })
 CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
