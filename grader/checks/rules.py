@@ -23,11 +23,12 @@ from grader.checks.repair import located
 
 def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.ArrayLike, label: str = "",
              swaps: dict | None = None, views: Sequence[int] = (), changed_upstream: list | None = None,
-             **params: Any) -> tuple[Any, list]:
+             needs: Sequence[bool] = (), **params: Any) -> tuple[Any, list]:
     """Forward and backward of one Function in the learner's process; fails if the rule
     changed its inputs or the upstream gradient, or returned the wrong number of gradients.
     With a ``changed_upstream`` list, a changed upstream gradient is appended to it instead
-    of failing at once, so that the caller can judge the values first."""
+    of failing at once, so that the caller can judge the values first. ``needs``, when
+    given, is ctx.needs_input_grad (every input needs a gradient otherwise)."""
     name = function.rpartition(".")[2] + label
     upstream = np.asarray(upstream)
     shapes = " and ".join(str(np.shape(np.swapaxes(a, -1, -2) if i in views else a)) + (" (a transposed view)" if i in views else "")
@@ -36,7 +37,7 @@ def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.Array
     doing = f"{name} on input shape(s) {shapes}" + (f" with {extra}" if extra else "")
     try:
         seen = w.call("rule", doing=f"running {doing}", function=function, arrays=list(arrays), upstream=upstream,
-                      params=params, swaps=swaps or {}, views=list(views))
+                      params=params, swaps=swaps or {}, views=list(views), **({"needs": list(needs)} if needs else {}))
     except Raised as error:
         raise learner_raised(error, doing) from None
     if not np.array_equal(seen["upstream"], upstream, equal_nan=True):

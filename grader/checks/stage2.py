@@ -66,7 +66,7 @@ def _unbroadcast_case(w, shape, out_shape, rng):
     try:
         got = w.call("call", doing=f"running {doing}", function="unbroadcast", args=[grad, shape])
     except Raised as error:
-        raise learner_raised(error, doing) from None
+        raise value_mistake_raised(learner_raised(error, doing), "unbroadcast", {"grad": grad, "shape": shape}) from None
     judge_value(doing, "unbroadcast", {"grad": grad, "shape": shape}, got, unbroadcast_by_loops(grad, shape),
                 rtol=1e-12, kind="unbroadcast")
 

@@ -7,7 +7,7 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
-from grader.checks.naming import judge, known_for, name_value_mistake, named_raise
+from grader.checks.naming import judge, judge_value, known_for, name_value_mistake, named_raise
 from grader.checks.numeric import numeric_vjp
 from grader.checks.reference import cross_entropy, gelu_exact, gelu_tanh, log_softmax, stable_lse
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
@@ -143,8 +143,9 @@ def cross_entropy_indices(w, rng):
                 known = known_for("losses.CrossEntropy", [logits, index], upstream, dict(reduction=reduction))
                 raise named_raise(failure, known) from None
             case = f"logits of shape {(n, c)}, class indices {index.tolist()}, reduction={reduction!r}"
-            explain(f"CrossEntropy.forward ({case})", out, cross_entropy(logits, index, reduction), rtol=1e-7,
-                    atol=1e-10)
+            judge_value(f"CrossEntropy.forward ({case})", "cross-entropy forward",
+                        {"logits": logits, "target": index, "reduction": reduction}, out,
+                        cross_entropy(logits, index, reduction), rtol=1e-7, atol=1e-10)
             expected = numeric_vjp(lambda a: cross_entropy(a, index, reduction), [logits], upstream, 0)
             judge(f"CrossEntropy.backward: the gradient for the logits ({case}); it should be (softmax - one_hot) "
                   "times the upstream gradient, divided by N for 'mean'", "losses.CrossEntropy", [logits, index],
@@ -173,6 +174,14 @@ def cross_entropy_probabilities(w, rng):
     check_float32(w, "losses.CrossEntropy", [np.ones((2, 3)), np.full((2, 3), 1 / 3)],
                   lambda a, t: cross_entropy(a, t, "mean"), swaps=LSE_SWAP, reduction="mean")
     _extreme_cross_entropy(w, np.array([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0], [0.25, 0.5, 0.25]]), "probabilities")
+    logits, probs = rng.standard_normal((4, 3)), rng.dirichlet(np.ones(3), 4)
+    _, grads = run_rule(w, "losses.CrossEntropy", [logits, probs], np.float64(1.0), " (probabilities that need no "
+                        "gradient)", LSE_SWAP, needs=(True, False), reduction="mean")
+    if grads[1] is not None:
+        raise CheckFailure("CrossEntropy.backward: logits of shape (4, 3) with class probabilities that need no "
+                           "gradient (ctx.needs_input_grad[1] is False), reduction='mean', gave the target a gradient; "
+                           "expected None: return None for an input whose ctx.needs_input_grad is False",
+                           "gradient not needed")
 
 
 def _extreme_cross_entropy(w, target, kind):

@@ -51,7 +51,8 @@ def _run(w, name, site, doing, case, kwargs, probe="optimizer"):
 
 def _optimizer(w, name, site, case, kwargs, run, label):
     """``run(**case)`` gives the expected parameters after each step; the first wrong one
-    is named by the known mistake of ``site`` that gives it, if one does."""
+    is named by the known mistake of ``site`` that gives it, if one does. The probe's run
+    when every step is right."""
     starts, steps, lrs = case["starts"], case["grads"], case["lrs"]
     shapes = " and ".join(str(np.shape(s)) for s in starts)
     changes = ", ".join(f"{lr:g} at step {t + 1}" for t, lr in enumerate(lrs) if t and lr != lrs[t - 1])
@@ -67,7 +68,7 @@ def _optimizer(w, name, site, case, kwargs, run, label):
     expected = run(**case)
     history = seen["history"]
     if _trajectory_matches(history, expected):
-        return
+        return seen
     if _trajectory_matches(history, [list(starts)] * len(steps)):
         raise CheckFailure(f"{doing}: the parameters never moved. Change each parameter's data in place "
                            "(p.data -= lr * ...): p = p - ... only gives the local name p a new Tensor", "no update")
@@ -80,6 +81,19 @@ def _optimizer(w, name, site, case, kwargs, run, label):
               1e-9, 1e-12)
     explain(what, got, expected[t][k], rtol=1e-9, atol=1e-12)
     raise CheckFailure(f"{what} is wrong", "wrong result")
+
+
+def _in_place(name, label, held, history) -> None:
+    """The values are right: the array each parameter held before a step must hold them
+    after it too, as any other reference to that array sees it."""
+    for t, (before, after) in enumerate(zip(held or [], history)):
+        for k, (b, a) in enumerate(zip(before, after)):
+            if isinstance(b, np.ndarray) and isinstance(a, np.ndarray) and not _close(b, a):
+                raise CheckFailure(
+                    f"optim.{name}({label}).step(): parameter {k} after step {t + 1} has the right values, but the "
+                    f"array it held before the step still has the old ones: {name}.step gave p.data a new array. "
+                    "Change p.data in place (p.data -= ..., or p.data[...] = ...): any other reference to that array "
+                    "(a view of it, or another Parameter sharing it) keeps the old values", "not in place")
 
 
 def _schedule(rng, count):
@@ -123,7 +137,7 @@ def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):
         case = {"starts": starts, "grads": steps, "lrs": list(lrs), **settings}
         kwargs = {**settings, "lr": lrs[0]}
         try:
-            _optimizer(w, name, site, case, kwargs, run, label)
+            seen = _optimizer(w, name, site, case, kwargs, run, label)
         except CheckFailure as failure:
             if not settings["weight_decay"]:  # a repair search on this case and a fresh one
                 starts, steps = _schedule(np.random.default_rng(23), len(lrs))
@@ -134,6 +148,9 @@ def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):
                 raise located_value(failure, w, f"optim.{name}.step", "optimizer", calls, [run(**case), run(**fresh)],
                                     right=_moves_as) from None
             _decay_apart(w, name, site, case, kwargs, run, failure)
+        else:
+            if not settings["weight_decay"] and not settings.get("momentum"):  # one part charges it
+                _in_place(name, label, seen.get("held"), seen["history"])
     return judge
 
 

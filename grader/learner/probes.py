@@ -91,16 +91,17 @@ def index_from(spec: Any) -> Any:
 # ---- probes ----------------------------------------------------------------------------
 @probe
 def rule(mt, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
-         views: list | None = None) -> dict:
+         views: list | None = None, needs: list | None = None) -> dict:
     """Forward then backward of one Function on plain arrays; the inputs listed in
     ``views`` arrive with their last two axes swapped and are passed as transposed views
-    (not contiguous), as a Linear layer's weight is."""
+    (not contiguous), as a Linear layer's weight is. ``needs``: ctx.needs_input_grad
+    (every input by default)."""
     cls = resolve(mt, function)
     arrays = [np.swapaxes(np.array(a), -1, -2) if i in (views or []) else np.array(a) for i, a in enumerate(arrays)]
     if "index" in params:
         params = dict(params, index=index_from(params["index"]))
     with given(mt, swaps or {}):
-        ctx = mt.function.Context(tuple(True for _ in arrays))
+        ctx = mt.function.Context(tuple(bool(n) for n in needs) if needs else tuple(True for _ in arrays))
         out = cls.forward(ctx, *arrays, **params)
         grads = cls.backward(ctx, upstream)
     grads = list(grads) if isinstance(grads, (tuple, list)) else [grads]

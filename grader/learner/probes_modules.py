@@ -84,20 +84,23 @@ def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
 def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list | None = None) -> dict:
     """Several parameters, each with its own gradients (None: no gradient that step), and
     one that never gets a gradient; ``lrs`` sets ``opt.lr`` before each step (a schedule).
-    The parameters after every step."""
+    The parameters after every step, and (``held``) the arrays each held before that step,
+    as they are after it: what another reference to a parameter's data sees."""
     params = [mt.nn.Parameter(np.array(s)) for s in starts]
     idle = mt.nn.Parameter(np.ones(2))
     opt = getattr(mt.optim, name)([*params, idle], **kwargs)
-    history = []
+    history, held = [], []
     for t, grads in enumerate(steps):
         if lrs:
             opt.lr = lrs[t]
         opt.zero_grad()
         for p, g in zip(params, grads):
             p.grad = None if g is None else np.array(g)
+        before = [getattr(p, "data", None) for p in params]
         opt.step()
         history.append([np.array(_data(p), copy=True) if _data(p) is not None else None for p in params])
-    return {"history": history, "params": history[-1] if history else [], "idle": _data(idle)}
+        held.append([plain(np.array(b, copy=True)) if b is not None else None for b in before])
+    return {"history": history, "params": history[-1] if history else [], "idle": _data(idle), "held": held}
 
 
 @probe

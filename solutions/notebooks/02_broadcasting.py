@@ -126,7 +126,11 @@ with checking("2.2"):
     g = np.arange(24.0).reshape(2, 4, 3)
     for shape, expected in [((3,), g.sum(axis=(0, 1))), ((4, 1), g.sum(axis=(0, 2)).reshape(4, 1)),
                             ((1, 3), g.sum(axis=(0, 1)).reshape(1, 3)), ((), np.array(g.sum()))]:
-        same(mt.unbroadcast(g, shape), expected, f"unbroadcast(g, {shape})", "g of shape (2, 4, 3)",
+        try:
+            got = mt.unbroadcast(g, shape)
+        except ValueError as error:  # your error: named below if a known mistake raises it here
+            got = error
+        same(got, expected, f"unbroadcast(g, {shape})", "g of shape (2, 4, 3)",
              hint="Sum the leading axes away; sum the size-1 axes keeping them (keepdims=True).",
              known=("unbroadcast", {"grad": g, "shape": shape}))
     same(mt.unbroadcast(g.astype(np.float32), (1, 3)), g.sum(axis=(0, 1)).reshape(1, 3).astype(np.float32),

@@ -308,7 +308,8 @@ with checking("5.4"):
                 loss = CrossEntropy.forward(ctx, z, target, reduction=reduction)
                 case = f"logits of shape {z.shape}, {kind}, reduction={reduction!r}{where}"
                 same(np.asarray(loss), np.asarray(cross_entropy_numpy(z, target, reduction)), "CrossEntropy.forward", case,
-                     hint="Each sample's loss is -log_p of its class, read from log_p itself (never log(exp(log_p))).")
+                     hint="Each sample's loss is -log_p of its class, read from log_p itself (never log(exp(log_p))).",
+                     known=("cross-entropy forward", {"logits": z, "target": target, "reduction": reduction}))
                 g = np.asarray(rng.standard_normal(np.shape(loss)))
                 expected = mt.numerical_grads(lambda a: cross_entropy_numpy(a, target, reduction), [z], g)
                 if not by_index:
@@ -318,6 +319,14 @@ with checking("5.4"):
                 if by_index and grads[1] is not None:
                     fail("CrossEntropy.backward", case, "gave the class indices a gradient; expected None",
                          hint="Class indices are not differentiable: return None for them.")
+    probabilities = rng.dirichlet(np.ones(3), 4)  # a target that needs no gradient (ctx.needs_input_grad[1] False)
+    ctx = Context((True, False))
+    CrossEntropy.forward(ctx, logits, probabilities, reduction="mean")
+    grads = CrossEntropy.backward(ctx, np.asarray(1.0))
+    if isinstance(grads, (tuple, list)) and len(grads) == 2 and grads[1] is not None:
+        fail("CrossEntropy.backward", "logits of shape (4, 3), class probabilities that need no gradient, "
+             "reduction='mean'", "gave the target a gradient, though ctx.needs_input_grad[1] is False; expected None",
+             hint="Return None for an input whose ctx.needs_input_grad is False.")
     check_backward(CrossEntropy, [logits.astype(np.float32), np.array([0, 2, 1, 2])], np.float32(1.0),
                    [mt.numerical_grads(lambda a: cross_entropy_numpy(a, np.array([0, 2, 1, 2]), "mean"), [logits])[0], None],
                    needs=(True, False), params=dict(reduction="mean"), case="float32 logits")

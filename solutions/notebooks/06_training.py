@@ -32,7 +32,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, nn, optim, plotting, training
-from minitorch.course.visible import check_backward, checking, fail, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, in_place, same  # the checks' messages
 
 # %% [markdown]
 # ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
@@ -163,7 +163,7 @@ with checking("6.2"):
             sgd.lr = lrs[step]
             for p, steps in zip(params, grads):
                 p.grad = steps[step]
-            before = [p.data.copy() for p in params]
+            before, held = [p.data.copy() for p in params], [p.data for p in params]
             sgd.step()
             case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
                     "lrs": lrs[:step + 1], "momentum": momentum, "weight_decay": weight_decay}  # known mistakes' case
@@ -174,6 +174,8 @@ with checking("6.2"):
                      moved_from=before[i], known=("sgd", {**case, "param": i}),
                      hint="b = momentum * b + (g + weight_decay * p) in state['momentum_buffer'], then p -= lr * b, "
                           "with lr read at every step (keep it out of the buffer).")
+                in_place(held[i], p.data, f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
+                         f"parameter {i} after step {step + 1}")
     print("Task 6.2 passes the visible checks")
 
 # %% [markdown]
@@ -214,7 +216,7 @@ with checking("6.3"):
             adam.lr = lrs[step]
             for p, steps in zip(params, grads):
                 p.grad = steps[step]
-            before = [p.data.copy() for p in params]
+            before, held = [p.data.copy() for p in params], [p.data for p in params]
             adam.step()
             case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
                     "lrs": lrs[:step + 1], "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": weight_decay}
@@ -230,6 +232,8 @@ with checking("6.3"):
                      moved_from=before[i], known=("adam", {**case, "param": i}),
                      hint="Per parameter: t counts from 1; m, v the raw running averages in the state; "
                           "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
+                in_place(held[i], p.data, f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
+                         f"parameter {i} after step {step + 1}")
     print("Task 6.3 passes the visible checks")
 
 # %% [markdown]

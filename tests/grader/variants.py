@@ -249,6 +249,9 @@ BUGGY = [
         "            return (p - np.eye(p.shape[1])[target]) * rows, None"), "5.4", "float32"),
     ("cross-entropy target gradient sign", ("losses.py", "grad_target = -log_p * rows if", "grad_target = log_p * rows if"),
      "5.4", "wrong sign"),
+    ("cross-entropy target gradient though not needed", ("losses.py",
+        "grad_target = -log_p * rows if ctx.needs_input_grad[1] else None", "grad_target = -log_p * rows"),
+     "5.4", "need no gradient"),
     # ---- 6.1 modules
     ("parameters misses lists", ("nn/modules.py", "        for value in _walk(vars(self).values()):",
                                  "        for value in vars(self).values():"), "6.1", "lists"),
@@ -297,6 +300,8 @@ BUGGY = [
      "6.2", "grad is None"),
     ("sgd rebinds instead of updating", ("optim.py", "            p.data -= self.lr * g\n",
                                          "            p = p - self.lr * g\n"), "6.2", "SGD(lr=0.1, momentum=0.0"),
+    ("sgd gives p.data a new array", ("optim.py", "            p.data -= self.lr * g\n",
+                                      "            p.data = p.data - self.lr * g\n"), "6.2", "in place"),
     # ---- 6.3 Adam
     ("adam without bias correction", ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
                                       "p.data -= self.lr * m / (np.sqrt(v) + self.eps)"), "6.3", "bias correction"),
@@ -316,6 +321,8 @@ BUGGY = [
         "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            t = state",
         "            g = p.grad\n            p.data -= self.lr * self.weight_decay * p.data\n            t = state"),
      "6.3", "weight_decay=0.1"),
+    ("adam gives p.data a new array", ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
+                                       "p.data = p.data - (self.lr / (1 - beta1 ** t)) * m / denom"), "6.3", "in place"),
     ("adam updates parameters without a gradient", ("optim.py",
         "            if p.grad is None:\n                continue\n            # Task 6.3",
         "            if p.grad is None:\n                p.grad = np.zeros_like(p.data)\n            # Task 6.3"),
@@ -507,7 +514,7 @@ ALTERNATIVES = [
         "            if self.momentum != 0:\n"
         "                if \"momentum_buffer\" not in state:\n                    state[\"momentum_buffer\"] = np.zeros_like(p.data)\n"
         "                state[\"momentum_buffer\"] = self.momentum * state[\"momentum_buffer\"] + d_p\n"
-        "                d_p = state[\"momentum_buffer\"]\n            p.data = p.data - self.lr * d_p")]),
+        "                d_p = state[\"momentum_buffer\"]\n            p.data -= self.lr * d_p")]),
     ("adam with separate bias-corrected variables", [("optim.py",
         "            denom = np.sqrt(v) / math.sqrt(1 - beta2 ** t) + self.eps\n"
         "            p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",

@@ -30,7 +30,7 @@ MISTAKES = [
      "2.1", ["raised ValueError", "your line: minitorch/shapes.py", "from the right", "mt.hint(\"2.1\")"]),
     ("unbroadcast forgets the leading axes", ("shapes.py", "axis=(*range(extra), *stretched), keepdims=True)",
                                               "axis=tuple(stretched), keepdims=True)"), "2.2",
-     ["raised ValueError", "reshape", "your line: minitorch/shapes.py", "shape = (3,)", 'mt.hint("2.2")']),
+     ["raised ValueError", "reshape", "your line: minitorch/shapes.py", "unbroadcast(g, (3,))", 'mt.hint("2.2")']),
     ("unbroadcast drops the size-1 axes", ("shapes.py", "axis=(*range(extra), *stretched), keepdims=True).reshape(shape)",
                                            "axis=(*range(extra), *stretched))"), "2.2",
      ["came back with shape (4,), not (4, 1)", "known mistake: size-1 axes dropped", "keepdims=True"]),

@@ -92,12 +92,27 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "t one ahead": "t = 1 at the first step", "eps inside the root": "eps goes outside the square root",
     "eps under the root before the correction": "eps goes outside the square root",
     "eps before the correction": "square root of corrected v, plus eps",
-    "corrected m kept": "Keep the raw m and v in the state", "weight decay decoupled": "to the gradient first",
+    "corrected m kept": "Keep the raw m and v in the state", "corrected m stored back": "Keep the raw m and v in the state",
+    "corrected v stored back": "Keep the raw m and v in the state",
+    "weight decay decoupled": "to the gradient first",
     "v of |g|": "and of its square", "zero_grad missing": "clear the gradients",
     "zero_grad between backward and step": "zero_grad method before backward", "step before backward": "step after",
     "one step per epoch": "one step per batch", "batch sizes left out": "times the batch's length",
     "mean of the batch means": "(the last batch may be smaller)", "total overwritten": "add the loss as a float",
     "every batch weighted as full": "the batch's length (the last batch may be smaller)",
+})
+CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
+    "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
+    ("3.1", "exp of the output"): "exp: times out", ("3.1", "tanh applied twice"): "tanh: 1 - out^2",
+    ("3.1", "out missing"): "sigmoid: out (1 - out)",
+    "minus lost on the quotient's b": "d(a/b)/db is -a/b^2", ("1.2", "a's gradient times b"): "Quotient",
+    "g missing from log's gradient": "g divided by x", "g missing from exp's gradient": "upstream gradient g times",
+    "cos of g": "sin' is cos",
+    "trailing axes summed": "shapes line up from the right",
+    "every row of every class": "np.arange(n)",
+    "q split without the transpose": "mixes positions", "k split without the transpose": "mixes positions",
+    "v split without the transpose": "mixes positions", "masked with 0": "mask with a very negative number",
+    "sum along the last axis": "along the axis", "log-probabilities as the softmax": "grad minus softmax times",
 })
 CUES.update({  # ---- found by a fresh learner's walk: the misaligned matmul, softmax's keepdims, logsumexp's shift, v of g
     "operands do not line up": "in that order", ("5.3", "keepdims missing"): "Keep the summed axis (keepdims)",
@@ -370,7 +385,7 @@ def test_a_mistake_is_named_only_on_its_own_prediction():
     fits itself, never the right answer, and not the prediction moved past the tolerance."""
     rng = np.random.default_rng(5)
     cases = {"unbroadcast": [{"grad": rng.standard_normal(g), "shape": s} for g, s in
-                             [((2, 3), (3,)), ((4, 2, 3), (2, 1)), ((2, 3), (1, 3)), ((3, 4), ())]]}
+                             [((2, 3), (3,)), ((4, 2, 3), (2, 1)), ((2, 3), (1, 3)), ((3, 4), ()), ((3, 3), (3,))]]}
     right = {"unbroadcast": lambda grad, shape: grad.sum(axis=tuple(range(grad.ndim - len(shape))) + tuple(
         grad.ndim - len(shape) + i for i, n in enumerate(shape) if n == 1), keepdims=True).reshape(shape)}
     if {"7.2", "7.3", "7.4"} & set(TASKS):   # a course without stage 7 has no checks of it to borrow from

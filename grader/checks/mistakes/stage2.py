@@ -114,7 +114,24 @@ def _from_the_left(grad, shape):
     return grad.sum(axis=tuple(range(len(shape), grad.ndim)))
 
 
+def _trailing_reshaped(grad, shape):
+    """The last grad.ndim - len(shape) axes summed, the size-1 axes of shape summed (kept), then
+    reshaped to shape: a reshape that raises where the sizes no longer match."""
+    grad, shape = np.asarray(grad), tuple(shape)
+    extra = grad.ndim - len(shape)
+    if not extra:
+        return None
+    out = grad.sum(axis=tuple(range(-extra, 0)))
+    ones = tuple(i for i, n in enumerate(shape) if n == 1 and i < out.ndim and out.shape[i] != 1)
+    return (out.sum(axis=ones, keepdims=True) if ones else out).reshape(shape)
+
+
 VALUE_MISTAKES = [
+    ValueMistake("2.2", "unbroadcast", "trailing axes summed",
+                 "the last grad.ndim - len(shape) axes were summed, where the leading ones belong (shapes line up from "
+                 "the right), so what is left does not fit shape",
+                 "sum the leading axes, range(grad.ndim - len(shape)), and the axes where shape has a 1 (keepdims)",
+                 _trailing_reshaped),
     ValueMistake("2.2", "unbroadcast", "size-1 axes dropped",
                  "the size-1 axes of shape were summed without keepdims, so they are gone from the result",
                  "sum those axes with keepdims=True (or reshape the sum to shape)", _no_keepdims),

@@ -46,6 +46,13 @@ def _unexpanded(x, g, axis, extreme):
     return hit * (g / np.sum(hit, axis=axes, keepdims=True))
 
 
+def _exp_of_out(x, g):
+    """grad * exp(out): None where it overflows (an infinite answer tells nothing apart)."""
+    with np.errstate(over="ignore"):
+        wrong = g * np.exp(np.exp(x[0]))
+    return wrong if np.all(np.isfinite(wrong)) else None
+
+
 MISTAKES = [
     Mistake("3.1", "ops_unary.Tanh", 0, "square missing",
             "tanh's derivative is taken as 1 - tanh(x), without the square", "tanh's derivative is 1 minus the output squared",
@@ -86,6 +93,18 @@ MISTAKES = [
             "at x = 0 the gradient passes through; the derivative there is taken to be 0, as PyTorch does",
             "multiply by the sign of x, which is 0 at 0",
             lambda x, g: g * np.where(x[0] >= 0, 1.0, -1.0) if (x[0] == 0).any() else None),
+    Mistake("3.1", "ops_unary.Exp", 0, "exp of the output",
+            "exp's gradient takes exp of the saved output, exp(exp(x)): out already is exp(x)",
+            "multiply grad by the saved output as it is", _exp_of_out),
+    Mistake("3.1", "ops_unary.Tanh", 0, "tanh applied twice",
+            "tanh's derivative takes tanh of the saved output again: out already is tanh(x)",
+            "use 1 - out ** 2 with out as it is", lambda x, g: g * (1 - np.tanh(np.tanh(x[0])) ** 2)),
+    Mistake("3.1", "ops_unary.Log", 0, "grad not multiplied",
+            "log's gradient is 1 / x alone: the upstream gradient was never multiplied in", "divide grad by x",
+            lambda x, g: 1 / x[0]),
+    Mistake("3.1", "ops_unary.Sigmoid", 0, "out missing",
+            "sigmoid's derivative is taken as 1 - out alone; it is out * (1 - out)", "multiply by the output as well",
+            lambda x, g: g * (1 - _sigmoid(x[0]))),
     Mistake("3.2", "ops_reduce.Mean", 0, "count missing",
             "Mean's gradient is not divided by the number of elements averaged (it is Sum's)",
             "divide by the product of the reduced axes' sizes",

@@ -30,6 +30,11 @@ def _gelu(kind):
     """GELU's gradient with one mistake: ``kind`` names it."""
     def wrong(x, g, approximate="none"):
         v = x[0].astype(np.float64)
+        if kind == "exact form for 'tanh'":  # the forward's cdf, the other form's derivative
+            return g * (_tanh_parts(v)[0] + v * _pdf(v)) if approximate == "tanh" else None
+        if kind == "tanh form for 'none'":
+            cdf = _cdf(v)
+            return None if approximate == "tanh" else g * (cdf + 2 * v * cdf * (1 - cdf) * _tanh_parts(v)[1])
         if approximate == "tanh":
             cdf, du = _tanh_parts(v)
             if kind == "product term missing":
@@ -56,6 +61,12 @@ GELU = [("product term missing", "GELU's gradient is only cdf(x): the product ru
          "divide the density by the square root of 2 pi"),
         ("square missing", "the tanh form's derivative uses 1 - tanh(u), without the square",
          "square the tanh (the saved cdf gives it without a second tanh)"),
+        ("exact form for 'tanh'", "with approximate='tanh' the backward takes the exact form's derivative, cdf + x * "
+         "pdf(x): its branch on ctx.approximate is missing or wrong", "branch on ctx.approximate: for 'tanh', "
+         "differentiate the tanh form (its cdf's derivative goes through tanh and the cubic)"),
+        ("tanh form for 'none'", "with approximate='none' the backward takes the tanh form's derivative: its branch on "
+         "ctx.approximate is missing or wrong", "branch on ctx.approximate: for 'none', the gradient is grad times "
+         "(cdf + x * normal_pdf(x))"),
         ("the cube's 3 missing", "the derivative of 0.044715 * x ** 3 is taken without its 3",
          "differentiate the inner polynomial too: the cube gives 3 times x squared"),
         ("inner derivative missing", "the tanh form's derivative leaves out the inner derivative du/dx (the chain "

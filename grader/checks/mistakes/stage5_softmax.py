@@ -1,6 +1,6 @@
 """More known mistakes of Task 5.3: stable_logsumexp's, a value (site "stable logsumexp", with
 ``x`` and ``axes`` as ``stable_logsumexp(x, axes)`` takes them), and the softmaxes' backward
-ones a fresh learner made that the first list lacked."""
+ones fresh learners made that the first list lacked."""
 
 from __future__ import annotations
 
@@ -43,6 +43,17 @@ def _softmax(x, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
+def _fixed_axis(fixed):
+    """Softmax's gradient with its sum along ``fixed`` whatever ctx.axis is (None where they agree)."""
+    def wrong(x, g, axis=-1):
+        ndim = np.ndim(x[0])
+        if axis % ndim == fixed % ndim:
+            return None
+        s = _softmax(x[0], axis)
+        return s * (g - np.sum(g * s, axis=fixed, keepdims=True))
+    return wrong
+
+
 MISTAKES = [
     Mistake("5.3", "ops_softmax.Softmax", 0, "out missing in the sum",
             "the sum subtracted from grad is the sum of grad alone; it is the sum of grad times out",
@@ -52,4 +63,12 @@ MISTAKES = [
             "the sum of grad runs along axis 0, not along the softmax's axis", "sum along ctx.axis, with keepdims",
             lambda x, g, axis=-1: g - _softmax(x[0], axis) * np.sum(g, axis=0, keepdims=True)
             if axis % np.ndim(x[0]) != 0 else None),
+    Mistake("5.3", "ops_softmax.LogSoftmax", 0, "log-probabilities as the softmax",
+            "the softmax in the gradient is taken as out itself, the log-probabilities: it is exp(out)",
+            "multiply the sum of grad by exp(out), the softmax, not by out",
+            lambda x, g, axis=-1: g - (x[0] - np.log(np.sum(np.exp(x[0]), axis=axis, keepdims=True)))
+            * np.sum(g, axis=axis, keepdims=True)),
+    *[Mistake("5.3", "ops_softmax.Softmax", 0, f"sum along {where}",
+              f"the sum of grad times out runs along {where}, not along the softmax's axis",
+              "sum along ctx.axis, with keepdims", _fixed_axis(fixed)) for fixed, where in ((0, "axis 0"), (-1, "the last axis"))],
 ]

@@ -75,6 +75,8 @@ def adam_run(starts, grads, lrs, betas, eps, weight_decay, **mistake) -> list:
             bc1, bc2 = (1 - b1 * t, 1 - b2 * t) if mistake.get("product") else (1 - b1 ** t, 1 - b2 ** t)
             bc1 = 1.0 if mistake.get("no_correction") or mistake.get("no_m_correction") else bc1
             bc2 = 1.0 if mistake.get("no_correction") or mistake.get("no_v_correction") else bc2
+            m = m / bc1 if mistake.get("m_stored_corrected") else m  # stored so, and corrected again below
+            v = v / bc2 if mistake.get("v_stored_corrected") else v
             if mistake.get("eps_inside_sqrt"):
                 denom = np.sqrt(v / bc2 + eps)
             elif mistake.get("eps_inside_raw_sqrt"):
@@ -101,6 +103,8 @@ def _adam(**option):
 
 _NONE = ("a parameter whose grad is None was still updated, as if its gradient were zeros: its state (and weight "
          "decay) moved it on", "skip a parameter whose grad is None at that step (continue), leaving its state as it is")
+
+_STORED_FIX = "keep the raw running averages m and v in the state, and correct a copy of each for the step"
 
 VALUE_MISTAKES = [
     ValueMistake("6.2", "sgd", "updated without a gradient", *_NONE, _sgd(none_as_zero=True)),
@@ -151,6 +155,12 @@ VALUE_MISTAKES = [
     ValueMistake("6.3", "adam", "corrected m kept",
                  "state['m'] keeps the bias-corrected average, which the next step averages (and corrects) again",
                  "keep the raw running averages m and v in the state, and correct copies of them", _adam(corrected_m=True)),
+    ValueMistake("6.3", "adam", "corrected m stored back",
+                 "the bias-corrected m was stored back into the state, and the step corrects it again: the first step is "
+                 "1 / (1 - beta1) times too long", _STORED_FIX, _adam(m_stored_corrected=True)),
+    ValueMistake("6.3", "adam", "corrected v stored back",
+                 "the bias-corrected v was stored back into the state, and the step corrects it again: the first step "
+                 "shrinks by a factor of about sqrt(1 - beta2)", _STORED_FIX, _adam(v_stored_corrected=True)),
     ValueMistake("6.3", "adam", "weight decay decoupled",
                  "the weights are shrunk by lr * weight_decay * p apart from the gradient (AdamW's decoupled decay)",
                  "Adam's weight_decay adds weight_decay * p to the gradient before m and v (L2, as torch.optim.Adam does)",

@@ -24,18 +24,21 @@ def _softmax(a, axis):
 
 
 def _attend(x, weights, heads, *, scale=None, mask=lambda T: np.tril(np.ones((T, T), bool)), axis=-1, after=False,
-            split=True, merge=True):
-    """Attention as the mistake computes it: (output, weights)."""
+            split=True, merge=True, straight=(), fill=-1e9):
+    """Attention as the mistake computes it: (output, weights). ``straight``: the projections
+    reshaped straight to (B, H, T, d) (every one without ``split``); ``fill``: what a masked
+    score becomes."""
     x = np.asarray(x, np.float64)
     B, T, D = x.shape
     d = D // heads
     lin = lambda a, n: a @ np.asarray(weights[f"{n}.weight"]).T + np.asarray(weights[f"{n}.bias"])  # noqa: E731
-    heads_of = (lambda a: a.reshape(B, T, heads, d).transpose(0, 2, 1, 3)) if split else \
-        (lambda a: a.reshape(B, heads, T, d))
-    q, k, v = (heads_of(lin(x, n)) for n in ("query", "key", "value"))
+
+    def heads_of(a, n):
+        return a.reshape(B, heads, T, d) if not split or n in straight else a.reshape(B, T, heads, d).transpose(0, 2, 1, 3)
+    q, k, v = (heads_of(lin(x, n), n) for n in ("query", "key", "value"))
     scores = q @ k.transpose(0, 1, 3, 2) * (1 / math.sqrt(d) if scale is None else scale(d, D))
     mask = mask(T)
-    att = np.where(mask, _softmax(scores, axis), 0.0) if after else _softmax(np.where(mask, scores, -1e9), axis)
+    att = np.where(mask, _softmax(scores, axis), 0.0) if after else _softmax(np.where(mask, scores, fill), axis)
     out = att @ v
     merged = out.transpose(0, 2, 1, 3).reshape(B, T, D) if merge else out.reshape(B, T, D)
     return lin(merged, "proj"), att
@@ -67,6 +70,15 @@ VALUE_MISTAKES = [
            "holds pieces of several positions",
            "reshape to (B, T, H, d), then transpose to (B, H, T, d); merge back with the inverse transpose before "
            "the reshape to (B, T, D)", weights_too=False, split=False, merge=False),
+    *[mistake for n, letter in (("query", "q"), ("key", "k"), ("value", "v")) for mistake in _both(
+        f"{letter} split without the transpose",
+        f"{letter} was reshaped straight to (B, H, T, d) (the other two were not): that cuts the rows of (B, T, D) into "
+        "heads in the wrong order, so its heads mix positions",
+        f"reshape {letter} to (B, T, H, d), then transpose to (B, H, T, d), as the other two", straight=(n,))],
+    *_both("masked with 0",
+           "the masked scores were set to 0, not to a very negative number: exp(0) is not 0, so the later keys still "
+           "get weight", "replace the masked scores with a very negative number (such as -1e9): after the softmax "
+           "their weight is then 0", fill=0.0),
     *_both("mask one short",
            "the mask is one position short (np.tril with k=-1): a position cannot see itself, and position 0 sees "
            "nothing at all",

@@ -41,6 +41,17 @@ def fail(call: str, case: str, problem: str, got: Any = None, expected: Any = No
     raise CheckFailed(text)
 
 
+def in_place(held: Any, now: Any, call: str, case: str) -> None:
+    """Fail unless ``held``, the array a parameter held before a step, holds its values
+    ``now``: an update in place, as every other reference to that array sees it."""
+    __tracebackhide__ = True
+    if isinstance(held, np.ndarray) and isinstance(now, np.ndarray) and held.shape == now.shape \
+            and not np.array_equal(held, now):
+        fail(call, case, "has the right values, but the array p.data held before the step still has the old ones: the "
+             "step gave p.data a new array. Change p.data in place (p.data -= ..., or p.data[...] = ...): any other "
+             "reference to that array (a view of it, or another Parameter sharing it) keeps the old values")
+
+
 def _values(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, **known: Any) -> tuple[str, str]:
     found = diagnose.value_pattern(got, expected, rtol=rtol, atol=atol, **known)
     return found.where, found.text
