@@ -55,7 +55,8 @@ def key_of(learner: str, content: str) -> dict[str, str]:
 
 
 def _name(key: dict[str, str]) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:40] + ".read"
+    """A kept read's file name; the base code's fingerprints (no learner's) end in ``.base``."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:40] + (".read" if key["learner"] else ".base")
 
 
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], Prints, list[str]] | None:
@@ -164,7 +165,7 @@ def keep_only(out: pathlib.Path, keys: list[dict[str, str]]) -> None:
     wanted = {_name(key) for key in keys}
     try:
         for path in (out / FOLDER).iterdir():
-            if path.name not in wanted and (path.suffix in (".read", ".part")) and path.is_file():
+            if path.name not in wanted and (path.suffix in (".read", ".base", ".part")) and path.is_file():
                 path.unlink(missing_ok=True)
     except OSError:
         return
