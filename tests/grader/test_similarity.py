@@ -270,7 +270,8 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     capsys.readouterr()
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "moved") == 0
     assert "(1 unchanged since the last run, kept in similarity-reads/)" in capsys.readouterr().out   # fay
-    assert len(list((tmp_path / "moved" / cache.FOLDER).iterdir())) == 5   # ana's old read gone, the others again
+    assert len(list((tmp_path / "moved" / cache.FOLDER).glob("*.read"))) == 5   # ana's old read gone, the others again
+    assert len(list((tmp_path / "moved" / cache.FOLDER).iterdir())) == 6   # and the base code's fingerprints, once
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "cold") == 0
     for name in ("similarity-pairs.csv", "similarity.csv"):
         assert (tmp_path / "moved" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
