@@ -146,12 +146,15 @@ def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):
                 calls = [{"name": name, "starts": c["starts"], "steps": c["grads"], "kwargs": kwargs, "lrs": c["lrs"]}
                          for c in (case, fresh)]
                 raise located_value(failure, w, f"optim.{name}.step", "optimizer", calls, [run(**case), run(**fresh)],
-                                    right=_moves_as) from None
+                                    right=_moves_as, fields=MOVES) from None
             _decay_apart(w, name, site, case, kwargs, run, failure)
         else:
             if not settings["weight_decay"] and not settings.get("momentum"):  # one part charges it
                 _in_place(name, label, seen.get("held"), seen["history"])
     return judge
+
+
+MOVES = ("history", "idle")  # what _moves_as reads of the probe's answer: a search's edits send only these
 
 
 def _moves_as(seen, expected) -> bool:
