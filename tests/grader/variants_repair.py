@@ -53,4 +53,11 @@ BUGGY = [
       'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g * g'), "6.3",
      "a small edit of line 85 of minitorch/optim.py (Adam.step) makes every case of this check right: "
      "look there at one factor or divisor too many."),
+    # a first step as a known mistake's, later steps not: Adam's m corrected twice in the step (the state kept raw) moves
+    # the first step as "corrected m stored back" does; the later steps tell them apart, so that mistake is not named
+    ("adam's m corrected twice in the step",
+     ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
+      "p.data -= (self.lr / (1 - beta1 ** t)) * m / (1 - beta1 ** t) / denom"), "6.3",
+     "a small edit of line 88 of minitorch/optim.py (Adam.step) makes every case of this check right: look there at "
+     "which variable is used or one factor or divisor too many."),
 ]
