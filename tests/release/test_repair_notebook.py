@@ -26,6 +26,11 @@ PLANTED = {  # task: (file, the reference's text, the mistake, what the message 
             "np.exp(out) * np.sum(grad, axis=ctx.axis)", "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward)",
             "keepdims=True"),
     "3.3": ("ops_reduce.py", "hit = x == out", "hit = x >= out", "", ""),  # Min's ties: no one edit mends both
+    # Adam's m corrected twice in the step moves the first step as "corrected m stored back" does: the later steps,
+    # kept as evidence before the first is judged, tell them apart, so no mistake is named
+    "6.3": ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",
+            "p.data -= (self.lr / (1 - beta1 ** t)) * m / (1 - beta1 ** t) / denom",
+            "line 88 of minitorch/optim.py (Adam.step)", "* m / denom"),
     # the GPT's position table one row short: the learner's line, never the given shape check that raised
     "7.3": ("nn/transformer.py", "x = self.token(idx) + self.position(np.arange(idx.shape[1]))",
             "x = self.token(idx) + self.position(np.arange(idx.shape[1]))[:-1]", "", ""),
