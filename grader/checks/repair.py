@@ -69,17 +69,18 @@ def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays:
 
 def located_value(failure: CheckFailure, w: Any, function: str, probe: str, calls: Sequence[dict],
                   expected: Sequence[Any], rtol: float = 1e-5, atol: float = 1e-7,
-                  right: Callable[[Any, Any], bool] | None = None) -> CheckFailure:
+                  right: Callable[[Any, Any], bool] | None = None, fields: Sequence[str] = ()) -> CheckFailure:
     """``failure`` of a value's check (``probe`` on each of ``calls``, whose right answers are
     ``expected``, the failing case and fresh ones among them), with the line a repair search
     of the package's ``function`` points at, when one does. ``right(answer, expected)``
-    judges one answer (default: a number or an array close to ``expected``)."""
+    judges one answer (default: a number or an array close to ``expected``); ``fields``, the
+    keys of the probe's answer it reads, are all each edit sends back (every key, if none)."""
     fits = right or (lambda got, want: _close(got, np.asarray(want, np.float64), rtol, atol))
 
     def search(seconds: float) -> str:
         try:
             answer = w.call("call_edits", doing=f"trying small edits of {function}", function=function, inner=probe,
-                            calls=list(calls), seconds=seconds)
+                            calls=list(calls), seconds=seconds, **({"fields": list(fields)} if fields else {}))
         except (Raised, Lost):
             return ""
         every = lambda seen: isinstance(seen, list) and len(seen) == len(expected) and all(  # noqa: E731

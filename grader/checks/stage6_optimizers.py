@@ -1,8 +1,8 @@
 """Tasks 6.2 and 6.3: SGD and Adam, stepped with different gradients per parameter, a
 parameter without a gradient at one step, and a learning rate that changes between steps
 (as a schedule changes it). The parameters are compared after every step; the first wrong
-one is explained by the known mistake whose run gives it (the library's sites "sgd" and
-"adam", grader/checks/mistakes/stage6_optim.py, which also gives the right runs) or,
+one is explained by the known mistake whose run gives it, at every step (the library's sites
+"sgd" and "adam", grader/checks/mistakes/stage6_optim.py, which also gives the right runs) or,
 failing that, by the step where it first went wrong and what happened at that step."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from grader.boundary.failures import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised
 from grader.checks.mistakes.stage6_optim import adam_run, sgd_run
-from grader.checks.naming import name_value_mistake, value_mistake_raised
+from grader.checks.naming import name_value_mistake, seen_value, value_mistake_raised
 from grader.checks.repair import located_value
 
 
@@ -77,6 +77,10 @@ def _optimizer(w, name, site, case, kwargs, run, label):
     notes = [note for note in (_context(t, k, steps, lrs), f"right after step {t}" if t else "") if note]
     what = f"{doing}: parameter {k} after step {t + 1}" + (f" ({'; '.join(notes)})" if notes else "")
     got = history[t][k] if t < len(history) and k < len(history[t]) else None
+    for s, (got_s, want_s) in enumerate(zip(history, expected)):  # every other step is evidence too: a mistake is
+        for j, (g, e) in enumerate(zip(got_s, want_s)):            # named only if its whole run fits the learner's
+            if (s, j) != (t, k):
+                seen_value(site, {**case, "grads": steps[:s + 1], "lrs": lrs[:s + 1], "param": j}, g, e, 1e-9, 1e-12)
     name_value_mistake(site, {**case, "grads": steps[:t + 1], "lrs": lrs[:t + 1], "param": k}, what, got, expected[t][k],
               1e-9, 1e-12)
     explain(what, got, expected[t][k], rtol=1e-9, atol=1e-12)
@@ -146,12 +150,15 @@ def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):
                 calls = [{"name": name, "starts": c["starts"], "steps": c["grads"], "kwargs": kwargs, "lrs": c["lrs"]}
                          for c in (case, fresh)]
                 raise located_value(failure, w, f"optim.{name}.step", "optimizer", calls, [run(**case), run(**fresh)],
-                                    right=_moves_as) from None
+                                    right=_moves_as, fields=MOVES) from None
             _decay_apart(w, name, site, case, kwargs, run, failure)
         else:
             if not settings["weight_decay"] and not settings.get("momentum"):  # one part charges it
                 _in_place(name, label, seen.get("held"), seen["history"])
     return judge
+
+
+MOVES = ("history", "idle")  # what _moves_as reads of the probe's answer: a search's edits send only these
 
 
 def _moves_as(seen, expected) -> bool:

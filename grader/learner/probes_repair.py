@@ -2,7 +2,9 @@
 methods (``mutants.py``, the notebooks' error model, a copy written by ``make release``),
 each put in place in turn and run on the cases the grader sent. It returns what each edit
 gave (its line, its kind, the output and gradients per case) and judges nothing: the
-grader compares the answers with its own expected values, which never come here.
+grader compares the answers with its own expected values, which never come here. An answer
+holds at most as many arrays as a frame may carry (``wire.MAX_ARRAYS``): a search that would
+send more stops there, as one out of time does, and says it is incomplete.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import types
 import warnings
 from typing import Any
 
+import numpy as np
+
+from grader.boundary import wire
 from grader.learner import mutants
 from grader.learner.probes import PROBES, plain, probe, resolve, rule
 
@@ -37,6 +42,15 @@ def _suspects(owner: Any, task: str) -> list:
     return found
 
 
+def _arrays(value: Any) -> int:
+    """How many arrays ``value`` sends (each NumPy array or scalar travels as one)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return 1
+    if isinstance(value, (list, tuple)):
+        return sum(_arrays(v) for v in value)
+    return sum(_arrays(v) for v in value.values()) if isinstance(value, dict) else 0
+
+
 @probe
 def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | None = None,
                views: list | None = None, seconds: float = 2.0, task: str = "") -> dict:
@@ -53,7 +67,7 @@ def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | 
         planned += [(method, edit) for edit in found]
     if len(planned) > mutants.LIMIT:
         return {"skipped": "too many edits to search"}
-    until, answers = time.monotonic() + seconds, list[dict]()
+    until, answers, room = time.monotonic() + seconds, list[dict](), wire.MAX_ARRAYS
     for method, edit in planned:
         if time.monotonic() > until:
             return {"edits": answers, "incomplete": True}
@@ -67,6 +81,9 @@ def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | 
                     seen.append(None)
                     break
                 seen.append({"out": plain(ran["out"]), "grads": ran["grads"]})
+        room -= _arrays(seen)
+        if room < 0:  # more than one frame carries
+            return {"edits": answers, "incomplete": True}
         path = os.path.realpath(method.__code__.co_filename)
         file = "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")
         answers.append({"line": edit.line, "kind": edit.kind, "file": file, "function": method.__qualname__,
@@ -75,16 +92,19 @@ def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | 
 
 
 @probe
-def call_edits(mt: Any, function: str, inner: str, calls: list, seconds: float = 2.0) -> dict:
+def call_edits(mt: Any, function: str, inner: str, calls: list, seconds: float = 2.0,
+               fields: list | None = None) -> dict:
     """Every edit of the package's function ``function`` (a value's task, such as
     ``central_difference``), each running probe ``inner`` on every call's arguments; an
-    answer is None where the edited function raised. Stops after ``seconds``."""
+    answer is None where the edited function raised. ``fields``, when given, are the keys
+    of ``inner``'s answer (a dict) to send back, the only ones the grader judges. Stops
+    after ``seconds``."""
     target = resolve(mt, function)
     found = mutants.edits(target) if isinstance(target, types.FunctionType) else []
     if found is None:
         return {"skipped": f"{function} is too long to search"}
     root = os.path.dirname(os.path.realpath(mt.__file__))
-    until, answers = time.monotonic() + seconds, list[dict]()
+    until, answers, room = time.monotonic() + seconds, list[dict](), wire.MAX_ARRAYS
     for edit in found:
         if time.monotonic() > until:
             return {"edits": answers, "incomplete": True}
@@ -93,10 +113,14 @@ def call_edits(mt: Any, function: str, inner: str, calls: list, seconds: float =
             warnings.simplefilter("ignore")
             for args in calls:
                 try:
-                    seen.append(plain(PROBES[inner](mt, **args)))
+                    got = PROBES[inner](mt, **args)
                 except Exception:  # noqa: BLE001 - an edit that raises is no repair
                     seen.append(None)
                     break
+                seen.append(plain({k: got.get(k) for k in fields} if fields and isinstance(got, dict) else got))
+        room -= _arrays(seen)
+        if room < 0:  # more than one frame carries
+            return {"edits": answers, "incomplete": True}
         path = os.path.realpath(target.__code__.co_filename)
         answers.append({"line": edit.line, "kind": edit.kind, "function": target.__qualname__, "seen": seen,
                         "file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")})

@@ -24,7 +24,7 @@ from . import diagnose, evidence, known_mistakes, repair
 from .failures import CheckFailed, checking, raised
 from .mismatch import hint_for, compare, fail, in_place
 
-__all__ = ["CheckFailed", "check_backward", "checking", "fail", "in_place", "same"]
+__all__ = ["CheckFailed", "check_backward", "checking", "fail", "in_place", "same", "seen"]
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
@@ -180,3 +180,12 @@ def _note(op: Any, inputs: Sequence[np.ndarray], upstream: Any, expected: Any, r
                       if np.asarray(a).dtype.kind == "f" else a for a in inputs]
             check_backward(op, scaled, None, reference=reference, params=params, needs=needs, atol=atol)
     repair.note(op, again, fresh if reference is not None else None)
+
+
+def seen(got: Any, expected: Any, known: tuple[str, dict], *, atol: float = 1e-6, rtol: float = 1e-5) -> None:
+    """Keep ``got`` as evidence about the known mistakes of ``known`` (a site and a case, as
+    ``same`` takes them) without judging it: a later ``same`` of the cell names a mistake only
+    if this answer fits it too. A check that runs several steps keeps every step so, before
+    judging the first: a mistake that moves one step as another does is told apart by the rest."""
+    known_mistakes.seen_value(("value", (known[0], known[1].get("op"))), known_mistakes.of_value(*known), got, atol,
+                              rtol, expected)

@@ -32,7 +32,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, nn, optim, plotting, training
-from minitorch.course.visible import check_backward, checking, fail, in_place, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, in_place, same, seen  # the checks' messages
 
 # %% [markdown]
 # ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
@@ -209,30 +209,45 @@ with checking("6.3"):
              [np.array([2e-8]), None, np.array([-1e-8])],
              [None, None, None]]
     lrs = [0.01, 0.01, 0.004]  # a schedule: the learning rate changes before the third step
+
+
+    def kept(values):  # each array as it is now (anything else as it is, for same to judge)
+        return [v.copy() if isinstance(v, np.ndarray) else v for v in values]
+
+
     for weight_decay in (0.0, 0.1):
         params = [nn.Parameter(start.copy()) for start in starts]
         adam = optim.Adam(params, lr=0.01, weight_decay=weight_decay)
+        ran = []  # each step: the parameters before it, the arrays they held (as they are after it), after it
         for step in range(3):
             adam.lr = lrs[step]
             for p, steps in zip(params, grads):
                 p.grad = steps[step]
-            before, held = [p.data.copy() for p in params], [p.data for p in params]
+            before, held = kept(p.data for p in params), [p.data for p in params]
             adam.step()
-            case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
-                    "lrs": lrs[:step + 1], "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": weight_decay}
+            ran.append((before, kept(held), kept(p.data for p in params)))
+        cases = [{"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
+                  "lrs": lrs[:step + 1], "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": weight_decay}
+                 for step in range(3)]
+        for step, (_, _, after) in enumerate(ran):  # every step is evidence before the first is judged
+            for i, (start, steps) in enumerate(zip(starts, grads)):
+                seen(after[i], adam_by_hand(start, steps[:step + 1], lrs, weight_decay), ("adam", {**cases[step], "param": i}),
+                     rtol=1e-9, atol=1e-12)
+        for step, (before, held, after) in enumerate(ran):
+            case = cases[step]
             if step == 0 and weight_decay == 0.0:
-                same(params[0].data, np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
+                same(after[0], np.array([1.0 - 0.01, -2.0 + 0.01]), "optim.Adam(lr=0.01).step()",
                      "parameter 0 after the first step", atol=1e-6, moved_from=np.array([1.0, -2.0]),
                      known=("adam", {**case, "param": 0}),
                      hint="After one step Adam moves each weight by about lr (m_hat / sqrt(v_hat) is ±1 when t = 1).")
-            for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
-                same(p.data, adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
+            for i, (start, steps) in enumerate(zip(starts, grads)):
+                same(after[i], adam_by_hand(start, steps[:step + 1], lrs, weight_decay),
                      f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
                      f"parameter {i} after step {step + 1} (lr {lrs[step]}; a None gradient: no step)", rtol=1e-9, atol=1e-12,
                      moved_from=before[i], known=("adam", {**case, "param": i}),
                      hint="Per parameter: t counts from 1; m, v the raw running averages in the state; "
                           "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
-                in_place(held[i], p.data, f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
+                in_place(held[i], after[i], f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
                          f"parameter {i} after step {step + 1}")
     print("Task 6.3 passes the visible checks")
 

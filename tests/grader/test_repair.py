@@ -12,6 +12,7 @@ import types
 import numpy as np
 import pytest
 
+from grader.boundary import wire
 from grader.checks import repair
 from grader.checks.common import CheckFailure
 from grader.checks.numeric import numeric_vjp
@@ -116,6 +117,24 @@ def test_a_search_stops_when_the_hand_ins_budget_is_spent(tmp_path):
     failure = CheckFailure("wrong")
     assert repair.located(failure, learner, "Planted", np.exp, [np.ones(2)], np.ones(2), None, {}) is failure
     assert learner.sent == []
+
+
+def test_a_search_sends_no_more_arrays_than_a_frame_carries(tmp_path, monkeypatch):
+    """An answer of more arrays than a frame carries would not decode, and the grader would end the learner's
+    process (Adam's search did, once the optimizer probe sent the arrays held before each step too): the search
+    stops short, says so, and names no line."""
+    learner = Learner(planted(tmp_path, "sign"))
+    x = np.linspace(-2, 2, 6).reshape(2, 3)
+    cases = [{"arrays": [x], "upstream": np.ones_like(x)}]
+    whole = probes_repair.rule_edits(learner.mt, "Planted", cases, {}, seconds=60)
+    assert not whole.get("incomplete") and len(whole["edits"]) > 10
+    monkeypatch.setattr(wire, "MAX_ARRAYS", 20)
+    cut = probes_repair.rule_edits(learner.mt, "Planted", cases, {}, seconds=60)
+    assert cut["incomplete"] and 0 < len(cut["edits"]) < len(whole["edits"]), cut
+    assert wire.decode(wire.encode({"ok": wire.bounded(cut)}))["ok"]["incomplete"]  # it crosses the boundary
+    failure = CheckFailure("Planted.backward: the gradient for input 0 is wrong.")
+    reference = lambda x: 1 / (1 + np.exp(-x))  # noqa: E731
+    assert repair.located(failure, learner, "Planted", reference, [x], np.ones_like(x), None, {}) is failure
 
 
 def test_both_sides_word_each_kind_of_edit_alike():
