@@ -47,7 +47,7 @@ def bounded(value: Any) -> Any:
     nesting past ``MAX_DEPTH`` and anything that cannot travel become small markers
     (``{"oversized": {...}}``, ``{"unsupported": name}``) in their place, so that one
     oversized part of an answer (a gradient of gigabytes) costs only itself."""
-    room = [MAX_ANSWER, MAX_ITEMS]
+    room = [MAX_ANSWER, MAX_ITEMS, MAX_ARRAYS - 1]   # bytes, plain values, arrays (one kept for the frame)
 
     def fit(v: Any, depth: int) -> Any:
         if depth > MAX_DEPTH - 3:  # room for the marker itself, and for the answer around the value
@@ -59,7 +59,9 @@ def bounded(value: Any) -> Any:
                 return {"unsupported": f"array of dtype {v.dtype}"[:200]}
             if v.nbytes > min(MAX_VALUE, room[0]):
                 return {"oversized": {"shape": list(np.shape(v)), "dtype": str(v.dtype), "bytes": int(v.nbytes)}}
-            room[0] -= v.nbytes
+            if room[2] <= 0:
+                return {"oversized": {"arrays": "too many"}}
+            room[0], room[2] = room[0] - v.nbytes, room[2] - 1
             return v
         room[1] -= 1
         if room[1] < 0:

@@ -322,6 +322,9 @@ def test_each_value_of_an_answer_is_bounded_on_its_own():
     assert ok[6] == {"unsupported": "object"} and ok[7] is twelve and ok[8] is twelve
     assert wire.oversized(ok[9]) == "an array of shape (1572864,) and dtype float64 (12 MiB)"
     assert len(wire.encode(answer)) < wire.MAX_FRAME
+    many = wire.bounded({"ok": [np.zeros(1)] * (wire.MAX_ARRAYS + 5)})   # more arrays than a frame may carry
+    assert many["ok"][-1] == {"oversized": {"arrays": "too many"}} and np.array_equal(many["ok"][0], np.zeros(1))
+    assert len(wire.decode(wire.encode(many))["ok"]) == wire.MAX_ARRAYS + 5
 
 
 def test_a_frame_cannot_make_the_grader_allocate_more_than_it_holds():
