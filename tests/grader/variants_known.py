@@ -303,6 +303,12 @@ BUGGY += [  # ---- stage 1 and Task 2.1
     ("topological order lists a node when it first pops", ("autodiff.py",
         "        seen.add(id(node))\n        stack.append((node, True))\n",
         "        seen.add(id(node))\n        finished.append(node)\n"), "1.3", "known mistake: listed when first reached"),
+    ("topological order lists a node when it first pops, never reversed", ("autodiff.py",
+        "        seen.add(id(node))\n        stack.append((node, True))\n        for parent in node.parents:\n"
+        "            if id(parent) not in seen:\n                stack.append((parent, False))\n    finished.reverse()\n",
+        "        seen.add(id(node))\n        finished.append(node)\n        for parent in node.parents:\n"
+        "            if id(parent) not in seen:\n                stack.append((parent, False))\n"), "1.3",
+     "known mistake: listed when first reached, never reversed"),
     ("topological order lists a node when it first pops, parents pushed last first", ("autodiff.py",
         "        seen.add(id(node))\n        stack.append((node, True))\n        for parent in node.parents:\n",
         "        seen.add(id(node))\n        finished.append(node)\n        for parent in reversed(node.parents):\n"), "1.3",
