@@ -560,7 +560,8 @@ def _stage1_cases(rng) -> dict:
                                                             {"op": "a ** 0", "point": [0.0], "g": 1.0}],
         # and the checks' first graph, whose node 3 lists its parents latest first (a walk listing nodes as it reaches
         # them goes wrong there only)
-        "topological order": [{"parents": p} for p in [*graphs, [[], [0], [1], [2, 1], [1, 3]]]], "topological nodes": [{"parents": p} for p in graphs],
+        "topological order": [{"parents": p} for p in [*graphs, [[], [0], [1], [2, 1], [1, 3]]]],
+        "topological nodes": [{"parents": p} for p in graphs],
         "backpropagate": [{"parents": p, "local": [[float(d) for d in rng.uniform(-2, 2, len(ps))] for ps in p],
                            "seed": float(rng.uniform(2, 3))} for p in graphs],
         "broadcast shapes": [{"shapes": s} for s in [[(2, 1), (2, 3)], [(3,), (2, 3)], [(4, 1), (3,)], [(2, 3), (4,)],
