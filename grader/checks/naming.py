@@ -39,12 +39,34 @@ def seen_gradient(function: str, i: int, got: Any, expected: np.ndarray, rtol: f
                   bool(np.allclose(p["values"], expected, rtol=rtol, atol=atol, equal_nan=True)))
 
 
-def name_known(known: list, i: int, what: str, got: Any, expected: np.ndarray, rtol: float, atol: float) -> None:
-    """Raise the known mistake that ``got`` gives evidence of (``evidence.single_out``), if one."""
+def name_known(known: list, i: int, what: str, got: Any, expected: np.ndarray, rtol: float, atol: float,
+               partner: tuple[int, Any, np.ndarray] | None = None) -> None:
+    """Raise the known mistake that ``got`` gives evidence of (``evidence.single_out``), if one.
+    With ``partner`` (input j, its answer, its right gradient), the answers of i and j are swapped:
+    only a mistake of the same name that j's answer fits too is named then (issue 45)."""
     mine = [(m, p) for m, p in known if m.input == i]
     mistake = evidence.single_out(got, mine, lambda g, p: fits(g, p, expected, rtol, atol), _where)
+    if mistake is not None and partner is not None:
+        j, theirs, right = partner
+        other = evidence.single_out(theirs, [(m, p) for m, p in known if m.input == j],
+                                    lambda g, p: fits(g, p, right, rtol, scaled_atol(right, atol)), _where)
+        mistake = mistake if other is not None and other.name == mistake.name else None
     if mistake is not None:
         raise CheckFailure(f"{what} is wrong: {mistake.words()}.{where(got, expected)}", mistake.name)
+
+
+def swapped_with(grads: Sequence, i: int, expected: np.ndarray, right_of: Callable[[int], np.ndarray | None],
+                 rtol: float, atol: float) -> tuple[int, Any, np.ndarray] | None:
+    """The input j whose right gradient is the answer for input ``i`` while j's answer is i's right
+    gradient (the two swapped), with j's answer and right gradient; None if no input's is."""
+    def close(a: Any, b: Any) -> bool:
+        return isinstance(a, np.ndarray) and a.dtype.kind in "fiu" and a.shape == b.shape and \
+            bool(np.allclose(a, b, rtol=rtol, atol=scaled_atol(b, atol)))
+    for j in range(len(grads)):
+        right = right_of(j) if j != i and close(grads[j], expected) else None
+        if right is not None and close(grads[i], right) and not close(expected, right):
+            return j, grads[j], right
+    return None
 
 
 def judge(what: str, function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict, i: int, got: Any,

@@ -16,7 +16,7 @@ from grader.boundary.runner import Raised
 from grader.boundary.wire import oversized
 from grader.checks.common import CheckFailure, describe_params, explain, learner_raised, scaled_atol
 from grader.checks.mistakes import predict
-from grader.checks.naming import known_for, name_known, named_raise, seen_gradient
+from grader.checks.naming import known_for, name_known, named_raise, seen_gradient, swapped_with
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
 from grader.checks.repair import located
 
@@ -110,7 +110,10 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
                 if isinstance(got, np.ndarray) and got.shape == expected.shape and \
                         np.allclose(got, wrong(arrays, upstream), rtol=rtol, atol=tolerance):
                     raise CheckFailure(f"{what} is wrong: {words}.", mistake) from None
-            name_known(known, i, what, grads[i], expected, rtol, tolerance)
+            float_input = lambda j: arrays[j].dtype.kind == "f"  # noqa: E731
+            partner = swapped_with(grads, i, expected, lambda j: numeric_vjp(reference, arrays, upstream, j)
+                                   if float_input(j) and arrays[j].shape == arrays[i].shape else None, rtol, atol)
+            name_known(known, i, what, grads[i], expected, rtol, tolerance, partner)
             raise located(failure, w, function, reference, arrays, upstream, differentiable, params, swaps, views,
                           rtol, atol) from None
         seen_gradient(function, i, grads[i], expected, rtol, scaled_atol(expected, atol),

@@ -33,9 +33,12 @@ def chain_backed_graph(rng, size: int = 8) -> list[list[int]]:
 
 @part("1.3", "a valid order")
 def topological_order_is_valid(w, rng):
-    # first a long branch and a short one that meet, where a breadth-first walk and a depth-first walk that marks
-    # nodes seen when it pushes them give different orders (a name needs a case that tells the mistakes apart)
-    graphs = [[[], [0], [1], [2], [3], [1, 4]], chain_backed_graph(rng), chain_backed_graph(rng)] + \
+    # first a graph where every known mistake of the order gives an order of its own (a name needs a case that tells
+    # them apart): node 3 lists its parents latest first, so a walk that lists a node when it first reaches it (then
+    # reverses the list) is not the reverse of a right order; then a long branch and a short one that meet, where a
+    # breadth-first walk and a depth-first walk that marks nodes seen when it pushes them give different orders
+    graphs = [[[], [0], [1], [2, 1], [1, 3]], [[], [0], [1], [2], [3], [1, 4]], chain_backed_graph(rng),
+              chain_backed_graph(rng)] + \
         [random_graph(rng) for _ in range(5)]
     for parents in graphs:
         doing = f"topological_order on a graph of {len(parents)} nodes"

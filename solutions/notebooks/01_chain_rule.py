@@ -209,7 +209,7 @@ plotting.draw_graph(worked_model(*leaves()), show_grad=False);
 # Stuck? `mt.hint("1.3")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task1_3_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 1.3 (on two small diamonds of its own)
+# Check Task 1.3 (on small graphs of its own)
 with checking("1.3"):
     x = mt.Scalar(0.8, "x")
     a = x.exp()
@@ -222,6 +222,14 @@ with checking("1.3"):
     call, case = "topological_order(y), as indices into [x, a, b, c, y]", "y = b + c, c = a * b, b = a.sin(), a = x.exp()"
     same(tuple(sorted(got)), (0, 1, 2, 3, 4), f"sorted({call})", f"{case}: which nodes are listed, and how often",
          known=("topological nodes", {"parents": parents}))
+    u = x.exp()
+    v = u.sin()
+    w = v * u  # its parents latest first: every known mistake of the order gives an order of its own here
+    z = u + w
+    tied = [next((i for i, node in enumerate([x, u, v, w, z]) if node is n), -1) for n in mt.topological_order(z)]
+    same(tuple(tied), (4, 3, 2, 1, 0), "topological_order(z), as indices into [x, u, v, w, z]",
+         "z = u + w, w = v * u, v = u.sin(), u = x.exp(): its only order with every node before its parents",
+         known=("topological order", {"parents": [[], [0], [1], [2, 1], [1, 3]]}))
     chain = [mt.Scalar(0.3, "x")]
     for _ in range(4):
         chain.append(chain[-1].sin())

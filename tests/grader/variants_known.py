@@ -84,6 +84,13 @@ BUGGY = [
     ("layer norm weight gradient from g", ("ops_norm.py", "grad_weight = (grad * xhat).sum(axis=batch_axes)",
                                            "grad_weight = (grad * weight * xhat).sum(axis=batch_axes)"), "7.1",
      "known mistake: weight gradient from g"),
+    # a fresh learner's M86 (issue 45): the weight's gradient written as the bias's; once called "the two inputs'
+    # gradients are swapped" though the bias's was right. A real swap names no mistake of one input alone
+    ("layer norm weight gradient without xhat", ("ops_norm.py", "grad_weight = (grad * xhat).sum(axis=batch_axes)",
+                                                 "grad_weight = grad.sum(axis=batch_axes)"), "7.1",
+     "known mistake: weight gradient without xhat"),
+    ("layer norm returns the bias's gradient before the weight's", ("ops_norm.py",
+        "return grad_x, grad_weight, grad_bias", "return grad_x, grad_bias, grad_weight"), "7.1", "input 1"),
     ("layer norm bias gradient not summed at all", ("ops_norm.py", "grad_bias = grad.sum(axis=batch_axes)",
                                                     "grad_bias = grad"), "7.1", "known mistake: bias gradient not summed"),
     ("layer norm bias gradient from g", ("ops_norm.py", "grad_bias = grad.sum(axis=batch_axes)",
@@ -291,6 +298,28 @@ BUGGY += [  # ---- stage 1 and Task 2.1
         "        stack.append((node, True))\n        for parent in node.parents:\n"
         "            if id(parent) not in seen:\n                seen.add(id(parent))\n"
         "                stack.append((parent, False))\n"), "1.3", "known mistake: marked when pushed"),
+    # a fresh learner's M13 (issue 45): each node listed when it first pops, the final reverse kept; its chain case once
+    # named "reversed" (whose fix reverses the list again); the same walk with the parents pushed last first fits no name
+    ("topological order lists a node when it first pops", ("autodiff.py",
+        "        seen.add(id(node))\n        stack.append((node, True))\n",
+        "        seen.add(id(node))\n        finished.append(node)\n"), "1.3", "known mistake: listed when first reached"),
+    ("topological order lists a node when it first pops, never reversed", ("autodiff.py",
+        "        seen.add(id(node))\n        stack.append((node, True))\n        for parent in node.parents:\n"
+        "            if id(parent) not in seen:\n                stack.append((parent, False))\n    finished.reverse()\n",
+        "        seen.add(id(node))\n        finished.append(node)\n        for parent in node.parents:\n"
+        "            if id(parent) not in seen:\n                stack.append((parent, False))\n"), "1.3",
+     "known mistake: listed when first reached, never reversed"),
+    ("topological order lists a node when it first pops, parents pushed last first", ("autodiff.py",
+        "        seen.add(id(node))\n        stack.append((node, True))\n        for parent in node.parents:\n",
+        "        seen.add(id(node))\n        finished.append(node)\n        for parent in reversed(node.parents):\n"), "1.3",
+     "before its parents"),
+    # a fresh learner's M18 (issue 45): lined up from the left (axis -i read as s[i - 1]), the sizes given back reversed;
+    # once named "built from the right, never reversed" (whose fix drops the right reverse)
+    # (here the positions visited last first, -ndim to -1, and each read from the left: the same sizes, the same order)
+    ("broadcast_shapes lines up from the left and reverses", ("shapes.py",
+        "        sizes = {shape[axis] for shape in shapes if len(shape) >= -axis} - {1}",
+        "        sizes = {shape[-axis - 1] for shape in shapes if len(shape) >= -axis} - {1}"), "2.1",
+     "known mistake: aligned from the left"),
     ("broadcast_shapes built from the right and never reversed", ("shapes.py", "for axis in range(-ndim, 0):",
                                                                   "for axis in range(-1, -ndim - 1, -1):"), "2.1",
      "known mistake: built from the right, never reversed"),
@@ -373,7 +402,8 @@ NAMED = {
     "broadcast_shapes compares only two shapes": "no clash error", "broadcast_shapes returns a list": "list, not a tuple",
     "sin derivative loses its sign": "sign added", "mul gradients swapped": "gradients swapped",
     "pow at 0.0 ** -1": "0 ** -1 for c = 0",
-    **{name: phrase.removeprefix("known mistake: ") for name, _, _, phrase in BUGGY},
+    **{name: phrase.removeprefix("known mistake: ") for name, _, _, phrase in BUGGY
+       if phrase.startswith("known mistake: ")},  # (a variant of another phrase names none)
 }
 NAMED.update({  # ---- Task 5.3's stable_logsumexp (tests/grader/variants.py)
     "logsumexp forgets to add the max back": "maximum not added back",

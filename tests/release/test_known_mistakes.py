@@ -71,6 +71,7 @@ CUES: dict = {
     "forgot the mean's path": "g minus its mean", "forgot the variance's path": "minus xhat times the mean of g",
     "mean and variance as constants": "depend on x too", "variance path's sign": "minus xhat times the mean of g",
     "g without the weight": "g is grad times weight", "weight gradient not summed": "every axis but the last",
+    "weight gradient without xhat": "for weight: grad times xhat",
     "weight gradient from g": "for weight: grad times xhat", "bias gradient from g": "grad itself (not g)",
     "bias gradient not summed": "summed over the batch axes",
     "bias summed over axis 0 only": "not only axis 0",
@@ -147,7 +148,8 @@ CUES.update({  # ---- stage 1 and Task 2.1
     ("1.2", "sign lost on b"): "minus g for b", ("1.2", "exponent not lowered"): "c a^(c-1)",
     "0 ** -1 for c = 0": "give 0 when c is 0", ("1.2", "1 at the kink"): "only where a > 0",
     "reversed": "reversing that list puts the root first", "breadth-first": "A depth-first walk",
-    "marked when pushed": "never when you push it",
+    "marked when pushed": "never when you push it", "listed when first reached": "only after all its parents have finished",
+    "listed when first reached, never reversed": "only after all its parents have finished",
     "no visited set": "Keep a set of the ids of the nodes you have expanded", "leaves left out": "the leaves included",
     "root left out": "the root and the leaves included",
     "overwrites instead of summing": "add each parent's share", "seed ignored": "not 1",
@@ -556,7 +558,10 @@ def _stage1_cases(rng) -> dict:
         "scalar backward": [{"op": op, "point": [float(v) for v in rng.uniform(0.5, 2, n)], "g": float(rng.uniform(0.5, 2))}
                             for op, n in points.items()] + [{"op": "a.relu()", "point": [0.0], "g": 1.5},
                                                             {"op": "a ** 0", "point": [0.0], "g": 1.0}],
-        "topological order": [{"parents": p} for p in graphs], "topological nodes": [{"parents": p} for p in graphs],
+        # and the checks' first graph, whose node 3 lists its parents latest first (a walk listing nodes as it reaches
+        # them goes wrong there only)
+        "topological order": [{"parents": p} for p in [*graphs, [[], [0], [1], [2, 1], [1, 3]]]],
+        "topological nodes": [{"parents": p} for p in graphs],
         "backpropagate": [{"parents": p, "local": [[float(d) for d in rng.uniform(-2, 2, len(ps))] for ps in p],
                            "seed": float(rng.uniform(2, 3))} for p in graphs],
         "broadcast shapes": [{"shapes": s} for s in [[(2, 1), (2, 3)], [(3,), (2, 3)], [(4, 1), (3,)], [(2, 3), (4,)],

@@ -58,6 +58,20 @@ def _marked_when_pushed(parents) -> list[int]:
     return finished[::-1]
 
 
+def _listed_when_reached(parents, reverse=True) -> list[int]:
+    """A depth-first walk that lists a node when it first pops (pre-order), before its parents
+    are done, each node's parents pushed in their order; the list reversed at the end (or not)."""
+    listed, seen, stack = [], set(), [len(parents) - 1]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        listed.append(n)
+        stack.extend(p for p in parents[n] if p not in seen)
+    return listed[::-1] if reverse else listed
+
+
 def _breadth_first(parents) -> list[int]:
     root = len(parents) - 1
     order, seen, queue = [], {root}, deque([root])
@@ -98,6 +112,18 @@ TOPOLOGICAL = [
                  "the stack is skipped by a later node that uses it, so that node finishes first and the parent ends up "
                  "listed before it", "mark a node as seen when you pop it to expand it (skip it then if it was already seen)",
                  _marked_when_pushed),
+    ValueMistake("1.3", "topological order", "listed when first reached",
+                 "each node was listed when the walk first reached it (when it first popped), before its parents were done, "
+                 "so reversing the list does not put every node before its parents: the reverse needs the order in which the "
+                 "nodes finish, not the order in which they are reached",
+                 "list a node only once its parents are finished: when it first pops, push it back marked done, then its "
+                 "parents, and append it when it pops the second time (keep the final reverse)", _listed_when_reached),
+    ValueMistake("1.3", "topological order", "listed when first reached, never reversed",
+                 "each node was listed when the walk first reached it (when it first popped), root first, before its parents "
+                 "were done: a node reached early along one branch comes before a node of another branch that uses it",
+                 "list a node only once its parents are finished (when it first pops, push it back marked done, then its "
+                 "parents, and append it when it pops the second time), then reverse the list",
+                 lambda parents: _listed_when_reached(parents, reverse=False)),
     ValueMistake("1.3", "topological nodes", "no visited set",
                  "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
                  "it has visited",

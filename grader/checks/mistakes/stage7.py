@@ -34,6 +34,8 @@ def _weight(kind):
         xhat, _, grad, batch = _parts(x, g, eps)
         if kind == "weight gradient not summed":
             return grad * xhat if batch else None
+        if kind == "weight gradient without xhat":
+            return grad.sum(axis=batch)
         return (grad * x[1] * xhat).sum(axis=batch)  # "weight gradient from g"
     return wrong
 
@@ -71,6 +73,10 @@ MISTAKES = [
             "the weight's gradient is g times xhat, where g is grad times weight: the weight's own gradient is "
             "grad times xhat, without the weight (g is the gradient for xhat)", "sum grad (not g) times xhat over the batch axes",
             _weight("weight gradient from g")),
+    Mistake("7.1", "ops_norm.LayerNorm", 1, "weight gradient without xhat",
+            "the weight's gradient is grad summed over the batch axes, without xhat: that is the bias's gradient. "
+            "out = xhat * weight + bias, so each weight is multiplied by xhat", "multiply grad by xhat before summing "
+            "over the batch axes", _weight("weight gradient without xhat")),
     Mistake("7.1", "ops_norm.LayerNorm", 2, "bias gradient not summed",
             "the bias's gradient is grad in x's shape: the bias is added at every position, so its gradient is "
             "grad summed over every axis but the last", "sum grad over the batch axes", _bias("bias gradient not summed")),
