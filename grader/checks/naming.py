@@ -43,14 +43,16 @@ def name_known(known: list, i: int, what: str, got: Any, expected: np.ndarray, r
                partner: tuple[int, Any, np.ndarray] | None = None) -> None:
     """Raise the known mistake that ``got`` gives evidence of (``evidence.single_out``), if one.
     With ``partner`` (input j, its answer, its right gradient), the answers of i and j are swapped:
-    only a mistake of the same name that j's answer fits too is named then (issue 45)."""
+    a mistake is named then only if j's answer is a known mistake of j's too (Sub's minus moved
+    from b to a is "sign on the wrong input" on a and "sign lost on b" on b); a one-input mistake
+    whose partner fits none is no evidence against a plain swap (issue 45)."""
     mine = [(m, p) for m, p in known if m.input == i]
     mistake = evidence.single_out(got, mine, lambda g, p: fits(g, p, expected, rtol, atol), _where)
     if mistake is not None and partner is not None:
         j, theirs, right = partner
         other = evidence.single_out(theirs, [(m, p) for m, p in known if m.input == j],
                                     lambda g, p: fits(g, p, right, rtol, scaled_atol(right, atol)), _where)
-        mistake = mistake if other is not None and other.name == mistake.name else None
+        mistake = mistake if other is not None else None
     if mistake is not None:
         raise CheckFailure(f"{what} is wrong: {mistake.words()}.{where(got, expected)}", mistake.name)
 

@@ -150,10 +150,10 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         where = (who, str(i))
         found = known_mistakes.fitting(known, i, got, max(atol, loose), max(1e-5, loose), want, where)
         partner = _swapped_with(grads, expected, i, max(atol, loose), max(1e-5, loose))
-        if found and partner is not None and (known_mistakes.fitting(
+        if found and partner is not None and not known_mistakes.fitting(
                 known, partner, grads[partner], max(atol, loose), max(1e-5, loose), expected[partner],
-                (who, str(partner))) or {}).get("name") != found["name"]:
-            found = None  # the two answers are swapped: a mistake of one input alone is not named (issue 45)
+                (who, str(partner))):
+            found = None  # swapped answers: named only if the other input's is a known mistake too (issue 45)
         if found:
             wrong = "came back with wrong values" if np.shape(got) == np.shape(want) else \
                 f"came back with shape {np.shape(got)}, not {np.shape(want)}"
