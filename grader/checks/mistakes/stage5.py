@@ -132,6 +132,8 @@ def _cross_entropy(kind):
         if kind == "one-hot by columns" and by_index:
             p[:, t] -= 1
             return p * rows
+        if kind == "the target's row sums left out" and not by_index:
+            return (p - t) * rows  # right only where each target row sums to 1
         if kind == "probabilities used as indices" and not by_index:
             p[np.arange(n), t] -= 1  # raises: float class probabilities are no indices
         return None
@@ -154,6 +156,11 @@ CROSS_ENTROPY = [
     ("one-hot by columns", "p[:, target] -= 1 subtracts 1 in whole columns, at every target class in every row; "
      "each row has one target, in its own row only",
      "pair each row with its own target: rows np.arange(n) and columns target"),
+    ("the target's row sums left out", "with class probabilities the logits' gradient is p minus the target, which "
+     "holds only where each target row sums to 1: the loss is minus the sum of target times log_p, and each log_p "
+     "depends on every logit through the softmax, so p is weighted by the target row's sum (rows of weighted or "
+     "unnormalised soft labels need not sum to 1)", "multiply p by each target row's sum (along the classes, kept as "
+     "an (N, 1) column) before subtracting the target rows"),
     ("probabilities used as indices", "class probabilities (N, C) were used as class indices; they are float "
      "weights, one per class, not positions", "branch on ctx.by_index: with probability targets take p times "
      "each target row's sum, minus the target rows"),
