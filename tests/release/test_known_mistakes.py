@@ -68,6 +68,8 @@ CUES: dict = {
     "upstream gradient ignored": "scale by rows", "target minus softmax": "probabilities minus the one-hot target",
     "one-hot by columns": "in its own row", "probabilities used as indices": "which are not indices",
     "the target's row sums left out": "each target row's sum", "one axis too many summed": "not one more",
+    "the cdf taken for the tanh": "cdf is (1 + tanh(u)) / 2", "out missing in front": "softmax: out times (grad minus",
+    "the target's 1 not subtracted": "subtract 1 at each row's target",
     "sign of the target's gradient": "minus log_p times rows",
     "forgot the mean's path": "g minus its mean", "forgot the variance's path": "minus xhat times the mean of g",
     "mean and variance as constants": "depend on x too", "variance path's sign": "minus xhat times the mean of g",
