@@ -35,11 +35,8 @@ BUGGY = [
      ("ops_unary.py", "return grad / x", "return 1 / x"), "3.1",
      "a small edit of line 69 of minitorch/ops_unary.py (Log.backward) makes this case and fresh random ones right: "
      "look there at a factor missing (a variable to multiply by)."),
-    ("log_softmax's gradient with the log-probabilities for the probabilities",
-     ("ops_softmax.py", "grad - np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
-      "grad - out * np.sum(grad, axis=ctx.axis, keepdims=True)"), "5.3",
-     "a small edit of line 112 of minitorch/ops_softmax.py (LogSoftmax.backward) makes this case and fresh random ones "
-     "right: look there at a function missing (such as exp or log)."),
+    # log_softmax's gradient with out (the log-probabilities) for the softmax is a known mistake now ("log-probabilities
+    # as the softmax", variants_known.py), named rather than placed at its line
     ("adam's bias-corrected m stored back into the state",
      ("optim.py", 'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
       'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)'), "6.3",

@@ -1,5 +1,5 @@
-"""Known mistakes of stage 5: matmul (Task 5.1), GELU (5.2), logsumexp and the softmaxes (5.3), cross-entropy
-(5.4)."""
+"""Known mistakes of stage 5: matmul (Task 5.1), GELU (5.2), logsumexp and the softmaxes (5.3); cross-entropy's
+(5.4) are in stage5_loss.py."""
 
 from __future__ import annotations
 
