@@ -20,7 +20,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "floats), and out, the output's value, where it is simpler.",
             "a - b hands minus g for b. Product rule: d(ab)/da is b (the inputs' gradients not swapped). Quotient: "
             "d(a/b)/db is -a/b^2. Power: c a^(c-1), but give 0 when c is 0 (0.0 ** -1 raises). log' is 1/a: g divided "
-            "by x, the input. sin' is cos, no minus; cos has a minus sign: -sin. exp' is out, tanh' is 1 - out^2, "
+            "by a, the input (its value a.data). sin' is cos, no minus; cos has a minus sign: -sin. exp' is out, tanh' is 1 - out^2, "
             "sigmoid' is out (1 - out), from the output, not the input; relu' is 1 only where a > 0."),
     "1.3": ("Order the graph so that every node comes before the nodes it was computed from (its parents), starting "
             "at the root: every node the root depends on, the root and the leaves included, once each.",
@@ -46,7 +46,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "ValueError naming the shapes); otherwise take that size, or 1 if the set is empty. Return a tuple, not a list."),
     "2.2": ("Broadcasting copied the input along some axes; the reverse sums the gradient along those same axes.",
             "Two kinds of axes were stretched: the leading axes grad has and shape lacks (shapes line up from the "
-            "right), and the axes where shape has a 1 but grad does not.",
+            "right: exactly grad.ndim - len(shape) of them, not one more), and the axes where shape has a 1 but grad "
+            "does not.",
             "Sum grad over both kinds at once with keepdims=True, then reshape the result to shape (that drops the "
             "leading size-1 axes). Return this new array."),
     "2.3": ("Each input's gradient is grad times the local derivative with respect to it, then summed back to that "
@@ -115,7 +116,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "log_p holds log_softmax of the logits. With class indices, pick one entry per row with "
             "np.arange(n) and the targets; with probability targets, sum target times log_p along axis 1.",
             "backward: p = exp(log_p), subtract 1 at each row's target, in its own row (or, for probability "
-            "targets, which are not indices, subtract the target rows); scale by rows, not by grad: the upstream "
+            "targets, which are not indices, multiply p by each target row's sum, kept as an (N, 1) column, then "
+            "subtract the target rows: the rows need not sum to 1); scale by rows, not by grad: the upstream "
             "gradient per row, already divided by N for 'mean' and an (N, 1) column for 'none'. A probability "
             "target's own gradient is minus log_p times rows."),
     "6.1": ("A Module finds its Parameters by looking through its own attributes, in the order they were set, and "

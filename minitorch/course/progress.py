@@ -11,7 +11,8 @@ and line, and runs no check.
 Each notebook's checks run in a fresh Python process, one check at a time, each with a
 time limit; a check that passes means the visible check passes, nothing more. A task is
 "not started" while all its stubs are untouched; it "waits on" an earlier task when its
-check fails inside code that belongs to that task and that task is not done yet.
+check fails inside code that belongs to that task and that task is not done yet, or when
+the check itself says that task first ("Task 1.3 first: ...").
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ for task, source in cells["checks"]:
         signal.alarm(0)
     print(json.dumps({**outcome, "used": sorted(used - {task})}), flush=True)
 """
-STUB = re.compile(r"^Task (\d+\.\d+): ")
+STUB, FIRST = re.compile(r"^Task (\d+\.\d+): "), re.compile(r"^Task (\d+\.\d+) first: ")  # FIRST: course/earlier.py's
 
 
 def _cells(path: pathlib.Path) -> tuple[str, list[tuple[str, str]], dict[str, float], dict[str, str]]:
@@ -186,7 +187,7 @@ def _status(task: str, outcome: dict | None, undone: set, untouched: set, names:
         return {"status": "done", "why": ""}
     stub = STUB.match(outcome["error"]) if outcome.get("type") == "NotImplementedError" else None
     earlier = {stub.group(1)} if stub and stub.group(1) != task else set()
-    earlier |= {u for u in outcome.get("used", []) if u in undone}
+    earlier |= {u for u in outcome.get("used", []) if u in undone} | set(FIRST.findall(outcome["error"]))  # or it says so
     first = min(earlier, key=_key) if earlier else None
     if task in untouched:
         return {"status": "not started", "why": name + (f" (its check also needs Task {first} first)" if first else "")}

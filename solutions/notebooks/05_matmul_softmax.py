@@ -245,7 +245,8 @@ with checking("5.3"):
 # predicted probabilities minus the one-hot truth. With class *probabilities* $t$ as the
 # target, the loss is $-\sum_j t_j \log \mathrm{softmax}(z)_j$ and the gradient
 # $\mathrm{softmax}(z) \sum_j t_j - t$ (just $\mathrm{softmax}(z) - t$ when $t$ sums
-# to 1). For `reduction="mean"` everything is divided by the batch size $N$.
+# to 1; weighted or unnormalised soft labels need not, and PyTorch takes them). For
+# `reduction="mean"` everything is divided by the batch size $N$.
 #
 # One fused `Function` computes this directly: no $C \times C$ Jacobian, no separate
 # softmax node. Below, one gradient step on the logits of one sample moves probability
@@ -283,8 +284,9 @@ print(f"the probability of class 2: {p[2]:.3f} before the step, {q[2]:.3f} after
 # Stuck? `mt.hint("5.4")` gives a hint, one step per call (the idea, where to look, then nearly the line).
 
 # %% nbgrader={"grade": false, "grade_id": "task5_4_visible", "locked": true, "schema_version": 3, "solution": false, "task": false} tags=["raises-exception"]
-# Check Task 5.4: class indices and class probabilities, each reduction: the loss against
-# NumPy, both gradients against central differences of it, for a random upstream gradient
+# Check Task 5.4: class indices and class probabilities (also rows that do not sum to 1, as
+# weighted soft labels), each reduction: the loss against NumPy, both gradients against
+# central differences of it, for a random upstream gradient
 with checking("5.4"):
     from minitorch.losses import CrossEntropy  # noqa: E402
 
@@ -299,9 +301,10 @@ with checking("5.4"):
     rng = np.random.default_rng(0)
     logits = rng.standard_normal((4, 3)) * 2
     extreme = np.array([[0.0, 0.0, -1000.0], [1000.0, 999.0, 990.0], [0.5, -1000.0, 2.0], [1.0, 2.0, 3.0]])
-    for target in (np.array([0, 2, 1, 2]), rng.dirichlet(np.ones(3), 4)):  # indices, then probabilities
+    weighted = np.array([[0.25, 0.25, 0.0], [1.0, 0.5, 0.5], [0.0, 0.5, 1.0], [1.0, 1.0, 1.0]])  # soft labels
+    kinds = ["class indices", "class probabilities", "class probabilities whose rows sum to 0.5, 2, 1.5 and 3"]
+    for target, kind in zip((np.array([0, 2, 1, 2]), rng.dirichlet(np.ones(3), 4), weighted), kinds):
         by_index = target.dtype.kind == "i"
-        kind = "class indices" if by_index else "class probabilities"
         for reduction in ("mean", "sum", "none"):
             for z, where in ((logits, ""), (extreme, ", logits where a probability underflows to 0")):
                 ctx = Context((True, not by_index))

@@ -485,8 +485,9 @@ ALTERNATIVES = [
         ("losses.py", "            p[np.arange(n), target] -= 1  # p is a fresh array: safe to change in place\n"
          "            return p * rows, None",
          "            one_hot = np.eye(p.shape[1], dtype=p.dtype)[target]\n            return (p - one_hot) * rows, None"),
+        # probabilities: p times each row's sum, minus the target (p - target alone is right only where rows sum to 1)
         ("losses.py", "grad_logits = (p * np.sum(target, axis=1, keepdims=True) - target) * rows",
-         "grad_logits = (p - target) * rows")]),
+         "grad_logits = (np.sum(target, axis=-1)[:, None] * p - target) * rows")]),
     ("parameters by recursion and an explicit MLP loop", [
         ("nn/modules.py", "        found: dict[int, Parameter] = {}\n        for value in _walk(vars(self).values()):\n"
          "            if isinstance(value, Parameter):\n                found.setdefault(id(value), value)\n"

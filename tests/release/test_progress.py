@@ -88,6 +88,30 @@ def test_a_bug_upstream_makes_the_tasks_using_it_wait_and_untouched_ones_not_sta
     assert "Linear.__init__" not in text and "MLP.__init__" not in text
 
 
+@needs("1.3", "1.4")
+def test_a_check_that_says_an_earlier_task_first_waits_on_it_as_the_readme_says():
+    """Issue 45: a learner's package without the "# Task 1.3" labels (so no code of 1.3 is
+    seen running) showed 1.4 as failing with "Task 1.3 first: ..."; the check's own words
+    now make it wait on 1.3, the status the README names."""
+    from minitorch.course import progress as table
+    said = {"type": "CheckFailed", "error": "Task 1.3 first: Task 1.4's check runs your Task 1.3 code, and Task 1.3's "
+            "own check fails (topological_order(long): came back as (0, 1)).", "used": []}
+    row = table._status("1.4", said, set(), set(), {"1.3": "Task 1.3: topological_order"}, None)
+    assert row["status"] == "waits on 1.3" and "fix Task 1.3 first" in row["why"], row
+    wrong = {"type": "CheckFailed", "error": "backpropagate(y): x.grad came back with wrong values", "used": []}
+    assert table._status("1.4", wrong, set(), set(), {}, None)["status"] == "failing"
+    readme = (ROOT / "grader" / "release" / "learner" / "README.md").read_text()
+    assert "waits\non an earlier task (`waits on 1.3`:" in readme
+
+
+def test_the_readme_says_how_to_shut_down_the_kernels_lab_reopens():
+    """Issue 45: Lab reopens every notebook, each with its own kernel (seven at once)."""
+    readme = " ".join((ROOT / "grader" / "release" / "learner" / "README.md").read_text().split())
+    for words in ("each open notebook starts a kernel of its own", "File > Close and Shut Down Notebook",
+                  "Running Terminals and Kernels panel", "Kernel > Shut Down All Kernels"):
+        assert words in readme, words
+
+
 @needs("2.3", "3.1", "3.2")
 def test_a_planted_bug_shows_as_failing_with_its_reason(tmp_path):
     shutil.copytree(ROOT / "solutions" / "minitorch", tmp_path / "minitorch")

@@ -152,7 +152,7 @@ SCALAR = [
                  "use out, the output's value, not the input: exp' is out, tanh' is 1 - out^2, sigmoid' is out (1 - out)",
                  _from_input),
     ValueMistake("1.2", "scalar backward", "times x",
-                 "the gradient is g * a: the derivative of log(a) is 1 / a", "divided by x: g / a.data",
+                 "the gradient is g * a: the derivative of log(a) is 1 / a", "divided by a: g / a.data",
                  _handed({"log"}, lambda g, a: (g * a,))),
     ValueMistake("1.2", "scalar backward", "minus lost on the quotient's b",
                  "b's gradient is g * a / b^2 without its minus sign: the derivative of a / b with respect to b is -a / b^2",

@@ -126,7 +126,24 @@ def _trailing_reshaped(grad, shape):
     return (out.sum(axis=ones, keepdims=True) if ones else out).reshape(shape)
 
 
+def _one_axis_too_many(grad, shape):
+    """The first grad.ndim - len(shape) + 1 axes summed (range(extra + 1)), then reshaped to
+    shape: the first axis shape keeps is gone, so the reshape raises (for shape (), the sum: one
+    axis more than grad has). Only where shape has no 1
+    (there the ways of writing it part: a sum with keepdims, a loop over the size-1 axes)."""
+    grad, shape = np.asarray(grad), tuple(shape)
+    extra = grad.ndim - len(shape)
+    if not extra or 1 in shape:
+        return None
+    return grad.sum(axis=tuple(range(extra + 1))).reshape(shape)
+
+
 VALUE_MISTAKES = [
+    ValueMistake("2.2", "unbroadcast", "one axis too many summed",
+                 "one axis too many was summed: range(grad.ndim - len(shape) + 1) takes the first axis that shape keeps "
+                 "as well as the leading ones, so the sum lost an axis it should keep and the reshape to shape fails",
+                 "sum exactly the grad.ndim - len(shape) leading axes, range(grad.ndim - len(shape)), and the axes "
+                 "where shape has a 1", _one_axis_too_many, look="the range of leading axes summed"),
     ValueMistake("2.2", "unbroadcast", "trailing axes summed",
                  "the last grad.ndim - len(shape) axes were summed, where the leading ones belong (shapes line up from "
                  "the right), so what is left does not fit shape",

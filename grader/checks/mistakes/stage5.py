@@ -1,5 +1,5 @@
-"""Known mistakes of stage 5: matmul (Task 5.1), GELU (5.2), logsumexp and the softmaxes (5.3), cross-entropy
-(5.4)."""
+"""Known mistakes of stage 5: matmul (Task 5.1), GELU (5.2), logsumexp and the softmaxes (5.3); cross-entropy's
+(5.4) are in stage5_loss.py."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ def _gelu(kind):
             cdf, du = _tanh_parts(v)
             if kind == "product term missing":
                 return g * cdf
+            if kind == "the cdf taken for the tanh":
+                return g * (cdf + 0.5 * v * (1 - cdf * cdf) * du)
             if kind == "square missing":
                 return g * (cdf + 0.5 * v * (1 - (2 * cdf - 1)) * du)
             if kind == "the cube's 3 missing":
@@ -61,6 +63,9 @@ GELU = [("product term missing", "GELU's gradient is only cdf(x): the product ru
          "divide the density by the square root of 2 pi"),
         ("square missing", "the tanh form's derivative uses 1 - tanh(u), without the square",
          "square the tanh (the saved cdf gives it without a second tanh)"),
+        ("the cdf taken for the tanh", "the tanh form's derivative takes the saved cdf for tanh(u): the cdf is (1 + "
+         "tanh(u)) / 2, so tanh(u) is 2 cdf - 1 and 1 - tanh(u)^2 is 4 cdf (1 - cdf)", "write d(cdf)/dx through the "
+         "saved cdf: 2 cdf (1 - cdf) times du/dx (or take tanh(u) as 2 cdf - 1)"),
         ("exact form for 'tanh'", "with approximate='tanh' the backward takes the exact form's derivative, cdf + x * "
          "pdf(x): its branch on ctx.approximate is missing or wrong", "branch on ctx.approximate: for 'tanh', "
          "differentiate the tanh form (its cdf's derivative goes through tanh and the cubic)"),
@@ -85,10 +90,6 @@ def _softmax(x, axis):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def _log_softmax(x):
-    return x - _lse(x, 1, keepdims=True)
-
-
 def _no_expand(x, g, axis=None, keepdims=False):
     if keepdims or axis is None and np.ndim(g) == 0:
         return None
@@ -110,54 +111,6 @@ def _one_d_kept(x, g):
     a2, b2 = a[None, :], (b if b.ndim > 1 else b[:, None])
     g2 = np.reshape(g, np.matmul(a2, b2).shape)
     return unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2.shape)
-
-
-def _cross_entropy(kind):
-    """CrossEntropy's backward with one mistake: ``kind`` names it. ``rows`` is the upstream
-    gradient of each sample's loss (the package gives it: grad / N for 'mean', a column for 'none')."""
-    def wrong(x, g, reduction="mean"):
-        z, t = x
-        n, by_index = z.shape[0], t.dtype.kind in "iu"
-        p = _softmax(z, 1)
-        core = p - np.eye(z.shape[1])[t] if by_index else p * t.sum(axis=1, keepdims=True) - t
-        rows = g.reshape(n, 1) if reduction == "none" else g / n if reduction == "mean" else g
-        if kind == "1/N missing":
-            return core * g if reduction == "mean" else None
-        if kind == "upstream not per row":
-            return core * g if reduction == "none" else None  # raises as the learner's grad * (N, C) does
-        if kind == "upstream gradient ignored":
-            return core
-        if kind == "target minus softmax":
-            return -core * rows
-        if kind == "one-hot by columns" and by_index:
-            p[:, t] -= 1
-            return p * rows
-        if kind == "probabilities used as indices" and not by_index:
-            p[np.arange(n), t] -= 1  # raises: float class probabilities are no indices
-        return None
-    return wrong
-
-
-CROSS_ENTROPY = [
-    ("1/N missing", "with reduction='mean' the logits' gradient is not divided by N: the loss is the mean of N "
-     "samples' losses, so each sample's share of the upstream gradient is grad / N",
-     "scale by rows, the per-sample upstream gradient the code gives you (grad / N for 'mean'), not by grad"),
-    ("upstream not per row", "with reduction='none' the upstream gradient has one number per sample, shape (N,), "
-     "and was used as it came, so it does not line up with the (N, C) rows (NumPy broadcasts it along the classes, "
-     "or refuses)", "scale by rows, the upstream gradient as an (N, 1) column, one number per row"),
-    ("upstream gradient ignored", "the logits' gradient is the probabilities minus the target, not scaled by the "
-     "upstream gradient: the chain rule multiplies by it (and 'mean' divides it by N)",
-     "multiply by rows, the per-sample upstream gradient"),
-    ("target minus softmax", "the logits' gradient is the target minus the probabilities: it is the probabilities "
-     "minus the target (raising a logit raises the loss unless it is the target's)",
-     "subtract the one-hot target (or the target rows) from p, not p from the target"),
-    ("one-hot by columns", "p[:, target] -= 1 subtracts 1 in whole columns, at every target class in every row; "
-     "each row has one target, in its own row only",
-     "pair each row with its own target: rows np.arange(n) and columns target"),
-    ("probabilities used as indices", "class probabilities (N, C) were used as class indices; they are float "
-     "weights, one per class, not positions", "branch on ctx.by_index: with probability targets take p times "
-     "each target row's sum, minus the target rows"),
-]
 
 
 def _swap(a):
@@ -233,11 +186,5 @@ MISTAKES = [
             "log_softmax's backward subtracts exp(out) * grad, not exp(out) times the sum of grad",
             "multiply the softmax by the sum of grad along the axis",
             lambda x, g, axis=-1: g - _softmax(x[0], axis) * g),
-    *[Mistake("5.4", "losses.CrossEntropy", 0, name, words, fix, _cross_entropy(name)) for name, words, fix in CROSS_ENTROPY],
-    Mistake("5.4", "losses.CrossEntropy", 1, "sign of the target's gradient",
-            "the target's gradient is log_p times rows: the loss is minus target times log_p, so it is minus that",
-            "negate it: minus log_p, times rows",
-            lambda x, g, reduction="mean": None if x[1].dtype.kind in "iu" else _log_softmax(x[0]) * (
-                g.reshape(-1, 1) if reduction == "none" else g / len(x[0]) if reduction == "mean" else g)),
 ]
 

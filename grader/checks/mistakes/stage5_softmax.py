@@ -59,6 +59,11 @@ MISTAKES = [
             "the sum subtracted from grad is the sum of grad alone; it is the sum of grad times out",
             "sum grad times the output along the softmax's axis (keepdims), subtract that from grad, times the output",
             lambda x, g, axis=-1: _softmax(x[0], axis) * (g - np.sum(g, axis=axis, keepdims=True))),
+    Mistake("5.3", "ops_softmax.Softmax", 0, "out missing in front",
+            "softmax's backward is grad minus the sum of grad times out, not multiplied by out: each output's "
+            "gradient is out times (grad minus that sum)", "multiply the whole difference by the output: out times "
+            "(grad minus the sum of grad times out along the axis)",
+            lambda x, g, axis=-1: g - np.sum(g * _softmax(x[0], axis), axis=axis, keepdims=True)),
     Mistake("5.3", "ops_softmax.LogSoftmax", 0, "sum along axis 0",
             "the sum of grad runs along axis 0, not along the softmax's axis", "sum along ctx.axis, with keepdims",
             lambda x, g, axis=-1: g - _softmax(x[0], axis) * np.sum(g, axis=0, keepdims=True)
