@@ -30,6 +30,7 @@ import os
 import pathlib
 import shutil
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from nbformat import from_dict
@@ -112,11 +113,19 @@ def record_all(course: Course, entries: Iterable[tuple[str, dt.datetime | None]]
     return failed
 
 
-def submissions(gradebook: Any) -> dict[Any, Any]:
-    """{(assignment, safe id): submission} of the whole gradebook, with their notebooks and
-    grades, in a few queries (not a few per learner and stage); under ``"assignments"`` and
-    ``"students"``, {name: assignment} and {id: student} (held here: the session holds its
-    objects only while someone does)."""
+@dataclass
+class Book:
+    """What a gradebook session reads once for the class: every submission by (assignment,
+    safe id), with its notebooks and grades, and the assignments and students by name (held
+    here: the session keeps its objects only while someone does)."""
+    submissions: dict[tuple[str, str], Any]
+    assignments: dict[str, Any]
+    students: dict[str, Any]
+
+
+def submissions(gradebook: Any) -> Book:
+    """The whole gradebook's submissions, assignments and students, in a few queries (not a
+    few per learner and stage)."""
     from nbgrader.api import Assignment, Grade, Notebook, Student, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy.orm import selectinload
     students = {s.id: s for s in gradebook.db.query(Student).all()}
@@ -125,7 +134,7 @@ def submissions(gradebook: Any) -> dict[Any, Any]:
     found = gradebook.db.query(SubmittedAssignment).options(
         selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.grades).selectinload(Grade.cell),
         selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.notebook)).all()
-    return {"assignments": assignments, "students": students, **{(s.assignment.name, s.student_id): s for s in found}}
+    return Book({(s.assignment.name, s.student_id): s for s in found}, assignments, students)
 
 
 def notebook_scores(gradebook: Any, notebooks: list) -> dict[str, float]:
@@ -140,24 +149,24 @@ def notebook_scores(gradebook: Any, notebooks: list) -> dict[str, float]:
     return scores
 
 
-def _chunk(gradebook: Any, course: Course, chunk: list[tuple[str, dt.datetime | None]], known: dict) -> None:
+def _chunk(gradebook: Any, course: Course, chunk: list[tuple[str, dt.datetime | None]], known: Book) -> None:
     """Learners' submissions as nbgrader's SaveAutoGrades and AssignLatePenalties leave them,
     in one flush, and the late penalties from the scores it wrote."""
     from nbgrader.api import Student
     from nbgrader.utils import determine_grade
     late = []
     for sid, handed_in in chunk:
-        if sid not in known["students"]:   # as update_or_create_student, without its commit
+        if sid not in known.students:   # as update_or_create_student, without its commit
             gradebook.db.add(student := Student(id=sid))
-            known["students"][sid] = student
+            known.students[sid] = student
         for name in STAGES.values():
             path = course.root / "autograded" / sid / name / f"{name}.ipynb"
             nb = from_dict(json.loads(path.read_text(encoding="utf-8")))
             scores = {c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0] for c in nb.cells
                       if c.metadata.get("nbgrader", {}).get("grade")}
-            submission = known.get((name, sid))
+            submission = known.submissions.get((name, sid))
             if submission is None:
-                submission = known[(name, sid)] = _add(gradebook, known["assignments"][name], known["students"][sid])
+                submission = known.submissions[(name, sid)] = _add(gradebook, known.assignments[name], known.students[sid])
             submission.timestamp = handed_in.astimezone(dt.UTC).replace(tzinfo=None) if handed_in else None
             seconds = submission.total_seconds_late
             for notebook in submission.notebooks:
@@ -193,4 +202,4 @@ def _add(gradebook: Any, assignment: Any, student: Any) -> Any:
     return submission
 
 
-__all__ = ["lay_out", "notebook_scores", "record_all", "submissions"]
+__all__ = ["Book", "lay_out", "notebook_scores", "record_all", "submissions"]

@@ -8,11 +8,14 @@ typed with them, their reason."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grader.gradebook.course import Course
 from grader.lateness import days_and_percent
 from grader.tasks import STAGES, TASKS, marker, stage_of
+
+if TYPE_CHECKING:
+    from grader.gradebook.batch import Book
 
 
 def manual_scores(course: Course) -> dict[str, dict[str, float]]:
@@ -67,13 +70,13 @@ def settle_all(course: Course, learners: list[tuple[str, dt.datetime | None, dic
         gradebook.db.commit()
 
 
-def _settle(gradebook: Any, course: Course, known: dict, sid: str, deadline: dt.datetime | None,
+def _settle(gradebook: Any, course: Course, known: Book, sid: str, deadline: dt.datetime | None,
             scores: dict[str, float | None]) -> list[tuple[Any, float]]:
     """One learner's deadline and scores set; each of their notebooks with the percent of
     its score that its late penalty is (once the scores are written)."""
     penalties = []
     for name in dict.fromkeys(course.assignment_of(stage) for stage in STAGES):
-        submission = known.get((name, sid))
+        submission = known.submissions.get((name, sid))
         if submission is None:   # not recorded (nbgrader could not): nothing to settle
             continue
         due = submission.assignment.duedate
