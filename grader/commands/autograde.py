@@ -58,7 +58,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms.registry import FILES, read_roster
     from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
-    from grader.similarity import along_with_grading
+    from grader.similarity import Beside
     from grader.term import log
     from grader.term.faults import point
     from grader.term.sheets import SheetError
@@ -149,6 +149,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
         print(f"  {count} for {reason}")
     start, progress = time.perf_counter(), Progress(len(run.jobs))
+    copying = None if shard else Beside(find_learners(folder)[0], out, jobs, folder, run.contents, lock.fd)
 
     def done(result: LearnerResult, seconds: float) -> None:
         point("a hand-in graded and recorded")
@@ -162,6 +163,8 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
             dropped = grade_class_on_queue(fresh, broker, lease or lease_for(settings), jobs, done,
                                            lambda line: print(f"  {line}", flush=True))
         except QueueError as error:
+            if copying:
+                copying.stop()
             return _fail(str(error))
         if dropped:
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
@@ -200,7 +203,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     log.append(out, changes)
     point("logged, term.json not yet final")
     term.save()
-    for line in along_with_grading(find_learners(folder)[0], out, jobs, folder):
+    for line in copying.lines() if copying else []:   # it ran beside the grading
         print(line, flush=True)
     clock.lap("copying check")
     log.print_changes(changes, only)

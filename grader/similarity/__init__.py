@@ -16,6 +16,7 @@ every hand-in's whole package compared with every other's, and with the referenc
 from __future__ import annotations
 
 import pathlib
+import sys
 import time
 
 from grader.files import SIMILARITY as WRITTEN
@@ -25,19 +26,21 @@ from grader.intake.submissions import Found
 AT_MOST_ALONG = 2000   # autograde and merge compare a class this large at most: pairs grow as its square
 
 
-def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder: pathlib.Path) -> list[str]:
+def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder: pathlib.Path,
+                       contents: dict[str, str] | None = None) -> list[str]:
     """The check as ``autograde`` and ``merge`` run it, after the grades are written: for a
     class of at most ``AT_MOST_ALONG`` hand-ins (a larger one is checked by its own command,
     a section at a time). Kept as it is when neither a hand-in, nor their times, nor the check
     changed since it last ran into ``out`` (a run for a deadline or a correction, a moved
-    output folder): ``similarity-inputs.txt`` records what it was made from."""
+    output folder): ``similarity-inputs.txt`` records what it was made from. ``contents``: the
+    hand-ins' content hashes, where the run has them already."""
     if len(found) > AT_MOST_ALONG:
         return [f"Similarity: {len(found)} hand-ins are more than the {AT_MOST_ALONG} checked along with grading "
                 f"(pairs grow as the square of the class): run `python -m grader similarity SUBMISSIONS --out DIR` "
                 "on each section's folder"]
     mark = out / SIMILARITY_INPUTS
     try:
-        contents = _contents(found)
+        contents = {**_contents([f for f in found if f.learner not in (contents or {})]), **(contents or {})}
         stamp = _inputs(found, out, contents)
         if all((out / name).is_file() for name in WRITTEN) and mark.is_file() \
                 and mark.read_text(encoding="utf-8") == stamp:
@@ -50,6 +53,93 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
     except Exception as error:  # noqa: BLE001 - the grades are written; say what stopped the check
         return [f"warning: the similarity check stopped ({type(error).__name__}: {error}); run `python -m grader "
                 f"similarity {folder} --out {out}` to try again"]
+
+
+class Beside:
+    """The check as ``along_with_grading`` runs it, in a process forked before the grading
+    starts, so that it takes a core the grading leaves free (the copying check reads the
+    hand-ins, never the grades). ``lines()`` waits for it and gives what it says; where it
+    cannot be forked (threads running, no ``fork``), it runs there, in this process."""
+
+    def __init__(self, found: list[Found], out: pathlib.Path, jobs: int, folder: pathlib.Path,
+                 contents: dict[str, str] | None = None, holding: int = -1) -> None:
+        import os
+        import threading
+        self.run = (found, out, jobs, folder, contents)
+        self.pid, self.pipe = 0, -1
+        if not hasattr(os, "fork") or threading.active_count() > 1:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()   # or the child would write what is still buffered a second time
+        read, write = os.pipe()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid:
+            os.close(write)
+            self.pid, self.pipe = pid, read
+            return
+        said = 1
+        try:
+            os.close(read)
+            if holding >= 0:
+                os.close(holding)   # the run's lock stays the run's: its own descriptor holds it
+            _die_with_parent(parent)
+            said = _send(write, along_with_grading(*self.run))
+        finally:
+            os._exit(said)   # nothing of the parent's is flushed, closed or cleaned up twice
+
+    def stop(self) -> None:
+        """End it unheard (the run stops short of its grades)."""
+        import os
+        import signal
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            os.close(self.pipe)
+            self.pid = 0
+
+    def lines(self) -> list[str]:
+        import json
+        import os
+        if not self.pid:
+            return along_with_grading(*self.run)
+        chunks = []
+        while chunk := os.read(self.pipe, 1 << 16):
+            chunks.append(chunk)
+        os.close(self.pipe)
+        _, status = os.waitpid(self.pid, 0)
+        try:
+            lines = json.loads(b"".join(chunks))
+            if os.waitstatus_to_exitcode(status) == 0 and isinstance(lines, list):
+                return [str(line) for line in lines]
+        except ValueError:
+            pass
+        found, out, _, folder, _ = self.run
+        return [f"warning: the similarity check stopped (its process ended with status "
+                f"{os.waitstatus_to_exitcode(status)}); run `python -m grader similarity {folder} --out {out}` to try "
+                "again"]
+
+
+def _send(fd: int, lines: list[str]) -> int:
+    import json
+    import os
+    data = memoryview(json.dumps(lines).encode())
+    while data:
+        data = data[os.write(fd, data):]
+    return 0
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to end this process when the run's own ends (a run killed mid-way)."""
+    import ctypes
+    import os
+    import signal
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:   # it ended before that was asked
+        os._exit(1)
 
 
 def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1,
@@ -67,7 +157,8 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1,
     start = time.perf_counter()
     read = read_class(found, jobs, out, contents)
     middle = time.perf_counter()
-    compared = compare_class(read.codes, read.prints)
+    compared = compare_class(read.codes, read.prints, names=read.names, kept=cache.load_details(out))
+    cache.store_details(out, compared.details)
     times, warnings = handed_in(found, out)
     out.mkdir(parents=True, exist_ok=True)
     write_pairs(compared, times, out / "similarity-pairs.csv")

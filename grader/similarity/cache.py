@@ -7,12 +7,15 @@ A kept read is found by its key: the learner, the hash of the hand-in's content
 the check's code and the intake's, the reference, the released stubs, the Python that
 parsed it). Its file names the key's hash and repeats the key inside, with a hash of what
 it holds: a file that is damaged, cut short, made for another key or another version is
-ignored and the hand-in read again, so the cache can never change a verdict or stop the
-check. It holds no absolute path (a moved output folder keeps using it), is written to a
+ignored and the hand-in read again. Its code is made from the columns when first needed
+(``Lazy``); only a file written by hand with the right hash and values of the wrong types
+can then stop the check, with a message. It holds no absolute path (a moved output folder keeps using it), is written to a
 temporary file and renamed into place, and keeps only the reads of the latest run.
 
-Each read is kept as columns of plain values (JSON, compressed): reading one back costs a
-few milliseconds, its fingerprints included. The base code's fingerprints (the released
+Each read is kept as columns of plain values (JSON, compressed): reading one back costs
+about a millisecond and a half, its fingerprints included. The pairs' details (compare.py)
+are kept too, in ``pairs.details``, by the names of both sides' reads: a re-run works out
+only the pairs of the hand-ins that changed. The base code's fingerprints (the released
 stubs', read.py's ``shape``) are kept the same way, under a key with no learner, in a file
 ending ``.base``: about a second of every run's reading.
 """
@@ -27,12 +30,15 @@ import pathlib
 import sys
 import tempfile
 import zlib
+from collections.abc import Mapping
 
 from grader.files import SIMILARITY_READS as FOLDER
 from grader.similarity.code import TaskCode
 from grader.similarity.engine import Prints
 
 MAGIC = b"minitorch similarity read 2\n"
+DETAILS = "pairs.details"    # the last run's pairs' tasks and lines, by both sides' reads
+Detail = tuple[dict[str, int], tuple[dict[str, set[tuple[str, int]]], dict[str, set[tuple[str, int]]]]]
 AT_MOST = 64 << 20           # bytes of a kept reading, as stored and unpacked: a larger one is not taken
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _READ_BY = ("grader/similarity", "grader/intake", "grader/release", "grader/tasks.py", "grader/tasks.toml",
@@ -61,27 +67,16 @@ def _name(key: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:40] + (".read" if key["learner"] else ".base")
 
 
-def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], Prints, list[str]] | None:
+def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        path = out / FOLDER / _name(key)
-        if not path.is_file() or path.stat().st_size > AT_MOST:
-            return None
-        data = path.read_bytes()
-        if not data.startswith(MAGIC):
-            return None
-        digest, body = data[len(MAGIC):len(MAGIC) + 64], data[len(MAGIC) + 65:]
-        if hashlib.sha256(body).hexdigest().encode() != digest:
-            return None
-        unpack = zlib.decompressobj()
-        text = unpack.decompress(body, AT_MOST)
-        if unpack.unconsumed_tail or not unpack.eof:
-            return None
-        kept = json.loads(text)
-        if kept["key"] != key:
+        kept = _unpacked(out / FOLDER / _name(key))
+        if kept is None or kept["key"] != key:
             return None
         tasks, files = _strings(kept["tasks"]), _strings(kept["files"])
-        codes = {tasks[_index(t, tasks)]: _code(rest, files) for t, *rest in kept["codes"]}
+        codes = Lazy({tasks[_index(t, tasks)]: rest for t, *rest in kept["codes"] if len(rest) == 7}, files)
+        if len(codes) != len(kept["codes"]):
+            return None
         values, at, starts = kept["prints"]
         if _ints(at, len(_ints(values))) and not 0 <= min(at) <= max(at) < len(tasks):
             raise IndexError("a task index out of range")
@@ -91,6 +86,31 @@ def load(out: pathlib.Path, key: dict[str, str]) -> tuple[dict[str, TaskCode], P
         return codes, prints, _strings(kept["notes"])
     except Exception:  # noqa: BLE001 - whatever is wrong with a kept reading, the hand-in is read again
         return None
+
+
+class Lazy(Mapping[str, TaskCode]):
+    """A kept read's code, task by task, made from its columns when first asked for: a
+    re-run works out again only the pairs of a changed hand-in, and most reads' code is
+    never asked for. Columns of the wrong types raise ``ValueError`` then, naming the file."""
+
+    def __init__(self, columns: dict[str, list], files: list[str]) -> None:
+        self._columns, self._files, self._made = columns, files, dict[str, TaskCode]()
+
+    def __getitem__(self, task: str) -> TaskCode:
+        made = self._made.get(task)
+        if made is None:
+            try:
+                made = self._made[task] = _code(self._columns[task], self._files)
+            except (TypeError, IndexError, ValueError) as error:
+                raise ValueError(f"a kept read in {FOLDER}/ is not well formed ({error}): remove that folder "
+                                 "and run again") from None
+        return made
+
+    def __iter__(self):
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
 
 
 def _strings(value, length: int | None = None) -> list[str]:
@@ -128,7 +148,7 @@ def _code(columns: list, files: list[str]) -> TaskCode:
     return TaskCode(tokens, shown)
 
 
-def store(out: pathlib.Path, key: dict[str, str], codes: dict[str, TaskCode], prints: Prints, notes: list[str],
+def store(out: pathlib.Path, key: dict[str, str], codes: Mapping[str, TaskCode], prints: Prints, notes: list[str],
           never: tuple[str, ...] = ()) -> None:
     """Keep one read, unless it mentions one of the absolute paths ``never`` (a scratch folder
     or the hand-in's own place, which a moved folder would not match). Any failure to write
@@ -144,8 +164,30 @@ def store(out: pathlib.Path, key: dict[str, str], codes: dict[str, TaskCode], pr
     text = json.dumps({"key": key, "tasks": tasks, "files": files, "codes": columns,
                        "prints": [[v for v, _, _ in flat], [t for _, t, _ in flat], [s for _, _, s in flat]],
                        "notes": notes})
-    if any(place and place in text for place in never):
-        return
+    if not any(place and place in text for place in never):
+        _packed(out, _name(key), text)
+
+
+def _unpacked(path: pathlib.Path):
+    """The JSON value a kept file holds, or None: none there, or one damaged or cut short."""
+    if not path.is_file() or path.stat().st_size > AT_MOST:
+        return None
+    data = path.read_bytes()
+    if not data.startswith(MAGIC):
+        return None
+    digest, body = data[len(MAGIC):len(MAGIC) + 64], data[len(MAGIC) + 65:]
+    if hashlib.sha256(body).hexdigest().encode() != digest:
+        return None
+    unpack = zlib.decompressobj()
+    text = unpack.decompress(body, AT_MOST)
+    if unpack.unconsumed_tail or not unpack.eof:
+        return None
+    return json.loads(text)
+
+
+def _packed(out: pathlib.Path, name: str, text: str) -> None:
+    """Keep ``text`` compressed under ``name``, whole or not at all: written to a temporary
+    file and renamed into place. Any failure to write costs only the next run's time."""
     body = zlib.compress(text.encode(), 1)
     folder = out / FOLDER
     try:
@@ -154,12 +196,49 @@ def store(out: pathlib.Path, key: dict[str, str], codes: dict[str, TaskCode], pr
         try:
             with os.fdopen(fd, "wb") as file:
                 file.write(MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            os.replace(part, folder / _name(key))
+            os.replace(part, folder / name)
         except BaseException:
             pathlib.Path(part).unlink(missing_ok=True)
             raise
     except Exception:  # noqa: BLE001 - a reading not kept costs only the next run's time
         return
+
+
+def name_of(key: dict[str, str]) -> str:
+    """What tells a read apart from any other, in the pairs' details: its kept file's name."""
+    return _name(key)
+
+
+def load_details(out: pathlib.Path) -> dict[tuple[str, str], Detail]:
+    """The details of the pairs the last run worked out (compare.py's ``detail``), by the
+    names of both sides' reads: {} when none are kept or they are not to be trusted."""
+    try:
+        kept = _unpacked(out / FOLDER / DETAILS)
+        found: dict[tuple[str, str], Detail] = {}
+        for a, b, tasks, lines_a, lines_b in kept or []:
+            if not (type(a) is str and type(b) is str and isinstance(tasks, dict)
+                    and all(type(t) is str and type(n) is int for t, n in tasks.items())):
+                return {}
+            found[a, b] = (dict(tasks), (_lines(lines_a), _lines(lines_b)))
+        return found
+    except Exception:  # noqa: BLE001 - whatever is wrong with them, the pairs are worked out again
+        return {}
+
+
+def _lines(kept) -> dict[str, set[tuple[str, int]]]:
+    if not isinstance(kept, dict) or not all(type(t) is str and isinstance(p, list) for t, p in kept.items()):
+        raise TypeError("not a mapping of tasks to lines")
+    found = {task: {(file, line) for file, line in places} for task, places in kept.items()}
+    if not all(type(file) is str and type(line) is int for places in found.values() for file, line in places):
+        raise TypeError("not a list of (file, line)")
+    return found
+
+
+def store_details(out: pathlib.Path, details: dict[tuple[str, str], Detail]) -> None:
+    """Keep this run's pairs' details (replacing the last run's)."""
+    _packed(out, DETAILS, json.dumps([[a, b, tasks, {t: sorted(p) for t, p in lines[0].items()},
+                                       {t: sorted(p) for t, p in lines[1].items()}]
+                                      for (a, b), (tasks, lines) in details.items()]))
 
 
 def keep_only(out: pathlib.Path, keys: list[dict[str, str]]) -> None:

@@ -19,12 +19,14 @@ pairs are ranked and scored, so that what many learners wrote alike weighs nothi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 
 from grader.similarity import engine
+from grader.similarity.cache import Detail
 from grader.similarity.code import TaskCode
 from grader.similarity.engine import Prints
 
@@ -66,22 +68,23 @@ class Compared:
     common: frozenset[int]         # the class's common fingerprints
     reference: frozenset[int]      # the reference's
     places: dict = field(default_factory=dict, repr=False, compare=False)   # engine.matched_lines's, kept per run
+    details: dict[tuple[str, str], Detail] = field(default_factory=dict, repr=False, compare=False)
 
 
-def compare_class(codes: dict[str, dict[str, TaskCode]], prints: dict[str, Prints], detailed: int = DETAILED) -> Compared:
+def compare_class(codes: dict[str, Mapping[str, TaskCode]], prints: dict[str, Prints], detailed: int = DETAILED,
+                  names: dict[str, str] | None = None, kept: dict[tuple[str, str], Detail] | None = None) -> Compared:
     """Every pair that shares code, ranked, with its verdict; tasks and lines for the first
-    ``detailed`` and every flagged pair (engine.matched_lines)."""
+    ``detailed`` and every flagged pair (engine.matched_lines). A pair's details depend on its
+    two reads alone: ``kept`` holds those of an earlier run, by the ``names`` of both sides'
+    reads (cache.py), and ``Compared.details`` this run's."""
     learners = sorted(p for p in prints if p != REFERENCE)
     reference = frozenset(prints.get(REFERENCE, {}))
-    columns: dict[int, int] = {}
-    rows, cols = [], []
-    for row, learner in enumerate(learners):
-        for value in prints[learner]:
-            rows.append(row)
-            cols.append(columns.setdefault(value, len(columns)))
-    hashes = np.fromiter(columns, dtype=np.int64, count=len(columns))
-    held = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=(len(learners), len(columns)))
-    by_reference = np.fromiter((h in reference for h in columns), dtype=bool, count=len(columns))
+    each = [np.fromiter(prints[learner], dtype=np.int64, count=len(prints[learner])) for learner in learners]
+    rows = np.repeat(np.arange(len(learners)), [len(values) for values in each])
+    hashes, cols = np.unique(np.concatenate(each) if each else np.zeros(0, np.int64), return_inverse=True)
+    held = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols.ravel())),
+                             shape=(len(learners), len(hashes)))
+    by_reference = np.isin(hashes, np.fromiter(reference, dtype=np.int64, count=len(reference)))
     most = max(COMMON_AT_LEAST, int(COMMON_SHARE * len(learners)))
     common = np.asarray(held.sum(axis=0)).ravel() > most
     alike = held[:, np.flatnonzero(~by_reference)]
@@ -104,13 +107,20 @@ def compare_class(codes: dict[str, dict[str, TaskCode]], prints: dict[str, Print
                               shared >= REFERENCE_FLAG * len(reference)))
     pairs.sort(key=lambda p: (not p.flagged, -p.uncommon, -p.amount, p.a, p.b))
     found = Compared(pairs, frozenset(hashes[common].tolist()), reference)
+    names, kept = names or {}, kept or {}
     for rank, pair in enumerate(pairs):
         if rank < detailed or pair.flagged:
-            detail(pair, codes, prints, found)
+            both = (names.get(pair.a, ""), names.get(pair.b, ""))
+            if all(both) and both in kept:
+                pair.tasks, pair.lines = kept[both]
+            else:
+                detail(pair, codes, prints, found)
+            if all(both):
+                found.details[both] = (pair.tasks, pair.lines)
     return found
 
 
-def detail(pair: Pair, codes: dict[str, dict[str, TaskCode]], prints: dict[str, Prints], found: Compared) -> None:
+def detail(pair: Pair, codes: dict[str, Mapping[str, TaskCode]], prints: dict[str, Prints], found: Compared) -> None:
     """The pair's shared fingerprints task by task (on side a: the task of each one's first
     occurrence there), and each side's matched lines."""
     a, b = prints[pair.a], prints[pair.b]

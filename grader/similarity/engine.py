@@ -18,7 +18,7 @@ fingerprinting, and the comparison of a whole class is one sparse product (compa
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
@@ -55,7 +55,7 @@ def fingerprint(codes: dict[str, TaskCode], base: frozenset[int] = frozenset()) 
     return prints
 
 
-def matched_lines(codes: dict[str, TaskCode], prints: Prints, shared: np.ndarray,
+def matched_lines(codes: Mapping[str, TaskCode], prints: Prints, shared: np.ndarray,
                   places: dict | None = None) -> dict[str, set[tuple[str, int]]]:
     """The lines (file, number) the ``shared`` fingerprints (a sorted array) cover, task by
     task. ``places`` keeps what is worked out once per hand-in (``occurrences``, each task's

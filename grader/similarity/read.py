@@ -15,8 +15,9 @@ import functools
 import multiprocessing
 import pathlib
 import tempfile
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grader.intake.hand_in import read_hand_in
 from grader.intake.submissions import Found
@@ -33,7 +34,7 @@ SOLUTIONS, RELEASED = ROOT / "solutions" / "minitorch", ROOT / "minitorch"
 @dataclass
 class Read:
     learner: str
-    codes: dict[str, TaskCode]
+    codes: Mapping[str, TaskCode]
     prints: engine.Prints
     notes: list[str]
     whole: bool = True         # read to its end (not stopped by an error): worth keeping
@@ -42,10 +43,11 @@ class Read:
 
 @dataclass
 class Class:
-    codes: dict[str, dict[str, TaskCode]]        # learner -> task -> code (the reference's too)
+    codes: dict[str, Mapping[str, TaskCode]]        # learner -> task -> code (the reference's too)
     prints: dict[str, engine.Prints]             # learner -> fingerprints, less the base code's
     notes: dict[str, list[str]]                  # learner -> what could not be read
     fresh: int = 0                               # hand-ins read in this run (the others were kept)
+    names: dict[str, str] = field(default_factory=dict)   # learner -> its read's name (cache.py), where kept
 
 
 @dataclass(frozen=True)
@@ -127,12 +129,14 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
         from grader.similarity import _contents
         contents = _contents(found) if contents is None else contents
         keys = {f.learner: cache.key_of(f.learner, contents[f.learner]) for f in found if f.learner in contents}
-    work = [(f, keys.get(f.learner), out) for f in found]
-    if jobs > 1 and len(work) > jobs:   # a kept read is taken back in the processes too
+    taken = [_taken(f, keys.get(f.learner), out) for f in found]   # here: a process would send it back pickled
+    work = [f for f, read in zip(found, taken) if read is None]
+    if jobs > 1 and len(work) > jobs:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            reads = list(pool.map(_read_or_take, work, chunksize=4))
+            fresh = iter(list(pool.map(read_one, work, chunksize=4)))
     else:
-        reads = [_read_or_take(w) for w in work]
+        fresh = iter([read_one(f) for f in work])
+    reads = [read or next(fresh) for read in taken]
     if out is not None:
         for f, read in zip(found, reads):
             if read.whole and not read.kept and f.learner in keys:
@@ -140,8 +144,11 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
                             never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
         cache.keep_only(out, [*keys.values(), base])
     reads.append(read_reference())
+    names = {learner: cache.name_of(key) for learner, key in keys.items()}
+    if names:
+        names[REFERENCE] = cache.name_of(cache.key_of(REFERENCE, "the reference"))   # its code is in the key
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
-                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]))
+                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]), names)
 
 
 def _base_kept(out: pathlib.Path | None) -> dict[str, str]:
@@ -158,8 +165,7 @@ def _base_kept(out: pathlib.Path | None) -> dict[str, str]:
     return key
 
 
-def _read_or_take(work: tuple[Found, dict[str, str] | None, pathlib.Path | None]) -> Read:
-    """A hand-in's read kept under its key in ``out``, or read now."""
-    found, key, out = work
+def _taken(found: Found, key: dict[str, str] | None, out: pathlib.Path | None) -> Read | None:
+    """A hand-in's read kept under its key in ``out``, or None: it is read again."""
     got = cache.load(out, key) if out is not None and key is not None else None
-    return Read(found.learner, *got, kept=True) if got is not None else read_one(found)
+    return Read(found.learner, *got, kept=True) if got is not None else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import pathlib
+from collections.abc import Mapping
 
 from grader.similarity.code import TaskCode
 from grader.similarity.compare import PAIR_FLAG, REFERENCE, REFERENCE_FLAG, Compared, Pair
@@ -25,7 +26,7 @@ def name(learner: str) -> str:
     return "the reference solution (solutions/minitorch)" if learner == REFERENCE else learner
 
 
-def write_html(compared: Compared, codes: dict[str, dict[str, TaskCode]], notes: dict[str, list[str]],
+def write_html(compared: Compared, codes: dict[str, Mapping[str, TaskCode]], notes: dict[str, list[str]],
                times: dict[str, HandedIn], target: pathlib.Path) -> None:
     pairs = detailed(compared)
     shown = {id(p) for i, p in enumerate(pairs[:MOST_SHOWN]) if i < SHOWN or p.flagged}
@@ -69,7 +70,7 @@ def write_html(compared: Compared, codes: dict[str, dict[str, TaskCode]], notes:
     target.write_text("\n".join(parts) + "\n</body></html>\n", encoding="utf-8")
 
 
-def _pair(number: int, pair: Pair, codes: dict[str, dict[str, TaskCode]], times: dict[str, HandedIn]) -> str:
+def _pair(number: int, pair: Pair, codes: dict[str, Mapping[str, TaskCode]], times: dict[str, HandedIn]) -> str:
     title = f"{number}. {name(pair.a)} and {name(pair.b)}: {pair.amount} fingerprints shared, score {pair.score:.2f}"
     if pair.flagged:
         title += ", matches the reference" if pair.with_reference else ", flagged"

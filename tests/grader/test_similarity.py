@@ -271,11 +271,28 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "moved") == 0
     assert "(1 unchanged since the last run, kept in similarity-reads/)" in capsys.readouterr().out   # fay
     assert len(list((tmp_path / "moved" / cache.FOLDER).glob("*.read"))) == 5   # ana's old read gone, the others again
-    assert len(list((tmp_path / "moved" / cache.FOLDER).iterdir())) == 6   # and the base code's fingerprints, once
+    assert sorted(p.suffix for p in (tmp_path / "moved" / cache.FOLDER).iterdir()) == \
+        [".base", ".details"] + [".read"] * 5   # and the base code's fingerprints, and the pairs' details, once
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "cold") == 0
     for name in ("similarity-pairs.csv", "similarity.csv"):
         assert (tmp_path / "moved" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
     assert "return out * grad" in (tmp_path / "moved" / "similarity.html").read_text()   # ana's new code
+    # the pairs' details are taken back where both sides are unchanged: a forged one shows it
+    details = cache.load_details(tmp_path / "moved")
+    assert len(details) == 2 and all(a and b for a, b in details)
+    names = next(pair for pair in details if bo.name in pair)   # bo with the reference: unchanged below
+    tasks, lines = details[names]
+    details[names] = ({"2.2": 999, **tasks}, lines)
+    cache.store_details(tmp_path / "moved", details)
+    ana.write_text(ana.read_text().replace("return out * grad  #", "return (out * grad)  #"))   # ana again
+    assert command.main(submissions=tmp_path / "class", out=tmp_path / "moved") == 0
+    kept_details = (tmp_path / "moved" / "similarity.csv").read_text()
+    assert "bo <b>,solutions/minitorch,2.2,1.000," in kept_details   # (its share is capped at 1)
+    assert "2.2(999)" in (tmp_path / "moved" / "similarity-pairs.csv").read_text()
+    body = zlib.compress(b'[["a", "b", {"2.2": "many"}, {}, {}]]')   # the right hash, values of the wrong types
+    (tmp_path / "moved" / cache.FOLDER / cache.DETAILS).write_bytes(
+        cache.MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    assert cache.load_details(tmp_path / "moved") == {}
 
 
 def test_the_command_refuses_an_output_inside_the_submissions(tmp_path, capsys):
