@@ -24,12 +24,40 @@ def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResul
             done(crashed(lost), 0.0)
 
 
+_WARM: dict[int, ProcessPoolExecutor] = {}   # workers -> a pool started ahead (``warm_up``)
+
+
+def warm_up(workers: int) -> None:
+    """Start ``workers`` grading processes now, while the run sets itself up: a spawned
+    process takes a few tenths of a second of a core to start Python and import the grader.
+    The next ``grade_class`` with as many workers grades in them; a run that grades nothing
+    lets them go at its end."""
+    if max(1, workers) not in _WARM:
+        pool = _WARM[max(1, workers)] = _new(workers)
+        for _ in range(max(1, workers)):   # one task each: every process started at once
+            pool.submit(_ready)
+
+
+def cool() -> None:
+    """Let go of grading processes started ahead and not used (a run that graded nothing)."""
+    while _WARM:
+        _WARM.popitem()[1].shutdown(wait=True, cancel_futures=True)
+
+
+def _ready() -> None:
+    import grader.grading.stages  # noqa: F401 - what every hand-in's grading needs, imported ahead
+
+
+def _new(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("spawn"),
+                               initializer=become_subreaper)
+
+
 def _pool(jobs: list[GradeJob], workers: int, done, grade) -> list[GradeJob]:
     lost: list[GradeJob] = []
     if not jobs:
         return lost
-    with ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("spawn"),
-                             initializer=become_subreaper) as pool:
+    with _WARM.pop(max(1, workers), None) or _new(workers) as pool:
         futures = {pool.submit(grade, job): job for job in jobs}
         for future in as_completed(futures):
             try:

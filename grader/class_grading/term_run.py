@@ -69,7 +69,6 @@ class Run:
     why: dict[str, str] = field(default_factory=dict)        # learner -> why their score may change
     warnings: list[str] = field(default_factory=list)
     graded: int = 0     # hand-ins graded while planning (every kept one, when the best counts)
-    contents: dict[str, str] = field(default_factory=dict)   # learner -> their hand-in's content hash, if read
 
 
 def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict[str, GradeJob], template: GradeJob,
@@ -85,7 +84,6 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     here = {f.learner: f for f in found}
     seen = {f.learner: {k.content for k in kept.entries(out, f.sid)} for f in found}   # kept before this run
     now = {f.learner: kept.keep(out, f.sid, f.path, times[f.learner].at, times[f.learner].source) for f in found}
-    run.contents = {learner: k.content for learner, k in now.items() if k.file}   # (none for an unread one)
     corrections = corrections_of(given.corrections, manual, term, sids, given.comments)
     for learner, sid in sorted(sids.items()):
         entries = kept.entries(out, sid)

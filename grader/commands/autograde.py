@@ -26,6 +26,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
          roster: pathlib.Path | None = None, late: LatePolicy = ON_TIME, shard: Shard | None = None,
          broker: str | None = None, lease: float | None = None, counts: str | None = None,
          only: list[str] | None = None, source: str | None = None, zone: str | None = None) -> int:
+    from grader.class_grading.pool import cool
     from grader.term.lock import Busy, Lock
     folder, out = submissions.resolve(), out.resolve()
     if not source and not folder.is_dir():
@@ -34,25 +35,29 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         return _fail(f"the {'download' if source else 'submissions'} ({folder}) and the output ({out}) overlap: "
                      "grading would change what it reads; choose another --out")
     lock = Lock(out, "autograde")   # one run at a time: a second one refuses at once, having changed nothing
+    beside: list = []   # the copying check's process, ended with the run
     try:
         if out.is_dir() or source:   # (a download is staged in OUT)
             lock.acquire()
         return _graded(folder, out, settings, jobs, roster, late, shard, broker, lease, counts, only, source, zone,
-                       lock)
+                       lock, beside)
     except Busy as error:
         return _fail(str(error))
     finally:
+        cool()   # grading processes started ahead and not used
+        for process in beside:
+            process.stop()
         lock.release()
 
 
 def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: int, roster: pathlib.Path | None,
             late: LatePolicy, shard: Shard | None, broker: str | None, lease: float | None, counts: str | None,
-            only: list[str] | None, source: str | None, zone: str | None, lock) -> int:
+            only: list[str] | None, source: str | None, zone: str | None, lock, beside: list) -> int:
     from grader.boundary.confinement import landlock_abi
     from grader.class_grading import term_run
     from grader.class_grading.jobs import GradeJob, crashed
     from grader.class_grading.plan import Term
-    from grader.class_grading.pool import grade_class
+    from grader.class_grading.pool import grade_class, warm_up
     from grader.gradebook.term import manual_comments, manual_scores
     from grader.intake.lms_download import staged
     from grader.intake.submissions import find_learners, summary
@@ -77,6 +82,9 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         found = [replace(f, notes=f.notes + tuple(download.notes.get(f.learner, ()))) for f in found]
         refused += download.refused
     entries = len(found) + len(refused)
+    beside += [] if shard else [Beside(list(found), out, jobs, folder, lock.fd)]   # reads while the run sets up
+    if not broker:
+        warm_up(jobs)   # the grading processes start while the run sets up too
     if shard:
         found = shard.share(found)
     try:
@@ -149,7 +157,8 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
         print(f"  {count} for {reason}")
     start, progress = time.perf_counter(), Progress(len(run.jobs))
-    copying = None if shard else Beside(find_learners(folder)[0], out, jobs, folder, run.contents, lock.fd)
+    for process in beside:
+        process.go()   # the hand-ins are kept and their times known: the copying check may write
 
     def done(result: LearnerResult, seconds: float) -> None:
         point("a hand-in graded and recorded")
@@ -163,8 +172,6 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
             dropped = grade_class_on_queue(fresh, broker, lease or lease_for(settings), jobs, done,
                                            lambda line: print(f"  {line}", flush=True))
         except QueueError as error:
-            if copying:
-                copying.stop()
             return _fail(str(error))
         if dropped:
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
@@ -203,7 +210,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     log.append(out, changes)
     point("logged, term.json not yet final")
     term.save()
-    for line in copying.lines() if copying else []:   # it ran beside the grading
+    for line in beside[0].lines() if beside else []:   # it ran beside the grading
         print(line, flush=True)
     clock.lap("copying check")
     log.print_changes(changes, only)

@@ -87,12 +87,15 @@ def record_all(course: Course, entries: Iterable[tuple[str, dt.datetime | None]]
     """Every ``(safe id, time handed in)`` of ``entries``, laid out before (``lay_out``), in
     the gradebook, in one session, committed every ``CHUNK`` learners; returns why for each
     learner it could not record (a chunk that fails is recorded again one learner at a
-    time, so that only that learner is left out). The class's submissions are read in one
-    query, and each chunk is written in one flush."""
+    time, so that only that learner is left out). Their submissions are read in one query,
+    and each chunk is written in one flush."""
     failed: dict[str, str] = {}
     entries = list(entries)
+    if not entries:
+        return failed
+    sids = [sid for sid, _ in entries]
     with course.gradebook() as gradebook:
-        known = submissions(gradebook)
+        known = submissions(gradebook, sids)
         for start in range(0, len(entries), CHUNK):
             chunk = entries[start:start + CHUNK]
             try:
@@ -101,14 +104,14 @@ def record_all(course: Course, entries: Iterable[tuple[str, dt.datetime | None]]
                 continue
             except Exception:  # noqa: BLE001 - found again below, learner by learner
                 gradebook.db.rollback()
-                known = submissions(gradebook)   # what the rollback took back is not kept
+                known = submissions(gradebook, sids)   # what the rollback took back is not kept
             for entry in chunk:
                 try:
                     _chunk(gradebook, course, [entry], known)
                     gradebook.db.commit()
                 except Exception as error:  # noqa: BLE001 - one learner, never the class; named in their result
                     gradebook.db.rollback()
-                    known = submissions(gradebook)
+                    known = submissions(gradebook, sids)
                     failed[entry[0]] = f"{type(error).__name__}: {str(error)[:200]}"
     return failed
 
@@ -123,17 +126,20 @@ class Book:
     students: dict[str, Any]
 
 
-def submissions(gradebook: Any) -> Book:
-    """The whole gradebook's submissions, assignments and students, in a few queries (not a
-    few per learner and stage)."""
+def submissions(gradebook: Any, sids: Iterable[str]) -> Book:
+    """The submissions of the learners ``sids``, those learners, and every assignment, in a
+    few queries (not a few per learner and stage), a few hundred learners at a time."""
     from nbgrader.api import Assignment, Grade, Notebook, Student, SubmittedAssignment, SubmittedNotebook
     from sqlalchemy.orm import selectinload
-    students = {s.id: s for s in gradebook.db.query(Student).all()}
     assignments = {a.name: a for a in gradebook.db.query(Assignment).options(
         selectinload(Assignment.notebooks).selectinload(Notebook._base_cells)).all()}
-    found = gradebook.db.query(SubmittedAssignment).options(
-        selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.grades).selectinload(Grade.cell),
-        selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.notebook)).all()
+    wanted, students, found = sorted(set(sids)), dict[str, Any](), list[Any]()
+    for start in range(0, len(wanted), 500):
+        some = wanted[start:start + 500]
+        students.update((s.id, s) for s in gradebook.db.query(Student).filter(Student.id.in_(some)).all())
+        found += gradebook.db.query(SubmittedAssignment).filter(SubmittedAssignment.student_id.in_(some)).options(
+            selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.grades).selectinload(Grade.cell),
+            selectinload(SubmittedAssignment.notebooks).selectinload(SubmittedNotebook.notebook)).all()
     return Book({(s.assignment.name, s.student_id): s for s in found}, assignments, students)
 
 

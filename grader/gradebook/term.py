@@ -60,7 +60,7 @@ def settle_all(course: Course, learners: list[tuple[str, dt.datetime | None, dic
         return
     from grader.gradebook.batch import notebook_scores, submissions
     with course.gradebook() as gradebook:
-        known, penalties = submissions(gradebook), []
+        known, penalties = submissions(gradebook, [sid for sid, _, _ in learners]), []
         for sid, deadline, scores in learners:
             penalties += _settle(gradebook, course, known, sid, deadline, scores)
         gradebook.db.flush()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import pathlib
 import sys
 import time
+from collections.abc import Callable
 
 from grader.files import SIMILARITY as WRITTEN
 from grader.files import SIMILARITY_INPUTS
@@ -27,27 +28,30 @@ AT_MOST_ALONG = 2000   # autograde and merge compare a class this large at most:
 
 
 def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder: pathlib.Path,
-                       contents: dict[str, str] | None = None) -> list[str]:
+                       ready: Callable[[], None] = lambda: None) -> list[str]:
     """The check as ``autograde`` and ``merge`` run it, after the grades are written: for a
     class of at most ``AT_MOST_ALONG`` hand-ins (a larger one is checked by its own command,
     a section at a time). Kept as it is when neither a hand-in, nor their times, nor the check
     changed since it last ran into ``out`` (a run for a deadline or a correction, a moved
-    output folder): ``similarity-inputs.txt`` records what it was made from. ``contents``: the
-    hand-ins' content hashes, where the run has them already."""
+    output folder): ``similarity-inputs.txt`` records what it was made from. Nothing is
+    written into ``out`` before ``ready()`` returns (the run's plan is made: the hand-ins
+    kept, their times known)."""
     if len(found) > AT_MOST_ALONG:
         return [f"Similarity: {len(found)} hand-ins are more than the {AT_MOST_ALONG} checked along with grading "
                 f"(pairs grow as the square of the class): run `python -m grader similarity SUBMISSIONS --out DIR` "
                 "on each section's folder"]
     mark = out / SIMILARITY_INPUTS
     try:
-        contents = {**_contents([f for f in found if f.learner not in (contents or {})]), **(contents or {})}
+        contents = _contents(found)
         stamp = _inputs(found, out, contents)
         if all((out / name).is_file() for name in WRITTEN) and mark.is_file() \
                 and mark.read_text(encoding="utf-8") == stamp:
             return [f"Similarity: no hand-in and nothing of the check changed since it last ran: "
                     f"{', '.join(WRITTEN)} stand"]
-        mark.unlink(missing_ok=True)
-        lines = write_similarity(found, out, jobs, contents)
+        def begin() -> None:
+            ready()
+            mark.unlink(missing_ok=True)
+        lines = write_similarity(found, out, jobs, contents, begin)
         mark.write_text(stamp, encoding="utf-8")
         return lines
     except Exception as error:  # noqa: BLE001 - the grades are written; say what stopped the check
@@ -56,37 +60,57 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
 
 
 class Beside:
-    """The check as ``along_with_grading`` runs it, in a process forked before the grading
-    starts, so that it takes a core the grading leaves free (the copying check reads the
-    hand-ins, never the grades). ``lines()`` waits for it and gives what it says; where it
-    cannot be forked (threads running, no ``fork``), it runs there, in this process."""
+    """The check as ``along_with_grading`` runs it, in a process forked as the run starts, so
+    that it takes a core the run's own set-up and grading leave free (the copying check reads
+    the hand-ins, never the grades). It reads and compares at once, and writes nothing until
+    ``go()`` (the run's plan made: the hand-ins kept, their times known); a run that stops
+    before that ends it (``stop()``), and one killed takes it down. ``lines()`` waits for it
+    and gives what it says; where it cannot be forked (threads running, no ``fork``), the
+    check runs in ``lines()``, in this process."""
 
     def __init__(self, found: list[Found], out: pathlib.Path, jobs: int, folder: pathlib.Path,
-                 contents: dict[str, str] | None = None, holding: int = -1) -> None:
+                 holding: int = -1) -> None:
         import os
         import threading
-        self.run = (found, out, jobs, folder, contents)
-        self.pid, self.pipe = 0, -1
+        self.run = (found, out, jobs, folder)
+        self.pid, self.pipe, self.start = 0, -1, -1
         if not hasattr(os, "fork") or threading.active_count() > 1:
             return
         for stream in (sys.stdout, sys.stderr):
             stream.flush()   # or the child would write what is still buffered a second time
-        read, write = os.pipe()
+        (read, write), (wait, start) = os.pipe(), os.pipe()
         parent = os.getpid()
         pid = os.fork()
         if pid:
             os.close(write)
-            self.pid, self.pipe = pid, read
+            os.close(wait)
+            self.pid, self.pipe, self.start = pid, read, start
             return
         said = 1
         try:
             os.close(read)
+            os.close(start)
             if holding >= 0:
                 os.close(holding)   # the run's lock stays the run's: its own descriptor holds it
+
+            def ready() -> None:
+                if os.read(wait, 1) != b"1":   # the run stopped before its plan: nothing written
+                    os._exit(1)
             _die_with_parent(parent)
-            said = _send(write, along_with_grading(*self.run))
+            said = _send(write, along_with_grading(*self.run, ready=ready))
         finally:
             os._exit(said)   # nothing of the parent's is flushed, closed or cleaned up twice
+
+    def go(self) -> None:
+        """The run's plan is made: the check may write."""
+        import os
+        if self.start >= 0:
+            try:
+                os.write(self.start, b"1")
+            except BrokenPipeError:   # it has ended already: it had nothing to write
+                pass
+            os.close(self.start)
+            self.start = -1
 
     def stop(self) -> None:
         """End it unheard (the run stops short of its grades)."""
@@ -97,24 +121,29 @@ class Beside:
             os.waitpid(self.pid, 0)
             os.close(self.pipe)
             self.pid = 0
+        if self.start >= 0:
+            os.close(self.start)
+            self.start = -1
 
     def lines(self) -> list[str]:
         import json
         import os
         if not self.pid:
             return along_with_grading(*self.run)
+        self.go()
         chunks = []
         while chunk := os.read(self.pipe, 1 << 16):
             chunks.append(chunk)
         os.close(self.pipe)
         _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
         try:
             lines = json.loads(b"".join(chunks))
             if os.waitstatus_to_exitcode(status) == 0 and isinstance(lines, list):
                 return [str(line) for line in lines]
         except ValueError:
             pass
-        found, out, _, folder, _ = self.run
+        _, out, _, folder = self.run
         return [f"warning: the similarity check stopped (its process ended with status "
                 f"{os.waitstatus_to_exitcode(status)}); run `python -m grader similarity {folder} --out {out}` to try "
                 "again"]
@@ -143,22 +172,25 @@ def _die_with_parent(parent: int) -> None:
 
 
 def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1,
-                     contents: dict[str, str] | None = None) -> list[str]:
+                     contents: dict[str, str] | None = None, ready: Callable[[], None] = lambda: None) -> list[str]:
     """Compare the hand-ins ``found`` and write similarity-pairs.csv, similarity.csv and
     similarity.html into ``out``; the lines to print: what was written, flagged and left unread.
     Each hand-in's read is kept in ``out`` (cache.py): a later run reads only the changed ones.
-    ``contents``: each learner's hand-in's content hash, when the caller has them."""
-    from grader.similarity import cache
+    ``contents``: each learner's hand-in's content hash, when the caller has them. Nothing is
+    written before ``ready()`` returns."""
+    from grader.similarity import cache, details
     from grader.similarity.compare import compare_class
     from grader.similarity.read import read_class
     from grader.similarity.report import write_html
     from grader.similarity.tables import write_pairs, write_tasks
     from grader.similarity.when import handed_in
     start = time.perf_counter()
-    read = read_class(found, jobs, out, contents)
+    read = read_class(found, jobs, out, contents, later=True)
     middle = time.perf_counter()
-    compared = compare_class(read.codes, read.prints, names=read.names, kept=cache.load_details(out))
-    cache.store_details(out, compared.details)
+    compared = compare_class(read.codes, read.prints, names=read.names, kept=details.load_details(out))
+    ready()   # (written from here on)
+    read.keep()
+    details.store_details(out, compared.details)
     times, warnings = handed_in(found, out)
     out.mkdir(parents=True, exist_ok=True)
     write_pairs(compared, times, out / "similarity-pairs.csv")

@@ -14,8 +14,7 @@ temporary file and renamed into place, and keeps only the reads of the latest ru
 
 Each read is kept as columns of plain values (JSON, compressed): reading one back costs
 about a millisecond and a half, its fingerprints included. The pairs' details (compare.py)
-are kept too, in ``pairs.details``, by the names of both sides' reads: a re-run works out
-only the pairs of the hand-ins that changed. The base code's fingerprints (the released
+are kept too (details.py). The base code's fingerprints (the released
 stubs', read.py's ``shape``) are kept the same way, under a key with no learner, in a file
 ending ``.base``: about a second of every run's reading.
 """
@@ -37,8 +36,6 @@ from grader.similarity.code import TaskCode
 from grader.similarity.engine import Prints
 
 MAGIC = b"minitorch similarity read 2\n"
-DETAILS = "pairs.details"    # the last run's pairs' tasks and lines, by both sides' reads
-Detail = tuple[dict[str, int], tuple[dict[str, set[tuple[str, int]]], dict[str, set[tuple[str, int]]]]]
 AT_MOST = 64 << 20           # bytes of a kept reading, as stored and unpacked: a larger one is not taken
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _READ_BY = ("grader/similarity", "grader/intake", "grader/release", "grader/tasks.py", "grader/tasks.toml",
@@ -70,7 +67,7 @@ def _name(key: dict[str, str]) -> str:
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        kept = _unpacked(out / FOLDER / _name(key))
+        kept = unpack(out / FOLDER / _name(key))
         if kept is None or kept["key"] != key:
             return None
         tasks, files = _strings(kept["tasks"]), _strings(kept["files"])
@@ -165,10 +162,10 @@ def store(out: pathlib.Path, key: dict[str, str], codes: Mapping[str, TaskCode],
                        "prints": [[v for v, _, _ in flat], [t for _, t, _ in flat], [s for _, _, s in flat]],
                        "notes": notes})
     if not any(place and place in text for place in never):
-        _packed(out, _name(key), text)
+        pack(out, _name(key), text)
 
 
-def _unpacked(path: pathlib.Path):
+def unpack(path: pathlib.Path):
     """The JSON value a kept file holds, or None: none there, or one damaged or cut short."""
     if not path.is_file() or path.stat().st_size > AT_MOST:
         return None
@@ -185,7 +182,7 @@ def _unpacked(path: pathlib.Path):
     return json.loads(text)
 
 
-def _packed(out: pathlib.Path, name: str, text: str) -> None:
+def pack(out: pathlib.Path, name: str, text: str) -> None:
     """Keep ``text`` compressed under ``name``, whole or not at all: written to a temporary
     file and renamed into place. Any failure to write costs only the next run's time."""
     body = zlib.compress(text.encode(), 1)
@@ -207,38 +204,6 @@ def _packed(out: pathlib.Path, name: str, text: str) -> None:
 def name_of(key: dict[str, str]) -> str:
     """What tells a read apart from any other, in the pairs' details: its kept file's name."""
     return _name(key)
-
-
-def load_details(out: pathlib.Path) -> dict[tuple[str, str], Detail]:
-    """The details of the pairs the last run worked out (compare.py's ``detail``), by the
-    names of both sides' reads: {} when none are kept or they are not to be trusted."""
-    try:
-        kept = _unpacked(out / FOLDER / DETAILS)
-        found: dict[tuple[str, str], Detail] = {}
-        for a, b, tasks, lines_a, lines_b in kept or []:
-            if not (type(a) is str and type(b) is str and isinstance(tasks, dict)
-                    and all(type(t) is str and type(n) is int for t, n in tasks.items())):
-                return {}
-            found[a, b] = (dict(tasks), (_lines(lines_a), _lines(lines_b)))
-        return found
-    except Exception:  # noqa: BLE001 - whatever is wrong with them, the pairs are worked out again
-        return {}
-
-
-def _lines(kept) -> dict[str, set[tuple[str, int]]]:
-    if not isinstance(kept, dict) or not all(type(t) is str and isinstance(p, list) for t, p in kept.items()):
-        raise TypeError("not a mapping of tasks to lines")
-    found = {task: {(file, line) for file, line in places} for task, places in kept.items()}
-    if not all(type(file) is str and type(line) is int for places in found.values() for file, line in places):
-        raise TypeError("not a list of (file, line)")
-    return found
-
-
-def store_details(out: pathlib.Path, details: dict[tuple[str, str], Detail]) -> None:
-    """Keep this run's pairs' details (replacing the last run's)."""
-    _packed(out, DETAILS, json.dumps([[a, b, tasks, {t: sorted(p) for t, p in lines[0].items()},
-                                       {t: sorted(p) for t, p in lines[1].items()}]
-                                      for (a, b), (tasks, lines) in details.items()]))
 
 
 def keep_only(out: pathlib.Path, keys: list[dict[str, str]]) -> None:

@@ -26,8 +26,8 @@ import numpy as np
 from scipy import sparse
 
 from grader.similarity import engine
-from grader.similarity.cache import Detail
 from grader.similarity.code import TaskCode
+from grader.similarity.details import Detail
 from grader.similarity.engine import Prints
 
 REFERENCE = "solutions/minitorch"   # no hand-in has this name: an entry's name never holds "/"

@@ -15,7 +15,7 @@ import functools
 import multiprocessing
 import pathlib
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -48,6 +48,7 @@ class Class:
     notes: dict[str, list[str]]                  # learner -> what could not be read
     fresh: int = 0                               # hand-ins read in this run (the others were kept)
     names: dict[str, str] = field(default_factory=dict)   # learner -> its read's name (cache.py), where kept
+    keep: Callable[[], None] = lambda: None      # (read_class's ``later``) keeps this run's reads
 
 
 @dataclass(frozen=True)
@@ -119,11 +120,12 @@ def _read_one(found: Found) -> Read:
 
 
 def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = None,
-               contents: dict[str, str] | None = None) -> Class:
+               contents: dict[str, str] | None = None, later: bool = False) -> Class:
     """Every hand-in's code and fingerprints (the reference's too), and what could not be read;
     with ``out``, the reads kept there are used and this run's are kept (cache.py), found by
-    each hand-in's content hash (``contents``, or computed here)."""
-    base = _base_kept(out)   # once, before the processes fork
+    each hand-in's content hash (``contents``, or computed here); ``later``: kept only when
+    ``Class.keep()`` is called (nothing is written into ``out`` before)."""
+    base, made = _base_kept(out)   # once, before the processes fork
     keys: dict[str, dict[str, str]] = {}
     if out is not None:
         from grader.similarity import _contents
@@ -137,32 +139,39 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
     else:
         fresh = iter([read_one(f) for f in work])
     reads = [read or next(fresh) for read in taken]
-    if out is not None:
+
+    def keep() -> None:
+        if out is None:
+            return
+        if made is not None:
+            cache.store(out, base, {}, {value: [("", 0)] for value in made}, [])
         for f, read in zip(found, reads):
             if read.whole and not read.kept and f.learner in keys:
                 cache.store(out, keys[f.learner], read.codes, read.prints, read.notes,
                             never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
         cache.keep_only(out, [*keys.values(), base])
+    if not later:
+        keep()
     reads.append(read_reference())
     names = {learner: cache.name_of(key) for learner, key in keys.items()}
     if names:
         names[REFERENCE] = cache.name_of(cache.key_of(REFERENCE, "the reference"))   # its code is in the key
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
-                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]), names)
+                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]), names,
+                 keep if later else lambda: None)
 
 
-def _base_kept(out: pathlib.Path | None) -> dict[str, str]:
+def _base_kept(out: pathlib.Path | None) -> tuple[dict[str, str], frozenset[int] | None]:
     """``shape()`` made, its base code's fingerprints taken back from ``out`` where a run with
-    the same code kept them there (kept, else); the key they are kept under."""
+    the same code kept them there; the key they are kept under, and those to keep there
+    (None: kept already)."""
     key = cache.key_of("", "the base code")
     if out is not None and shape.cache_info().currsize == 0 and not _KEPT_BASE:
         got = cache.load(out, key)
         if got is not None:
             _KEPT_BASE[:] = [frozenset(got[1])]
     made = shape()
-    if out is not None and not _KEPT_BASE:
-        cache.store(out, key, {}, {value: [("", 0)] for value in made.base}, [])
-    return key
+    return key, made.base if out is not None and not _KEPT_BASE else None
 
 
 def _taken(found: Found, key: dict[str, str] | None, out: pathlib.Path | None) -> Read | None:

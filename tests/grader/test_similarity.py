@@ -9,8 +9,10 @@ import ast
 import csv
 import datetime as dt
 import itertools
+import os
 import pathlib
 import shutil
+import time
 import zipfile
 
 import pytest
@@ -278,21 +280,22 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
         assert (tmp_path / "moved" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
     assert "return out * grad" in (tmp_path / "moved" / "similarity.html").read_text()   # ana's new code
     # the pairs' details are taken back where both sides are unchanged: a forged one shows it
-    details = cache.load_details(tmp_path / "moved")
-    assert len(details) == 2 and all(a and b for a, b in details)
-    names = next(pair for pair in details if bo.name in pair)   # bo with the reference: unchanged below
-    tasks, lines = details[names]
-    details[names] = ({"2.2": 999, **tasks}, lines)
-    cache.store_details(tmp_path / "moved", details)
+    from grader.similarity import details
+    kept = details.load_details(tmp_path / "moved")
+    assert len(kept) == 2 and all(a and b for a, b in kept)
+    names = next(pair for pair in kept if bo.name in pair)   # bo with the reference: unchanged below
+    tasks, lines = kept[names]
+    kept[names] = ({"2.2": 999, **tasks}, lines)
+    details.store_details(tmp_path / "moved", kept)
     ana.write_text(ana.read_text().replace("return out * grad  #", "return (out * grad)  #"))   # ana again
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "moved") == 0
-    kept_details = (tmp_path / "moved" / "similarity.csv").read_text()
-    assert "bo <b>,solutions/minitorch,2.2,1.000," in kept_details   # (its share is capped at 1)
+    shares = (tmp_path / "moved" / "similarity.csv").read_text()
+    assert "bo <b>,solutions/minitorch,2.2,1.000," in shares   # (its share is capped at 1)
     assert "2.2(999)" in (tmp_path / "moved" / "similarity-pairs.csv").read_text()
     body = zlib.compress(b'[["a", "b", {"2.2": "many"}, {}, {}]]')   # the right hash, values of the wrong types
-    (tmp_path / "moved" / cache.FOLDER / cache.DETAILS).write_bytes(
+    (tmp_path / "moved" / cache.FOLDER / details.DETAILS).write_bytes(
         cache.MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-    assert cache.load_details(tmp_path / "moved") == {}
+    assert details.load_details(tmp_path / "moved") == {}
 
 
 def test_the_command_refuses_an_output_inside_the_submissions(tmp_path, capsys):
@@ -311,8 +314,33 @@ def test_grading_runs_the_check_for_a_class_it_can_compare_and_never_fails_for_i
     assert "2 hand-ins are more than the 1 checked along with grading" in said[0] and not (tmp_path / "out").exists()
     monkeypatch.setattr(check, "AT_MOST_ALONG", 2)
 
-    def broken(*args):
+    def broken(*args, **kwargs):
         raise OSError("disk full")
     monkeypatch.setattr(reading, "read_class", broken)
     said = check.along_with_grading(found, tmp_path / "out", 1, tmp_path)
     assert said[0].startswith("warning: the similarity check stopped (OSError: disk full)")
+
+
+def test_the_check_beside_a_run_writes_nothing_before_the_plan_and_nothing_for_a_run_that_stops(tmp_path):
+    from grader.intake.submissions import find_learners
+    from grader.similarity import Beside
+    hand_ins(tmp_path / "class")
+    found = find_learners(tmp_path / "class")[0]
+    out = tmp_path / "out"
+    stopped = Beside(found, out, 2, tmp_path / "class")
+    pid = stopped.pid
+    assert pid   # forked: it reads and compares while the run sets up
+    time.sleep(1.5)
+    stopped.stop()       # the run stopped before its plan (a wrong row in a sheet)
+    assert not out.exists()
+    with pytest.raises(ChildProcessError):   # ended and reaped
+        os.waitpid(pid, os.WNOHANG)
+    out.mkdir()
+    started = Beside(found, out, 2, tmp_path / "class")
+    time.sleep(0.5)
+    assert list(out.iterdir()) == []
+    started.go()
+    said = started.lines()
+    assert said[0].startswith("Similarity: 5 hand-in(s) and the reference read in ") and started.pid == 0
+    assert {p.name for p in out.iterdir()} >= {"similarity-pairs.csv", "similarity.csv", "similarity.html",
+                                                "similarity-inputs.txt", "similarity-reads"}

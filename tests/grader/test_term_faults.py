@@ -68,7 +68,7 @@ def quick():
                       [done(*grade(job)) for job in batch])
         patch.setattr(publish, "plot_distribution", lambda *a: None)
         patch.setattr(classreport, "plot_mistakes", lambda *a: None)
-        patch.setattr(similarity, "along_with_grading", lambda *a: [])
+        patch.setattr(similarity, "along_with_grading", lambda *a, **k: [])
         yield
 
 
