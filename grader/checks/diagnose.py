@@ -48,6 +48,8 @@ def shape_pattern(got: tuple, expected: tuple, got_values: Any = None, expected_
     shape before any sum (the upstream gradient's), when known: an answer of that shape
     was not summed at all."""
     got, expected = tuple(got), tuple(expected)
+    if got == expected:  # the same shape: no pattern of shapes to name
+        return Finding("", "wrong shape")
     found = _by_shape(got, expected, None if full is None else tuple(full))
     if got_values is None or expected_values is None or not found.text:
         return found

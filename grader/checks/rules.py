@@ -56,9 +56,10 @@ def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.Array
         count = len(seen["grads"])
         if len(arrays) == 1:
             hint = "a one-input rule returns a tuple of one array, or the array alone"
-        elif count == len(arrays) + 1:
-            hint = ("one too many: splitting the gradient at every boundary, the end included, makes an extra "
-                    "empty piece; split at the boundaries between inputs only")
+        elif count == len(arrays) + 1 and np.size(seen["grads"][-1]) == 0 and seen["grads"][-1] is not None:
+            hint = (f"one too many, the last of them empty (shape {np.shape(seen['grads'][-1])}): np.split makes an extra "
+                    "empty piece when the end of the axis is among its split points; split only where one input ends "
+                    "and the next begins")
         else:
             hint = "one gradient per input, in the order of forward's inputs (None for one that needs none)"
         raise CheckFailure(f"{name}.backward returned {count} gradient(s) for {len(arrays)} input(s) ({hint}).",

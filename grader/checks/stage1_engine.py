@@ -49,7 +49,10 @@ def topological_order_is_valid(w, rng):
             name_value_mistake("topological nodes", {"parents": parents}, f"{doing} (the nodes it lists, sorted)", sorted(order),
                       sorted(reachable))
         if len(set(order)) != len(order):
-            raise CheckFailure("topological_order lists a node twice: keep a set of visited nodes", "repeated nodes")
+            twice = ", ".join(str(n) for n in sorted({n for n in order if order.count(n) > 1}))
+            raise CheckFailure(f"{doing} lists node(s) {twice} more than once: a node reached along two paths was handled "
+                               "each time; keep a set of the ids of the nodes expanded, and skip a node already in it when "
+                               "it pops", "repeated nodes")
         if set(order) != reachable:
             raise CheckFailure("topological_order must list exactly the nodes the root depends on", "missing nodes")
         position = {n: i for i, n in enumerate(order)}
@@ -102,11 +105,8 @@ def backpropagate_sums(w, rng):
     seen = call_learner(w, "backpropagate", f"backpropagate(root, {seed:.3g}) on a graph where a node is used three times",
                  seeds=[seed], **DIAMOND)[0]
     expected = diamond_gradients(seed)
-    if any(calls > 1 for _, calls in seen):
-        raise CheckFailure("backpropagate must call accumulate once per node, after all its contributions are summed",
-                           "accumulate called repeatedly")
     got = np.array([grad for grad, _ in seen], np.float64)
-    for n, grad in enumerate(got):
+    for n, grad in enumerate(got):  # wrong values first: a known mistake that also calls accumulate often is named
         if abs(grad - expected[n]) > 1e-9 * max(1, abs(expected[n])):
             name_value_mistake("backpropagate", dict(DIAMOND, seed=seed), f"backpropagate(root, {seed:.3g}) on a graph where "
                       "node 1 is used three times", got, np.array(expected), rtol=1e-9, atol=1e-12)
@@ -114,6 +114,9 @@ def backpropagate_sums(w, rng):
                                f"(seed {seed:.3g}, on a graph where node 1 is used three times): each node's gradient "
                                "is the sum over its users of (the user's gradient times the local derivative), "
                                "starting from the seed at the root", "wrong values")
+    if any(calls > 1 for _, calls in seen):
+        raise CheckFailure("backpropagate must call accumulate once per node, after all its contributions are summed",
+                           "accumulate called repeatedly")
 
 
 @part("1.4", "accumulates across calls")
@@ -124,9 +127,13 @@ def backpropagate_accumulates(w, rng):
     once, twice = diamond_gradients(1.0, graph=CHAIN), diamond_gradients(2.0, graph=CHAIN)
     got = [[grad for grad, _ in call] for call in seen]
     if not np.allclose(got[0], once, rtol=1e-9):
-        raise CheckFailure(f"backpropagate (seed 1) on a chain of 4 nodes, each used once, gave the leaf the gradient "
-                           f"{got[0][0]:.6g}, expected {once[0]:.6g}: multiply each node's gradient by its local "
-                           "derivative on the way to its parent", "wrong gradients")
+        doing = "backpropagate (seed 1) on a chain of 4 nodes, each used once"
+        name_value_mistake("backpropagate", dict(CHAIN, seed=1.0), doing, np.array(got[0]), np.array(once), rtol=1e-9,
+                           atol=1e-12)
+        n = next(n for n in range(len(once)) if not np.isclose(got[0][n], once[n], rtol=1e-9))
+        raise CheckFailure(f"{doing} gave node {n} the gradient {got[0][n]:.6g}, expected {once[n]:.6g}: each node's "
+                           "gradient is its user's gradient times the local derivative, starting from the seed at the "
+                           "root (node 3)", "wrong gradients")
     expected = [a + b for a, b in zip(once, twice)]
     if not np.allclose(got[1], expected, rtol=1e-9):
         raise CheckFailure(f"after a second backpropagate (seed 2) on the same chain the leaf's gradient is "

@@ -10,6 +10,7 @@ from grader.checks.common import CheckFailure, explain, learner_raised, shapes_p
 from grader.checks.naming import judge, judge_value, name_value_mistake, value_mistake_raised
 from grader.checks.numeric import unbroadcast_by_loops
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
+from grader.results import Failure
 
 
 def _broadcast_shapes(w, *shapes):
@@ -18,10 +19,11 @@ def _broadcast_shapes(w, *shapes):
 
 @part("2.1", "matches NumPy")
 def broadcast_shapes_matches_numpy(w, rng):
-    # first two cases that tell the known mistakes apart: one lined up by the right, one with a size 1 against a size;
-    # shapes of different lengths first, where shapes lined up from the left clash, so that sizes lined up from the
-    # left and given back reversed are not taken for sizes built from the right and never reversed (issue 45)
-    cases = [((3,), (2, 3)), ((2, 1), (2, 3))] + [(a, b) for a, b in shapes_pairs(rng, 16)] + \
+    # first three cases that tell the known mistakes apart: two lined up by the right, one with a size 1 against a
+    # size; shapes of different lengths first, where shapes lined up from the left clash, so that sizes lined up from
+    # the left and given back reversed are not taken for sizes built from the right and never reversed, and a result
+    # without its first axis is not taken for one as long as the shortest shape (issue 45)
+    cases = [((3,), (4, 2, 3)), ((3,), (2, 3)), ((2, 1), (2, 3))] + [(a, b) for a, b in shapes_pairs(rng, 16)] + \
         [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ()), ()]
     for shapes in cases:
         case, expected = {"shapes": [tuple(s) for s in shapes]}, np.broadcast_shapes(*shapes)
@@ -56,7 +58,13 @@ def broadcast_shapes_raises(w, rng):
         except Raised as error:
             if error.type == "ValueError":
                 continue
-            raise learner_raised(error, f"broadcast_shapes{bad}") from None
+            if error.type == "NotImplementedError":
+                raise learner_raised(error, f"broadcast_shapes{bad}") from None
+            own = ": raise " in error.where  # the learner's own raise statement, of another type
+            raise CheckFailure(f"broadcast_shapes{bad} raised {error.type} where the task asks for a ValueError (these "
+                               f"shapes do not broadcast): {error.message}" + (f" at {error.where}" if error.where else "")
+                               + (". Fix: raise ValueError there: a caller catches a ValueError by its name" if own else ""),
+                               "wrong exception type", kind=Failure.RAISED) from None
         name_value_mistake("broadcast shapes", {"shapes": list(bad)}, f"broadcast_shapes{bad}", got, ValueError)
         raise CheckFailure(f"broadcast_shapes{bad} gave {got}; it must raise ValueError: the shapes do not "
                            "broadcast", "no error on a clash")

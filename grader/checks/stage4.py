@@ -45,6 +45,9 @@ def broadcast_to(w, rng):
 
 @part("4.1", "Squeeze")
 def squeeze(w, rng):
+    # first an axis where a size-1 axis put back at 0, at 1 or at the end gives three different wrong shapes
+    x = rng.standard_normal((2, 3, 1, 4))
+    check_rule(w, "ops_shape.Squeeze", lambda a: np.squeeze(a, 2), [x], rng, label="(axis=2)", axis=2)
     y = rng.standard_normal((1, 3, 1))
     check_rule(w, "ops_shape.Squeeze", np.squeeze, [y], rng, label="(axis=None)", axis=None)
     for axis in (2, -1, 0):

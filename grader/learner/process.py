@@ -11,6 +11,7 @@ stdout and stderr (nothing it prints reaches anyone). An answer is ``{"ok": valu
 
 from __future__ import annotations
 
+import dis
 import importlib.util
 import json
 import linecache
@@ -74,6 +75,27 @@ def _compiles(path: pathlib.Path, name: str) -> list:
     return []
 
 
+def _rule_returned(error: BaseException, package: pathlib.Path) -> str:
+    """The learner's rule whose result the package's given code refused (raised in a node's
+    ``chain_rule`` or its check of a gradient, after the rule had returned): its return line (its
+    first line when it has several returns), or "" when the error was raised anywhere else."""
+    frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
+    if not frames or frames[-1].f_code.co_name not in ("chain_rule", "_checked"):
+        return ""
+    node = frames[-1].f_locals.get("self")
+    rule = getattr(node, "_backward", None) or getattr(getattr(node, "function", None), "backward", None)
+    code = getattr(rule, "__code__", None)
+    if code is None or not pathlib.Path(code.co_filename).is_relative_to(package):
+        return ""
+    returns = {line for i in dis.get_instructions(code) if i.opname.startswith("RETURN") and i.positions
+               and (line := i.positions.lineno) is not None}
+    number = returns.pop() if len(returns) == 1 else code.co_firstlineno
+    if not any(LABEL in linecache.getline(code.co_filename, n) for n in range(code.co_firstlineno, number + 2)):
+        return ""
+    text = linecache.getline(code.co_filename, number).strip()
+    return f"minitorch/{pathlib.Path(code.co_filename).relative_to(package)}, line {number}, in {code.co_name}: {text}"
+
+
 def describe(error: BaseException, package: pathlib.Path) -> dict:
     """The exception in words, and the learner's own line: the innermost frame of a
     function holding a "# Task X.Y:" label (never a line of given code, such as a shape
@@ -88,6 +110,8 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
             lines.append((path, line + (f": {text}" if text else "")))
             if any(LABEL in linecache.getline(str(path), n) for n in range(frame.f_code.co_firstlineno, number + 1)):
                 yours.append(lines[-1][1])
+    if not yours and (rule := _rule_returned(error, package)):
+        yours.append(rule)
     where = yours[-1] if yours else lines[-1][1] if lines else ""
     caller = next((line for path, line in reversed(lines) if path != lines[-1][0]), None) if lines and not yours else None
     if caller:

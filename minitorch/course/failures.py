@@ -53,6 +53,27 @@ def _yours(error: BaseException) -> list[tuple[traceback.FrameSummary, bool]]:
     return found
 
 
+def _rule_returned(error: BaseException) -> list[traceback.FrameSummary]:
+    """The learner's rule whose result the engine refused (raised in ``chain_rule``, or in a node's
+    check of a gradient, after the rule had returned): its return line, or its first line when it
+    has several returns. [] when the error was raised anywhere else."""
+    frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
+    if not frames or frames[-1].f_code.co_name not in ("chain_rule", "_checked"):
+        return []
+    node = frames[-1].f_locals.get("self")
+    rule = getattr(node, "_backward", None) or getattr(getattr(node, "function", None), "backward", None)
+    code = getattr(rule, "__code__", None)
+    if code is None or not pathlib.Path(code.co_filename).resolve().is_relative_to(PACKAGE):
+        return []
+    returns = {line for i in dis.get_instructions(code) if i.opname.startswith("RETURN") and i.positions
+               and (line := i.positions.lineno) is not None}
+    number = returns.pop() if len(returns) == 1 else code.co_firstlineno
+    path = str(pathlib.Path(code.co_filename).resolve())
+    if not any("# Task " in linecache.getline(path, n) for n in range(code.co_firstlineno, max(number, code.co_firstlineno + 1) + 1)):
+        return []
+    return [traceback.FrameSummary(path, number, code.co_name)]
+
+
 def _shape_hint(message: str, named: bool = False) -> str:
     """The pattern that fits the shapes a NumPy error names, if one does (of a size-1 axis,
     none when a known mistake is ``named``: its fix says whether to keep or drop one)."""
@@ -95,20 +116,29 @@ def _names(frame: types.FrameType | None, number: int) -> str:
     return ", ".join(f"{k} = {v}" for k, v in seen.items())
 
 
-def raised(error: Exception, call: str, case: str, hint: str = "", named: str = "") -> CheckFailed:
+def raised(error: Exception, call: str, case: str, hint: str = "", named: str = "",
+           wanted: type | None = None) -> CheckFailed:
     """Your exception as a check failure: the call and case (and the known mistake that
     predicts the exception, ``named``), your line, and ``hint``, only when the check gives
-    one that addresses this exception (the task's own hints are a call away: ``stuck``)."""
+    one that addresses this exception (the task's own hints are a call away: ``stuck``).
+    ``wanted``: the exception the call should raise, when yours is of another type."""
     frames = _yours(error)
-    text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}: {error}" \
+    instead = f" where the task asks for a {wanted.__name__}" if wanted else ""
+    text = f"{call}{f' with {case}' if case else ''} raised {type(error).__name__}{instead}: {error}" \
         + (f" (known mistake: {named})" if named else "")
-    learner = [f for f, labelled in frames if labelled]
+    learner = [f for f, labelled in frames if labelled] or _rule_returned(error)
     for frame in learner[-1:] or [f for f, _ in frames[-1:]]:  # your own line; given code's only when none of yours ran
         shown = pathlib.Path(frame.filename).relative_to(PACKAGE.parent).as_posix()
         whose = "your line" if learner else "raised"
         text += f"\n  {whose}: {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
-    # no hint of the task's own unless it addresses this error (the check passes one that does)
-    for line in (_shape_hint(str(error), bool(named)), hint, stuck()):
+    # no hint of the task's own unless it addresses this error (the check passes one that does); no shape pattern
+    # read from your own raise statement's words (the shapes it names are the case's, not arrays of yours)
+    own = bool(learner) and (learner[-1].line or "").strip().startswith("raise")
+    if wanted and own:
+        hint = f"Fix: raise {wanted.__name__} there: a caller (this check too) catches a {wanted.__name__} by its name." \
+            + (f" {hint}" if hint else "")
+    shape = "" if own else _shape_hint(str(error), bool(named))
+    for line in ((hint, shape) if named else (shape, hint)) + (stuck(),):  # a named mistake's words first
         text += f"\n  {line}" if line else ""
     return CheckFailed(text)
 

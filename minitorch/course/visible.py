@@ -53,8 +53,9 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         causes = known_mistakes.raising({"value": entries}, got, place) if known else []
         if len(causes) > 1:
             raise raised(got, call, case, evidence.neutral(causes)) from None
-        if not causes:
-            raise raised(got, call, case, hint_for(hint, "raised")) from None
+        if not causes:  # (of another type than the one the call should raise: that first)
+            wanted = expected if isinstance(expected, type) and issubclass(expected, BaseException) else None
+            raise raised(got, call, case, hint_for(hint, "raised"), wanted=wanted) from None
         raise raised(got, call, case, f"{causes[0]['message']}. Fix: {causes[0]['fix']}", causes[0]["name"]) from None
     try:
         compare(got, expected, call, case, atol=atol, rtol=rtol, dtype=dtype, hint=hint, swapped=swapped, inputs=inputs,
@@ -136,8 +137,12 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
         if not np.array_equal(before, after, equal_nan=True):
             fail(name, what, f"changed its input {i} in place")
     if len(grads) != len(inputs):
-        fail(name, what, f"returned {len(grads)} gradient(s) for {len(inputs)} input(s): one per input, in order "
-             "(None for one that needs none)")
+        last = grads[-1] if grads else None
+        empty = len(grads) == len(inputs) + 1 and last is not None and np.size(last) == 0  # an extra empty piece
+        fail(name, what, f"returned {len(grads)} gradient(s) for {len(inputs)} input(s)" + (
+             f", the last of them empty (shape {np.shape(last)}): np.split makes an extra empty piece when the end of "
+             "the axis is among its split points; split only where one input ends and the next begins" if empty else
+             ": one per input, in order (None for one that needs none)"))
     if expected is None:
         exact = [np.asarray(a, np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in inputs]
         expected = numerical_grads(reference, exact, np.asarray(upstream, np.float64))

@@ -61,7 +61,10 @@ class Scalar:
     def chain_rule(self, grad: float) -> list[tuple["Scalar", float]]:
         if not self._parents:
             return []
-        return list(zip(self._parents, self._backward(grad)))
+        local = self._backward(grad)
+        if not isinstance(local, (tuple, list)):
+            raise TypeError(f"the backward of {self.op} returned {local!r}, not a tuple of one gradient per input")
+        return list(zip(self._parents, local))
 
     def accumulate(self, grad: float) -> None:
         self.grad += grad

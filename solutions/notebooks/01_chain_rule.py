@@ -220,8 +220,12 @@ with checking("1.3"):
     parents = [[], [0], [1], [1, 2], [2, 3]]
     got = [next((i for i, node in enumerate(graph) if node is n), -1) for n in mt.topological_order(y)]
     call, case = "topological_order(y), as indices into [x, a, b, c, y]", "y = b + c, c = a * b, b = a.sin(), a = x.exp()"
+    twice = " and ".join("xabcy"[i] for i in sorted({i for i in got if got.count(i) > 1}))  # listed more than once
     same(tuple(sorted(got)), (0, 1, 2, 3, 4), f"sorted({call})", f"{case}: which nodes are listed, and how often",
-         known=("topological nodes", {"parents": parents}))
+         known=("topological nodes", {"parents": parents}),
+         hint=f"{twice} {'is' if len(twice) == 1 else 'are'} listed more than once: reached along two paths, handled each "
+              "time. Keep a set of the ids of the nodes you have expanded, and skip a node already in it when it pops."
+              if twice else "")
     u = x.exp()
     v = u.sin()
     w = v * u  # its parents latest first: every known mistake of the order gives an order of its own here

@@ -60,6 +60,8 @@ with checking("4.1"):
             ("Transpose", x, dict(axes=(2, 0, 1)), lambda v: v.transpose(2, 0, 1)),
             ("BroadcastTo", column, dict(shape=(2, 3, 5)), lambda v: np.broadcast_to(v, (2, 3, 5))),
             ("Squeeze", x.reshape(2, 1, 12, 1), dict(axis=1), lambda v: v.squeeze(1)),
+            ("Squeeze", x.reshape(2, 1, 12, 1), dict(axis=-1), lambda v: v.squeeze(-1)),  # another axis: none hard-coded
+            ("Squeeze", x.reshape(2, 1, 12, 1), dict(axis=None), lambda v: v.squeeze()),  # every size-1 axis
             ("Unsqueeze", column, dict(axis=0), lambda v: np.expand_dims(v, 0))]:
         for dtype in (np.float64, np.float32):  # float32 in, float32 gradient out
             check_backward(getattr(ops_shape, name), [at.astype(dtype)], params=params, reference=with_numpy)

@@ -44,6 +44,16 @@ BUGGY = [
         "    def visit(node):\n        if id(node) in seen:\n            return\n        seen.add(id(node))\n"
         "        for parent in node.parents:\n            visit(parent)\n        finished.append(node)\n    visit(root)"),
      "1.3", "recursion"),
+    # ---- a third fresh learner's (issue 45: m13, m15, m30, m69): named by what the answer shows, no known mistake
+    ("scalar log returns a bare number", ("scalar.py", "return (g / a.data,)", "return g / a.data"), "1.2",
+     "not a tuple of one gradient per input"),
+    ("topological order expands a node each time it pops", ("autodiff.py",
+        "        if id(node) in seen:\n            continue\n        seen.add", "        seen.add"), "1.3", "more than once"),
+    ("broadcast_shapes raises Exception", ("shapes.py", "            raise ValueError(f\"shapes {listed}",
+                                           "            raise Exception(f\"shapes {listed}"), "2.1",
+     "where the task asks for a ValueError"),
+    ("cat splits at the end too", ("ops_index.py", "np.cumsum(ctx.sizes)[:-1]", "np.cumsum(ctx.sizes)"), "4.3",
+     "the last of them empty"),
     ("topological order without a visited set", ("autodiff.py",
         "        if id(node) in seen:\n            continue\n        seen.add(id(node))\n", ""), "1.3", "twice"),
     ("topological order breadth-first", ("autodiff.py",

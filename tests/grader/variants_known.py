@@ -344,6 +344,32 @@ BUGGY += [  # ---- stage 1 and Task 2.1
     ("broadcast_shapes zips to the shortest shape", ("shapes.py", "ndim = max((len(shape) for shape in shapes), default=0)",
                                                      "ndim = min((len(shape) for shape in shapes), default=0)"), "2.1",
      "known mistake: shortest shape only"),
+    # ---- a third fresh learner's mistakes nobody predicted (issue 45: m19, m133, m21, m134, m34, m63, m62)
+    ("topological order pushes the parents at the bottom of the stack", ("autodiff.py",
+        "                stack.append((parent, False))", "                stack.insert(0, (parent, False))"), "1.3",
+     "known mistake: parents pushed at the bottom"),
+    ("topological order loops while more than one pair is left", ("autodiff.py", "    while stack:\n",
+                                                                  "    while len(stack) > 1:\n"), "1.3",
+     "known mistake: nothing listed"),
+    ("backpropagate accumulates each share on its parent", ("autodiff.py",
+        "        node.accumulate(node_grad)\n        for parent, parent_grad in node.chain_rule(node_grad):\n",
+        "        for parent, parent_grad in node.chain_rule(node_grad):\n            parent.accumulate(parent_grad)\n"),
+     "1.4", "known mistake: root never accumulated"),
+    # (its loop runs one position short at the left: the result has no first axis; once named "shortest shape only")
+    ("broadcast_shapes misses the first position", ("shapes.py", "for axis in range(-ndim, 0):",
+                                                    "for axis in range(-ndim + 1, 0):"), "2.1",
+     "known mistake: first axis missed"),
+    ("unbroadcast looks for the 1s in grad", ("shapes.py",
+        "    stretched = [extra + i for i, n in enumerate(shape) if n == 1 and grad.shape[extra + i] != 1]",
+        "    stretched = [extra + i for i, n in enumerate(grad.shape[extra:]) if n == 1]"), "2.2",
+     "known mistake: leading axes only"),
+    ("transpose backward reverses every axis", ("ops_shape.py",
+        "return grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))])", "return grad.T"), "4.1",
+     "known mistake: all axes reversed"),
+    ("squeeze backward puts the axis back at position 1", ("ops_shape.py",
+        "        # Task 4.1: Squeeze.backward\n        ### BEGIN SOLUTION\n        return grad.reshape(ctx.shape)",
+        "        # Task 4.1: Squeeze.backward\n        ### BEGIN SOLUTION\n        return np.expand_dims(grad, 1)"),
+     "4.1", "known mistake: size-1 axis put back at 1"),
 ]
 
 ALTERNATIVES: list = []
@@ -419,7 +445,7 @@ NAMED = {
     "broadcast_shapes treats size 1 as a clash": "size 1 treated as a clash",
     "broadcast_shapes compares only two shapes": "no clash error", "broadcast_shapes returns a list": "list, not a tuple",
     "sin derivative loses its sign": "sign added", "mul gradients swapped": "gradients swapped",
-    "pow at 0.0 ** -1": "0 ** -1 for c = 0",
+    "pow at 0.0 ** -1": "0 ** -1 for c = 0", "squeeze puts the axis back at the end": "size-1 axis put back at the end",
     **{name: phrase.removeprefix("known mistake: ") for name, _, _, phrase in BUGGY
        if phrase.startswith("known mistake: ")},  # (a variant of another phrase names none)
 }

@@ -25,11 +25,11 @@ BUGGY = [
     # the kind is said
     ("mul's gradient for b with a minus (a tuple's second element)",
      ("scalar.py", "return g * b.data, g * a.data", "return g * b.data, -g * a.data"),
-     "1.2", "a small edit of line 107 of minitorch/scalar.py (Scalar.__mul__) makes every case of this check right: "
+     "1.2", "a small edit of line 110 of minitorch/scalar.py (Scalar.__mul__) makes every case of this check right: "
      "look there at the sign of one term."),
     ("sin's derivative of g, not of the input",
      ("scalar.py", "return (g * math.cos(a.data),)", "return (g * math.cos(g),)"), "1.2",
-     "a small edit of line 187 of minitorch/scalar.py (Scalar.sin) makes every case of this check right: "
+     "a small edit of line 190 of minitorch/scalar.py (Scalar.sin) makes every case of this check right: "
      "look there at which variable is used."),
     ("sqrt's gradient from the square root of the saved output",
      ("ops_unary.py", "return grad / (2 * out)", "return grad / (2 * np.sqrt(out))"), "3.1",

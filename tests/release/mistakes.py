@@ -57,7 +57,7 @@ MISTAKES = [
     ("getitem loses repeated rows", ("ops_index.py", "np.add.at(full, ctx.index, grad)", "full[ctx.index] += grad"),
      "4.2", ["largest difference", "at index"]),
     ("cat splits at every boundary", ("ops_index.py", "np.cumsum(ctx.sizes)[:-1]", "np.cumsum(ctx.sizes)"),
-     "4.3", ["returned 4 gradient(s) for 3 input(s)"]),
+     "4.3", ["returned 4 gradient(s) for 3 input(s)", "the last of them empty"]),
     ("stack keeps the stacked axis", ("ops_index.py", "np.take(grad, i, axis=ctx.axis)",
                                       "np.take(grad, [i], axis=ctx.axis)"), "4.3", ["size-1 axis too many: drop it"]),
     # ---- stage 5

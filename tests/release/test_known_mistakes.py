@@ -164,6 +164,12 @@ CUES.update({  # ---- stage 1 and Task 2.1
     "list, not a tuple": "Return a tuple, not a list", "built from the right, never reversed": "-1, -2, ... down to",
 })
 CUES["leading axes only"] = "the axes where shape has a 1 but grad does not"  # Task 2.2's, which had no cue yet
+CUES.update({  # ---- found by a third fresh learner's walk (issue 45)
+    "parents pushed at the bottom": "where append puts it", "nothing listed": "as long as anything is left on it",
+    "root never accumulated": "the root too", "first axis missed": "that one included",
+    "all axes reversed": "nor all axes reversed", **{f"size-1 axis put back at {where}": "reshape grad to ctx.shape"
+                                                     for where in ("0", "1", "the end")},
+})
 
 
 @pytest.mark.slow

@@ -39,7 +39,7 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
     # mistakes that learner made are tests/grader/variants_known.py's); the kind said is the one of the edit accepted,
     # and no other
     {"1.2": ("scalar.py", "return g * b.data, g * a.data", "return g * b.data, -g * a.data",
-             "line 107 of minitorch/scalar.py (Scalar.__mul__) makes every case of this check pass: look there at "
+             "line 110 of minitorch/scalar.py (Scalar.__mul__) makes every case of this check pass: look there at "
              "the sign of one term.", "g * a.data"),
      "3.1": ("ops_unary.py", "return grad / (2 * out)", "return grad / (2 * np.sqrt(out))",
              "line 87 of minitorch/ops_unary.py (Sqrt.backward) makes every case of this check pass: look there at "
@@ -56,7 +56,7 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
              "line 115 of minitorch/nn/transformer.py (GPT.forward) makes every case of this check pass: look there "
              "at which variable is used.", "block(out)")},
     {"1.2": ("scalar.py", "return (g * math.cos(a.data),)", "return (g * math.cos(g),)",
-             "line 187 of minitorch/scalar.py (Scalar.sin) makes every case of this check pass: look there at "
+             "line 190 of minitorch/scalar.py (Scalar.sin) makes every case of this check pass: look there at "
              "which variable is used.", "a.data"),
      "3.1": ("ops_unary.py", "return grad * np.cos(x)", "return np.cos(x)",
              "line 121 of minitorch/ops_unary.py (Sin.backward) makes every case of this check pass: look there at "

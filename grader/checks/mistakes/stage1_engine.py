@@ -58,6 +58,26 @@ def _marked_when_pushed(parents) -> list[int]:
     return finished[::-1]
 
 
+def _pushed_at_the_bottom(parents) -> list[int]:
+    """The depth-first walk of the reference with each parent put at the bottom of the stack
+    (``stack.insert(0, ...)``), where it is taken last, not on top."""
+    root = len(parents) - 1
+    finished, seen, stack = [], set(), [(root, False)]
+    while stack:
+        n, done = stack.pop()
+        if done:
+            finished.append(n)
+            continue
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.append((n, True))
+        for p in parents[n]:
+            if p not in seen:
+                stack.insert(0, (p, False))
+    return finished[::-1]
+
+
 def _listed_when_reached(parents, reverse=True) -> list[int]:
     """A depth-first walk that lists a node when it first pops (pre-order), before its parents
     are done, each node's parents pushed in their order; the list reversed at the end (or not)."""
@@ -124,6 +144,15 @@ TOPOLOGICAL = [
                  "list a node only once its parents are finished (when it first pops, push it back marked done, then its "
                  "parents, and append it when it pops the second time), then reverse the list",
                  lambda parents: _listed_when_reached(parents, reverse=False)),
+    ValueMistake("1.3", "topological order", "parents pushed at the bottom",
+                 "the parents went in at the bottom of the stack (insert(0, ...)), so the walk takes them last, after "
+                 "everything pushed before them, and a node is finished before nodes that use it",
+                 "push each parent on top of the stack (append), the end pop takes from", _pushed_at_the_bottom),
+    ValueMistake("1.3", "topological nodes", "nothing listed",
+                 "no node was listed, not even the root: the walk's loop never ran (a loop while len(stack) > 1 stops at once, "
+                 "with the root alone on the stack), or nothing was added to the list it returns",
+                 "loop as long as anything is left on the stack, and append each finished node to the list you return",
+                 lambda parents: []),
     ValueMistake("1.3", "topological nodes", "no visited set",
                  "a shared node is listed once per path that leads to it (twice or more): the walk keeps no set of the nodes "
                  "it has visited",
@@ -175,6 +204,12 @@ BACKPROPAGATE = [
                  "only the leaves kept their gradients: every node's gradient is stored, the computed ones too",
                  "call node.accumulate on every node, once, with its complete gradient",
                  lambda parents, local, seed: _flow(parents, local, seed, store=lambda n: not parents[n])),
+    ValueMistake("1.4", "backpropagate", "root never accumulated",
+                 "every node got its gradient but the root, whose own gradient (the one passed in) was never accumulated: "
+                 "accumulate was called on each parent as its share arrived (which hands a node used twice two pieces, not "
+                 "their sum), or the root was skipped",
+                 "call node.accumulate on the node the walk has reached, once, with its complete gradient: the root first",
+                 lambda parents, local, seed: _flow(parents, local, seed, store=lambda n: n != len(parents) - 1)),
     ValueMistake("1.4", "backpropagate", "never accumulated",
                  "no node received a gradient: node.accumulate was never called", "call node.accumulate once per node with its "
                  "complete gradient", lambda parents, local, seed: np.zeros(len(parents))),

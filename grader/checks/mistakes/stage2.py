@@ -1,7 +1,6 @@
-"""Known mistakes of stage 2: broadcast_shapes (Task 2.1, a value: site "broadcast shapes"
-with the case's ``shapes``, the list of shapes it is given), unbroadcast (Task 2.2, a value:
-site "unbroadcast" with the case's ``grad`` and ``shape``) and the binary ops' backward
-(Task 2.3)."""
+"""Known mistakes of stage 2: unbroadcast (Task 2.2, a value: site "unbroadcast" with the
+case's ``grad`` and ``shape``) and the binary ops' backward (Task 2.3). broadcast_shapes'
+(Task 2.1) are in ``stage2_broadcast.py``."""
 
 from __future__ import annotations
 
@@ -97,6 +96,13 @@ def _leading_only(grad, shape):
     return np.asarray(grad).sum(axis=lead) if ones else None
 
 
+def _leading_only_reshaped(grad, shape):
+    """The leading axes summed and none of the size-1 axes of shape (the 1s looked for in grad, where
+    they are stretched already), then reshaped to shape: the reshape raises."""
+    lead, ones = _stretched(np.asarray(grad), tuple(shape))
+    return np.asarray(grad).sum(axis=lead).reshape(shape) if ones else None
+
+
 def _ones_only(grad, shape):
     lead, ones = _stretched(np.asarray(grad), tuple(shape))
     return np.asarray(grad).sum(axis=ones, keepdims=True) if lead else None
@@ -155,6 +161,11 @@ VALUE_MISTAKES = [
     ValueMistake("2.2", "unbroadcast", "leading axes only",
                  "only the leading axes were summed away; the axes where shape has a 1 are still stretched",
                  "also sum the axes where shape has a 1 and grad does not, keeping them as size 1", _leading_only),
+    ValueMistake("2.2", "unbroadcast", "leading axes only",
+                 "only the leading axes were summed: the axes where shape has a 1 and grad does not are still stretched, so "
+                 "the reshape to shape fails (the 1s to look for are shape's: in grad those axes are already stretched)",
+                 "also sum the axes where shape has a 1 and grad does not, keeping them as size 1", _leading_only_reshaped,
+                 look="which axes are summed: those where shape has a 1 and grad does not"),
     ValueMistake("2.2", "unbroadcast", "leading axes kept",
                  "the leading axes that grad has and shape lacks are still there: they were not summed away",
                  "also sum the leading axes away (grad has grad.ndim - len(shape) more axes than shape)", _ones_only),
@@ -165,83 +176,3 @@ VALUE_MISTAKES = [
                  "the trailing axes were summed away: shapes line up from the right, so the leading axes are the extra ones",
                  "sum the leading grad.ndim - len(shape) axes, aligned from the right", _from_the_left),
 ]
-
-
-# ---- Task 2.1: broadcast_shapes (site "broadcast shapes", case: shapes) -------------------
-def _clash(shapes):
-    raise ValueError(f"shapes {', '.join(str(tuple(s)) for s in shapes)} cannot be broadcast together")
-
-
-def _lined_up(shapes, *, left=False, ones_clash=False, clash=True, shortest=False, pick=max):
-    """broadcast_shapes with the shapes lined up from the right (from the left, padded with
-    1s), raising on a clash (with ``ones_clash``, also where a 1 meets another size); without
-    ``clash``, ``pick`` chooses among the sizes (a set's pop gives the smallest small int)."""
-    shapes = [tuple(int(n) for n in s) for s in shapes]
-    ndim = (min if shortest else max)((len(s) for s in shapes), default=0)
-    padded = [(s + (1,) * (ndim - len(s)) if left else (None,) * (ndim - len(s)) + s[max(len(s) - ndim, 0):]) for s in shapes]
-    result = []
-    for sizes in zip(*padded):
-        present = {n for n in sizes if n is not None} - (set() if ones_clash else {1})
-        if len(present) > 1 and (clash or ones_clash):
-            _clash(shapes)
-        result.append(pick(present, default=1))
-    return tuple(result)
-
-
-_RAISING = [dict(left=True), dict(ones_clash=True)]
-
-
-def _raises(**how):
-    try:
-        _lined_up(**how)
-    except ValueError:
-        return True
-    return False
-
-
-def _alone(**how):
-    """What ``_lined_up(**how)`` gives; where it raises, only if no other mistake raises there
-    (an exception cannot tell them apart)."""
-    shapes = how.pop("shapes")
-    if _raises(shapes=shapes, **how) and any(_raises(shapes=shapes, **other) for other in _RAISING if other != how):
-        return None
-    return _lined_up(shapes, **how)
-
-
-def _or_none(**how):
-    """What ``_lined_up(**how)`` gives where it gives a shape (where it raises, so does the right answer)."""
-    try:
-        return _lined_up(**how)
-    except ValueError:
-        return None
-
-
-BROADCAST = [
-    ValueMistake("2.1", "broadcast shapes", "aligned from the left",
-                 "the shapes were lined up from the left (padded with 1s at the end): they line up from the right, so a "
-                 "shorter shape lacks leading axes", "line the shapes up from the right: axis -1 of each, then -2, ...",
-                 lambda shapes: _alone(shapes=shapes, left=True)),
-    ValueMistake("2.1", "broadcast shapes", "size 1 treated as a clash",
-                 "a size-1 axis was taken for a clash: a size of 1 stretches to match any other size",
-                 "in each position leave the 1s out of the set of sizes; only two different sizes other than 1 clash",
-                 lambda shapes: _alone(shapes=shapes, ones_clash=True)),
-    *[ValueMistake("2.1", "broadcast shapes", "no clash error",
-                   "where the shapes clash it gave a shape: it took one of the sizes in each position without checking that "
-                   "the others are equal or 1", "it must raise ValueError when a position holds two different sizes other than 1",
-                   lambda shapes, pick=pick: _lined_up(shapes, clash=False, pick=pick)) for pick in (max, min)],
-    ValueMistake("2.1", "broadcast shapes", "shortest shape only",
-                 "the result is only as long as the shortest shape: zip stops at the end of the shortest one",
-                 "run over the positions of the longest shape; a shorter shape has no axis there (it counts as 1)",
-                 lambda shapes: _or_none(shapes=shapes, shortest=True) if shapes else None),
-    ValueMistake("2.1", "broadcast shapes", "built from the right, never reversed",
-                 "the sizes are in reverse order: the positions were visited from the last axis (-1, -2, ...) and each "
-                 "size appended, so the last axis came first", "reverse the sizes before giving them back (or visit the "
-                 "positions from the first axis to the last)",
-                 lambda shapes: None if _or_none(shapes=shapes) is None else _lined_up(shapes)[::-1]),
-    ValueMistake("2.1", "broadcast shapes", "list, not a tuple",
-                 "it is a list: shapes are tuples, as np.broadcast_shapes gives, and a list never equals one "
-                 "([4, 3] == (4, 3) is False)", "turn the sizes into a tuple before giving them back: the API gives a tuple",
-                 lambda shapes: None if _or_none(shapes=shapes) is None else list(_lined_up(shapes)), typed=True),
-]
-
-VALUE_MISTAKES = VALUE_MISTAKES + BROADCAST

@@ -16,6 +16,23 @@ def _reused(x, g, axes=None):
     return None if forward == back else np.transpose(g, forward)
 
 
+def _all_reversed(x, g, axes=None):
+    """Transpose's backward reversing every axis (grad.T): right only where that is the inverse permutation."""
+    forward = tuple(a % x[0].ndim for a in axes) if axes is not None else tuple(reversed(range(x[0].ndim)))
+    back = tuple(int(i) for i in np.argsort(forward))
+    return None if back == tuple(reversed(range(x[0].ndim))) else np.transpose(g)
+
+
+def _put_back_at(position):
+    """Squeeze's backward putting one size-1 axis back at a fixed ``position`` (np.expand_dims(grad, position))."""
+    def wrong(x, g, axis=None):
+        if not -g.ndim - 1 <= position <= g.ndim:
+            return None
+        put = np.expand_dims(g, position)
+        return None if put.shape == x[0].shape else put
+    return wrong
+
+
 def _cat_split(x, g, axis, i, at_sizes=False, along=None, equal=False):
     sizes = [a.shape[axis] for a in x]
     cuts = sizes[:-1] if at_sizes else list(np.cumsum(sizes)[:-1])
@@ -90,6 +107,14 @@ MISTAKES = [
     Mistake("4.1", "ops_shape.Transpose", 0, "forward permutation reused",
             "the backward applies the forward's permutation again; it must undo it",
             "apply the inverse permutation: input axis i is output axis axes.index(i)", _reused),
+    Mistake("4.1", "ops_shape.Transpose", 0, "all axes reversed",
+            "the backward reverses all the axes (grad.T, or np.transpose without axes): that undoes a transpose of two "
+            "axes, or a permutation that is its own reverse, but not this one",
+            "apply the inverse permutation, np.argsort(axes): input axis i went to position axes.index(i)", _all_reversed),
+    *[Mistake("4.1", "ops_shape.Squeeze", 0, f"size-1 axis put back at {where}",
+              f"a size-1 axis went back at position {position} (np.expand_dims(grad, {position})), whatever axis the "
+              "forward squeezed", "put back exactly the axes the forward removed: reshape grad to the input's shape, "
+              "ctx.shape", _put_back_at(position)) for position, where in ((0, "0"), (1, "1"), (-1, "the end"))],
     Mistake("4.1", "ops_shape.BroadcastTo", 0, "not summed back",
             "the gradient comes back in the broadcast shape, not summed back to the input's",
             "sum it back to the input's shape, as your unbroadcast does",

@@ -28,7 +28,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "finished list then; reversing that list puts the root first. Keep a set of the ids of the nodes you have expanded, so a shared node "
             "is expanded once: mark a node when you expand it (when it pops), never when you push it. A node marked "
             "as it is pushed can be skipped by the branch that needs it finished first, and the order comes out wrong.",
-            "Use a list as a stack of (node, parents_done) pairs instead of recursion. Pop a pair: marked done, the "
+            "Use a list as a stack of (node, parents_done) pairs instead of recursion, and loop as long as anything is "
+            "left on it. Pop a pair (from the end, where append puts it): marked done, the "
             "node goes on the finished list; otherwise skip it if its id is in the set, else add its id now, push it "
             "back marked done, then push each parent whose id is not in the set. Reverse the finished list at the end."),
     "1.4": ("Walk the nodes in topological order, root first; each node's gradient is complete once every node "
@@ -36,11 +37,11 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "Keep a dictionary from id(node) to the gradient collected so far, seeded with the root's gradient (the "
             "one you are given, not 1). node.chain_rule(g) gives (parent, gradient) pairs.",
             "For each node: take its total out of the dictionary (skip it if none), call node.accumulate once with "
-            "it (every node, not only the leaves), then node.chain_rule(total) with that node's own total, and add each "
+            "it (every node, the root too, not only the leaves), then node.chain_rule(total) with that node's own total, and add each "
             "parent's share into the dictionary (a new sum, never += on an array)."),
     "2.1": ("Line the shapes up from the right. In each position the sizes must be equal or 1; the result takes the "
             "size that is not 1.",
-            "Loop over the positions -1, -2, ... down to minus the longest length; a shorter shape simply has no "
+            "Loop over the positions -1, -2, ... down to minus the longest length, that one included; a shorter shape has no "
             "axis there (it counts as 1).",
             "In each position collect the set of sizes other than 1; more than one size left means a clash (raise "
             "ValueError naming the shapes); otherwise take that size, or 1 if the set is empty. Return a tuple, not a list."),
@@ -78,7 +79,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "ctx.shape holds the input's shape, ctx.axes the transpose's permutation; BroadcastTo is a broadcast, so "
             "its reverse is your unbroadcast.",
             "Reshape, squeeze and unsqueeze: reshape grad to ctx.shape. Transpose: apply the inverse permutation "
-            "(input axis i went to position axes.index(i)), not the forward's permutation again."),
+            "(input axis i went to position axes.index(i)), not the forward's permutation again, nor all axes reversed (the "
+            "inverse only of a swap of two axes)."),
     "4.2": ("Indexing picks elements; each picked element sends its gradient back to the place it came from, and "
             "one picked twice gets both.",
             "Start from zeros of ctx.shape and ctx.dtype (the input's shape, not grad's). Plain full[index] += grad "
