@@ -346,6 +346,36 @@ BUGGY += [  # ---- stage 1 and Task 2.1
      "known mistake: shortest shape only"),
 ]
 
+BUGGY += [  # ---- issue 45, learner 3's stage 6 and 7 (each case of the checks tells them apart from the rest)
+    # M97: parameters() looked only one level into sub-modules (passed a nest one level deep)
+    ("parameters looks one level into sub-modules", ("nn/modules.py",
+        "            elif isinstance(value, Module):\n                for p in value.parameters():\n"
+        "                    found.setdefault(id(p), p)\n",
+        "            elif isinstance(value, Module):\n                for p in vars(value).values():\n"
+        "                    if isinstance(p, Parameter):\n                        found.setdefault(id(p), p)\n"), "6.1",
+     "known mistake: sub-modules searched one level deep"),
+    # M100: lr folded into the buffer (once named "momentum dampened": lr 0.1 was 1 - momentum)
+    ("sgd folds lr into the buffer", ("optim.py", "g = np.array(g) if buffer is None else self.momentum * buffer + g",
+                                      "g = np.array(g) if buffer is None else self.momentum * buffer + self.lr * g"), "6.2",
+     "known mistake: lr in the buffer and in the step"),
+    ("sgd forgets the weight decay", ("optim.py",
+        "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            if self.momentum:",
+        "            g = p.grad\n            if self.momentum:"), "6.2", "known mistake: weight decay missing"),
+    ("adam forgets the weight decay", ("optim.py",
+        "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            t = state",
+        "            g = p.grad\n            t = state"), "6.3", "known mistake: weight decay missing"),
+    ("adam averages m with beta2", ("optim.py", 'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
+                                    'm = state["m"] = beta2 * state.get("m", 0) + (1 - beta2) * g'), "6.3",
+     "known mistake: beta2 for m"),
+    ("adam averages v with beta1", ("optim.py", 'v = state["v"] = beta2 * state.get("v", 0) + (1 - beta2) * g * g',
+                                    'v = state["v"] = beta1 * state.get("v", 0) + (1 - beta1) * g * g'), "6.3",
+     "known mistake: beta1 for v"),
+    ("attention mask inverted", ("nn/transformer.py", "where(causal, scores, -1e9)", "where(causal, -1e9, scores)"), "7.2",
+     "known mistake: mask inverted"),
+    ("greedy argmax over the rows", ("language.py", "chosen = logits.argmax(axis=-1)", "chosen = logits.argmax(axis=0)"),
+     "7.4", "known mistake: argmax over the rows"),
+]
+
 ALTERNATIVES: list = []
 
 NAMED = {
