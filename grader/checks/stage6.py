@@ -23,12 +23,12 @@ def parameters_are_found_everywhere(w, rng):
     found = call_learner(w, "parameters", "Module.parameters() on nested modules")
     expected = ["a", "inner.w", "blocks[0].w", "blocks[1]['deep'].w", "middle.core.w"]
     if found != expected:
-        name_value_mistake("parameters", {"walk": WALK}, "Module.parameters() on nested modules (a shared one among them, one two levels down)", found,
-                  expected)
+        name_value_mistake("parameters", {"walk": WALK}, "Module.parameters() on nested modules (a shared one among them, "
+                           "one two levels down)", found, expected)
     if sorted(found) != sorted(expected):
         raise CheckFailure(f"Module.parameters() found {found}, expected {expected} in any order: look inside "
-                           "sub-modules (and theirs, at any depth) and lists, tuples and dicts of them; count a shared one once; a plain Tensor "
-                           "is not a Parameter", "parameters missed")
+                           "sub-modules (and theirs, at any depth) and lists, tuples and dicts of them; count a "
+                           "shared one once; a plain Tensor is not a Parameter", "parameters missed")
     if found != expected:
         raise CheckFailure(f"Module.parameters() found the right parameters in the order {found}, expected {expected}: "
                            "the order the attributes were set (an optimizer's state and saved weights are matched to "

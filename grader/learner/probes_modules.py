@@ -97,7 +97,10 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list 
     params = [mt.nn.Parameter(np.array(s)) for s in starts]
     idle = mt.nn.Parameter(np.ones(2))
     opt = getattr(mt.optim, name)([*params, idle], **kwargs)
-    history, held, given, changed = [], [], [], []  # given: each p.grad handed over (step, parameter, array, value)
+    history: list = []
+    held: list = []
+    given: list = []  # each p.grad handed over: (step, parameter, the array, its value)
+    changed: list = []  # each gradient a step changed: [given at, parameter, by step]
     for t, grads in enumerate(steps):
         if lrs:
             opt.lr = lrs[t]
@@ -110,7 +113,7 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list 
         history.append([np.array(_data(p), copy=True) if _data(p) is not None else None for p in params])
         held.append([plain(np.array(b, copy=True)) if b is not None else None for b in before])
         changed += [[at, k, t] for at, k, grad, value in given if [at, k] not in [c[:2] for c in changed]
-                    and not np.array_equal(grad, value)]  # a gradient the step changed: [given at, parameter, by step]
+                    and not np.array_equal(grad, value)]
     return {"history": history, "params": history[-1] if history else [], "idle": _data(idle), "held": held,
             "grads_changed": changed}
 
