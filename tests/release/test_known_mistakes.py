@@ -105,6 +105,12 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "mean of the batch means": "(the last batch may be smaller)", "total overwritten": "add the loss as a float",
     "every batch weighted as full": "the batch's length (the last batch may be smaller)",
 })
+CUES.update({  # ---- found by the third fresh learner's walk (issue 45)
+    "sub-modules searched one level deep": "at any depth", "lr in the buffer and in the step": "keep lr out of the buffer",
+    "weight decay missing": "adds weight_decay times data to the gradient first", "beta2 for m": "m averages with beta1",
+    "beta1 for v": "v with beta2", "mask inverted": "keeps a score where the mask is True",
+    "argmax over the rows": "argmax along the last axis",
+})
 CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
     ("3.1", "exp of the output"): "exp: times out", ("3.1", "tanh applied twice"): "tanh: 1 - out^2",
