@@ -462,7 +462,7 @@ def _stage6_cases(rng):
     small = {**run, "grads": [[None if g is None else g * 1e-3 for g in step] for step in grads]}
     walk = [("a", "a", "Parameter"), ("inner.w", "inner.w", "Parameter"), ("blocks[0].w", "blocks[0].w", "Parameter"),
             ("blocks[1]['deep'].w", "blocks[1]['deep'].w", "Parameter"), ("shared.w", "inner.w", "Parameter"),
-            ("plain", "plain (a Tensor)", "Tensor"), ("z", "z", "Parameter")]
+            ("plain", "plain (a Tensor)", "Tensor"), ("z", "z", "Parameter"), ("mid.core.w", "mid.core.w", "Parameter")]
     square = rng.standard_normal((3, 3))
     return {
         "sgd": [{**run, "momentum": m, "param": k} for m in (0.0, 0.9) for k in (0, 1)],
