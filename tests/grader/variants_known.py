@@ -500,6 +500,10 @@ FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK |= {"adam counts the steps from 0", "adam 
 # (so ln1 used for both is named); a wrong answer there is no evidence against ln1 for both, which changes nothing
 # there, so the swap stays unnamed.
 NOT_SINGLED_OUT_IN_THE_NOTEBOOK = {"block swaps ln1 and ln2"}
+# Adam without weight decay first fails on parameter 0's first step, where Adam's step is about lr whatever the decay:
+# the prediction lies within the table's 1e-7 of the right answer there, so the table keeps no entry (the hidden check,
+# whose first wrong step is a later one, names it).
+NOT_SINGLED_OUT_IN_THE_NOTEBOOK |= {"adam forgets the weight decay"}
 # Attention's output check sets key = 0, so every score is 0 whatever q and k are: v split without the transpose gives
 # there what q, k and v all split without it give.
 NOT_SINGLED_OUT_IN_THE_NOTEBOOK |= {"attention splits v without the transpose"}
