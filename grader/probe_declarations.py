@@ -63,6 +63,7 @@ PROBES: dict[str, Probe] = {
     "block": Probe(("nn.Block",), WITH_ATTENTION),
     "gpt": Probe(("nn.GPT",), WITH_BLOCK),
     "sample": Probe(("nn.GPT.generate",)),
+    "sample_next": Probe(("language.sample_next",)),
     "train_steps": Probe(("language.train", "nn.Module", "nn.Parameter")),
     # process.py: files of the package that no import reached
     "unused_files": Probe(),

@@ -13,21 +13,22 @@ from grader.checks.naming import judge_value, name_value_mistake
 
 # What a walk of the probe's nest of modules meets (the library's site "parameters"): path, label, kind
 WALK = [("a", "a", "Parameter"), ("inner.w", "inner.w", "Parameter"), ("blocks[0].w", "blocks[0].w", "Parameter"),
-        ("blocks[1]['deep'].w", "blocks[1]['deep'].w", "Parameter"), ("shared.w", "inner.w", "Parameter"),
+        ("blocks[1]['deep'].w", "blocks[1]['deep'].w", "Parameter"), ("middle.core.w", "middle.core.w", "Parameter"),
+        ("shared.w", "inner.w", "Parameter"),
         ("plain", "plain (a Tensor)", "Tensor")]
 
 
 @part("6.1", "parameters")
 def parameters_are_found_everywhere(w, rng):
     found = call_learner(w, "parameters", "Module.parameters() on nested modules")
-    expected = ["a", "inner.w", "blocks[0].w", "blocks[1]['deep'].w"]
+    expected = ["a", "inner.w", "blocks[0].w", "blocks[1]['deep'].w", "middle.core.w"]
     if found != expected:
-        name_value_mistake("parameters", {"walk": WALK}, "Module.parameters() on nested modules (a shared one among them)", found,
-                  expected)
+        name_value_mistake("parameters", {"walk": WALK}, "Module.parameters() on nested modules (a shared one among them, "
+                           "one two levels down)", found, expected)
     if sorted(found) != sorted(expected):
         raise CheckFailure(f"Module.parameters() found {found}, expected {expected} in any order: look inside "
-                           "sub-modules and lists, tuples and dicts of them; count a shared one once; a plain Tensor "
-                           "is not a Parameter", "parameters missed")
+                           "sub-modules (and theirs, at any depth) and lists, tuples and dicts of them; count a "
+                           "shared one once; a plain Tensor is not a Parameter", "parameters missed")
     if found != expected:
         raise CheckFailure(f"Module.parameters() found the right parameters in the order {found}, expected {expected}: "
                            "the order the attributes were set (an optimizer's state and saved weights are matched to "
@@ -127,8 +128,15 @@ def mlp(w, rng):
         seen = call_learner(w, "mlp", f"MLP({sizes}, activation={activation!r}) (with a given Linear)", sizes=sizes,
                             activation=activation, x=x, weights=layers)
         if seen["count"] != 6 or seen["layers"] != 3:
+            pairs = [list(pair) for pair in zip(sizes, sizes[1:])]
+            held = seen.get("sizes")
+            where = ": the last layer is missing" if held == pairs[:-1] else \
+                ": the first layer is missing" if held == pairs[1:] else ""
             raise CheckFailure(f"MLP({sizes}) should keep 3 Linear layers in self.layers, and have 6 parameters; it "
-                               f"has {seen['layers']} layers and {seen['count']} parameters", "parameters missed")
+                               f"has {seen['layers']} layers and {seen['count']} parameters"
+                               + (f" (its layers' in_features and out_features: {held}, expected {pairs}{where}: one "
+                                  "Linear for each pair of neighbouring sizes, zip(sizes[:-1], sizes[1:]))"
+                                  if held is not None and held != pairs else ""), "parameters missed")
         h = x
         for k, (weight, bias) in enumerate(layers):
             h = h @ weight.T + bias
@@ -166,8 +174,16 @@ def training_loop_order(w, rng):
 @part("6.4", "batches and the mean")
 def training_loop_batches(w, rng):
     seen = _train_epoch(w, rng)
+    if "out second" in seen.get("loss_args", []):
+        raise CheckFailure("train_epoch called the loss with the model's output second, loss_fn(y[batch], out): the "
+                           "loss takes the model's output first, then the targets, loss_fn(out, y[batch]) (mse_loss "
+                           "does not mind the order, but cross_entropy(logits, targets) does)", "loss arguments swapped")
     if sorted(seen["batches"]) != [2, 4, 4]:
-        raise CheckFailure(f"train_epoch used batches of sizes {seen['batches']} for 10 examples and batch_size 4",
+        whole = bool(seen["batches"]) and all(n == 10 for n in seen["batches"])
+        raise CheckFailure(f"train_epoch gave the model inputs of {seen['batches']} examples for 10 examples and "
+                           "batch_size 4, expected 4, 4 and 2 in any order"
+                           + (": every batch's forward got the whole data set, x, not x[batch]" if whole else "")
+                           + ". Each batch: the model gets x[batch] only, and the loss compares with y[batch]",
                            "wrong batches")
     if seen.get("returned") == "loss":
         raise CheckFailure("train_epoch returned a Tensor (a loss object, made by loss * len(batch) or a sum of "

@@ -65,6 +65,12 @@ def _optimizer(w, name, site, case, kwargs, run, label):
         idle = {**case, "starts": [np.ones(2)], "grads": [[None] for _ in steps], "param": 0}
         name_value_mistake(site, idle, what, seen["idle"], np.ones(2), 1e-9, 1e-12)
         raise CheckFailure(f"{what}: skip it", "updates without a gradient")
+    for at, k, t in seen.get("grads_changed", [])[:1]:  # the step may only read p.grad
+        raise CheckFailure(f"{doing}: step {t + 1} changed " + (f"p.grad of parameter {k} in place" if at == t else
+                           f"the gradient parameter {k} held at step {at + 1}, an earlier step: the state kept p.grad's "
+                           "own array (a buffer set to g, not a copy) and then changed it in place (*=, +=)")
+                           + ". The step only reads p.grad: keep a copy in the state (g.copy()), or build a new array "
+                           "each step", "gradient changed")
     expected = run(**case)
     history = seen["history"]
     if _trajectory_matches(history, expected):
@@ -177,7 +183,7 @@ def _sgd_part(momentum, decay):
 
 
 part("6.2", "plain")(_sgd_part(0.0, 0.0))
-part("6.2", "momentum")(_sgd_part(0.9, 0.0))
+part("6.2", "momentum")(_sgd_part(0.7, 0.0))  # 1 - momentum is not lr: a dampened buffer and lr in it differ
 part("6.2", "weight decay")(_sgd_part(0.8, 0.05))
 
 ADAM_LRS = [0.01, 0.01, 0.003, 0.003, 0.02, 0.02]

@@ -108,6 +108,11 @@ ROW_LOGITS = np.array([[2.0, 0.5, -1.0, 1.0], [0.0, 0.5, -1.0, 1.5], [0.2, 1.9, 
 
 @part("7.4", "greedy sampling")
 def greedy(w, rng):
+    chosen = call_learner(w, "sample_next", "language.sample_next(logits, 0, rng) on 3 rows of 4 logits", logits=ROW_LOGITS,
+                          temperature=0.0, seed=0)
+    if not (isinstance(chosen, np.ndarray) and np.array_equal(chosen, ROW_LOGITS.argmax(axis=1))):
+        judge_value("language.sample_next(logits, 0, rng) on 3 rows of 4 logits, temperature 0 (each row's most likely "
+                    "token)", "greedy", {"logits": ROW_LOGITS}, chosen, ROW_LOGITS.argmax(axis=1))
     seen = call_learner(w, "sample", "GPT.generate with temperature 0", logits=ROW_LOGITS, rows=3, steps=6,
                         temperature=0.0, seed=0, block_size=4)
     out = np.asarray(seen["out"])

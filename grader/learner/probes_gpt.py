@@ -80,6 +80,12 @@ def sample(mt, logits: np.ndarray, rows: int, steps: int, temperature: float, se
 
 
 @probe
+def sample_next(mt, logits: np.ndarray, temperature: float, seed: int) -> object:
+    """``language.sample_next`` itself, on a batch of rows of logits."""
+    return plain(np.asarray(mt.language.sample_next(np.array(logits), temperature, np.random.default_rng(seed))))
+
+
+@probe
 def train_steps(mt, steps: int, block_size: int, batch_size: int) -> dict:
     """The learner's ``language.train`` with stand-ins for the model, the loss and the
     optimizer: no rule of an earlier task runs, so only the loop itself is checked. The

@@ -22,18 +22,25 @@ def parameters(mt: Any) -> list:
             super().__init__()
             self.w = Parameter(np.ones(2))
 
+    class Middle(Module):  # type: ignore[misc, valid-type]
+        def __init__(self):
+            super().__init__()
+            self.core = Inner()  # two levels down from Outer
+
     class Outer(Module):  # type: ignore[misc, valid-type]
         def __init__(self):
             super().__init__()
             self.a = Parameter(np.ones(1))
             self.inner = Inner()
             self.blocks: list[Any] = [Inner(), {"deep": Inner()}]
+            self.middle = Middle()
             self.shared = self.inner
             self.plain = mt.Tensor(np.ones(3), requires_grad=True)
 
     model = Outer()
     names = {id(model.a): "a", id(model.inner.w): "inner.w", id(model.blocks[0].w): "blocks[0].w",
-             id(model.blocks[1]["deep"].w): "blocks[1]['deep'].w", id(model.plain): "plain (a Tensor)"}
+             id(model.blocks[1]["deep"].w): "blocks[1]['deep'].w", id(model.middle.core.w): "middle.core.w",
+             id(model.plain): "plain (a Tensor)"}
     return [names.get(id(p), type(p).__name__) for p in model.parameters()]
 
 
@@ -77,7 +84,8 @@ def mlp(mt, sizes: list, activation: str, x: np.ndarray, weights: list) -> dict:
         for layer, (weight, bias) in zip(layers, weights):
             layer.weight.data, layer.bias.data = np.array(weight), np.array(bias)
         out = model(mt.Tensor(x))
-    return {"layers": len(layers), "count": len(list(model.parameters())), "out": _data(out)}
+    sizes_held = [[getattr(layer, "in_features", None), getattr(layer, "out_features", None)] for layer in layers]
+    return {"layers": len(layers), "count": len(list(model.parameters())), "out": _data(out), "sizes": sizes_held}
 
 
 @probe
@@ -89,18 +97,25 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list 
     params = [mt.nn.Parameter(np.array(s)) for s in starts]
     idle = mt.nn.Parameter(np.ones(2))
     opt = getattr(mt.optim, name)([*params, idle], **kwargs)
-    history, held = [], []
+    history: list = []
+    held: list = []
+    given: list = []  # each p.grad handed over: (step, parameter, the array, its value)
+    changed: list = []  # each gradient a step changed: [given at, parameter, by step]
     for t, grads in enumerate(steps):
         if lrs:
             opt.lr = lrs[t]
         opt.zero_grad()
-        for p, g in zip(params, grads):
+        for k, (p, g) in enumerate(zip(params, grads)):
             p.grad = None if g is None else np.array(g)
+            given += [] if g is None else [(t, k, p.grad, np.array(g))]
         before = [getattr(p, "data", None) for p in params]
         opt.step()
         history.append([np.array(_data(p), copy=True) if _data(p) is not None else None for p in params])
         held.append([plain(np.array(b, copy=True)) if b is not None else None for b in before])
-    return {"history": history, "params": history[-1] if history else [], "idle": _data(idle), "held": held}
+        changed += [[at, k, t] for at, k, grad, value in given if [at, k] not in [c[:2] for c in changed]
+                    and not np.array_equal(grad, value)]
+    return {"history": history, "params": history[-1] if history else [], "idle": _data(idle), "held": held,
+            "grads_changed": changed}
 
 
 @probe
@@ -132,12 +147,15 @@ class _Recorder:
         self.calls: list[str] = []
         self.batches: list[int] = []
         self.losses: list[float] = []
+        self.loss_args: list[str] = []  # each loss call: "out first" (right), "out second", or "other"
+        self.output: Any = None
         recorder = self
 
         class Model:
             def __call__(self, x):
                 recorder.calls.append("forward")
                 recorder.batches.append(len(np.asarray(getattr(x, "data", x))))
+                recorder.output = x
                 return x
 
             forward = __call__
@@ -180,6 +198,9 @@ class _Recorder:
 
     def loss(self, out, y):
         self.calls.append("loss")
+        made = self.output is not None
+        self.loss_args.append("out first" if made and out is self.output else "out second" if made and y is self.output
+                              else "other")
         self.losses.append(float(np.mean(np.asarray(getattr(y, "data", y), dtype=np.float64))))
         return self.loss_class(self.losses[-1])
 
@@ -199,4 +220,5 @@ def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) ->
         mean = float(np.asarray(getattr(mean, "data", mean)))
     except (TypeError, ValueError):
         mean = None
-    return {"calls": rec.calls, "batches": rec.batches, "losses": rec.losses, "mean": mean, "returned": returned}
+    return {"calls": rec.calls, "batches": rec.batches, "losses": rec.losses, "mean": mean, "returned": returned,
+            "loss_args": rec.loss_args}

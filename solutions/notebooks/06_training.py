@@ -73,6 +73,12 @@ with checking("6.1"):
     same(square(mt.Tensor(x3)).data, x3 @ square.weight.data.T + square.bias.data, "nn.Linear(3, 3)(x)", "x of shape (4, 3)",
          known=("linear", {"x": x3, "weight": square.weight.data, "bias": square.bias.data}))
     same(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data, "Linear(2, 8)(x)", "x of shape (50, 2)")
+    held = [(getattr(linear, "in_features", None), getattr(linear, "out_features", None)) for linear in model.layers]
+    if held != [(2, 8), (8, 3)]:  # which layer is missing or extra, from the sizes each one was made with
+        where = {str([(2, 8)]): ": the last layer is missing", str([(8, 3)]): ": the first layer is missing"}
+        fail("nn.MLP([2, 8, 3]).layers, each as (in_features, out_features)", "", f"came back as {held}; expected "
+             f"[(2, 8), (8, 3)]{where.get(str(held), '')}", hint="One Linear for each pair of neighbouring sizes: "
+             "zip(sizes[:-1], sizes[1:]).")
     scores = model(mt.Tensor(x)).data
     same(scores.shape, (50, 3), "nn.MLP([2, 8, 3])(x).shape", "x of shape (50, 2)")
     layers = [(linear.weight.data, linear.bias.data) for linear in model.layers]
@@ -92,12 +98,18 @@ with checking("6.1"):
              hint="Draw from nn._rng, not from a generator made inside Linear with a fixed seed.")
 
 
+    class Wrapped(nn.Module):  # a module holding a module: two levels down from Nested
+        def __init__(self):
+            self.inner = nn.Linear(2, 2)
+
+
     class Nested(nn.Module):
         def __init__(self):
             shared = nn.Parameter(np.zeros(2))
             self.scale, self.same_scale = shared, shared  # one parameter under two names
             self.body = nn.Linear(2, 2)  # a sub-module
             self.parts = [nn.Linear(2, 2), {"head": nn.Linear(2, 1)}]  # and more, in a list and a dict
+            self.deep = Wrapped()  # a sub-module's sub-module
             self.mask = mt.Tensor(np.ones(2))  # a Tensor, not a Parameter: nothing to learn
 
 
@@ -105,15 +117,17 @@ with checking("6.1"):
     walk = {"scale": nested.scale, "same_scale": nested.scale, "body.weight": nested.body.weight,  # all a walk meets
             "body.bias": nested.body.bias, "parts[0].weight": nested.parts[0].weight, "parts[0].bias": nested.parts[0].bias,
             "parts[1]['head'].weight": nested.parts[1]["head"].weight,
-            "parts[1]['head'].bias": nested.parts[1]["head"].bias, "mask": nested.mask}
+            "parts[1]['head'].bias": nested.parts[1]["head"].bias, "deep.inner.weight": nested.deep.inner.weight,
+            "deep.inner.bias": nested.deep.inner.bias, "mask": nested.mask}
     label: dict = {}
     for path, value in walk.items():
         label.setdefault(id(value), path if isinstance(value, nn.Parameter) else f"{path} (a Tensor)")
     same(tuple(label.get(id(p), type(p).__name__) for p in nested.parameters()),
          ("scale", "body.weight", "body.bias", "parts[0].weight", "parts[0].bias", "parts[1]['head'].weight",
-          "parts[1]['head'].bias"), "Nested().parameters(), each by where it was found",
-         "one Parameter under two names, a Linear, two Linears in a list and a dict, a plain Tensor",
-         hint="Each Parameter once, inside sub-modules, lists and dicts too, in the order set, and no plain Tensor.",
+          "parts[1]['head'].bias", "deep.inner.weight", "deep.inner.bias"), "Nested().parameters(), each by where it was found",
+         "one Parameter under two names, a Linear, two Linears in a list and a dict, a Linear inside a sub-module, a plain "
+         "Tensor", hint="Each Parameter once, inside sub-modules (and theirs, at any depth), lists and dicts too, in the order "
+                        "set, and no plain Tensor.",
          known=("parameters", {"walk": [(path, label[id(v)], type(v).__name__) for path, v in walk.items()]}))
     no_bias = nn.Linear(2, 3, bias=False)
     same(no_bias.bias is None, True, "nn.Linear(2, 3, bias=False).bias is None")
@@ -156,15 +170,27 @@ with checking("6.2"):
              [np.array([-4.0]), None, np.array([2.0])],
              [None, None, None]]
     lrs = [0.1, 0.1, 0.05]  # a schedule: the learning rate changes before the third step
-    for momentum, weight_decay in ((0.9, 0.0), (0.0, 0.5), (0.9, 0.1)):
+    # momentum 0.8 with lr 0.1: 1 - momentum is not lr, so a dampened buffer and lr inside it move differently
+    for momentum, weight_decay in ((0.8, 0.0), (0.0, 0.5), (0.7, 0.1)):
         params = [nn.Parameter(start.copy()) for start in starts]
         sgd = optim.SGD(params, lr=0.1, momentum=momentum, weight_decay=weight_decay)
+        given = []  # each gradient handed to the step, with a copy of it: the step may only read p.grad
         for step in range(3):
             sgd.lr = lrs[step]
-            for p, steps in zip(params, grads):
-                p.grad = steps[step]
+            for i, (p, steps) in enumerate(zip(params, grads)):
+                p.grad = None if steps[step] is None else steps[step].copy()
+                given += [] if p.grad is None else [(step, i, p.grad, p.grad.copy())]
             before, held = [p.data.copy() for p in params], [p.data for p in params]
             sgd.step()
+            for at, i, grad, kept in given:
+                if not np.array_equal(grad, kept):
+                    fail(f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
+                         f"parameter {i} at step {step + 1}", "changed p.grad in place: the gradient of this step"
+                         if at == step else f"changed the gradient p.grad held at step {at + 1}, an earlier step: "
+                         "the state kept p.grad's own array (state['momentum_buffer'] = g, not a copy) and then "
+                         "changed it in place (*=, +=)", grad, kept,
+                         hint="The step only reads p.grad: keep a copy in the state (g.copy()), or build a new array "
+                              "each step, b = momentum * b + g.")
             case = {"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
                     "lrs": lrs[:step + 1], "momentum": momentum, "weight_decay": weight_decay}  # known mistakes' case
             for i, (p, start, steps) in enumerate(zip(params, starts, grads)):
@@ -265,13 +291,15 @@ with checking("6.3"):
 # Check Task 6.4: the epoch's loss weights each batch by its size; each batch is one
 # gradient step on that batch only (worked out with NumPy); five epochs fit a line
 with checking("6.4"):
-    calls = []  # a model, an optimizer and a loss that note each call they get
+    calls, rows, outputs, loss_args = [], [], [], []  # a model, an optimizer and a loss that note each call they get
 
 
     class Recorded(nn.Linear):
         def forward(self, x):
             calls.append("forward")
-            return super().forward(x)
+            rows.append(len(x.data) if isinstance(x, mt.Tensor) else len(x))  # how many examples this batch has
+            outputs.append(super().forward(x))
+            return outputs[-1]
 
         def zero_grad(self):
             calls.append("zero_grad")
@@ -300,7 +328,9 @@ with checking("6.4"):
 
 
     def recorded_mse(out, target):
-        calls.append("loss")
+        calls.append("loss")  # which argument is the model's output: the first (right), the second, or neither
+        loss_args.append("out first" if outputs and out is outputs[-1] else "out second" if outputs and target is outputs[-1]
+                         else "other")
         return NotedBackward.apply(mt.mse_loss(out, target))
 
 
@@ -315,6 +345,17 @@ with checking("6.4"):
          "the calls of training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 and 2",
          hint="Each batch: zero_grad, forward, loss, backward, step.",
          known=("train_epoch calls", {"examples": 10, "batch_size": 4}))
+    if "out second" in loss_args:
+        fail("the calls of training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 "
+             "and 2", "called the loss with the model's output second: loss_fn(y[batch], out)", hint="The loss takes "
+             "the model's output first, then the targets: loss_fn(out, y[batch]). mse_loss does not mind the order, "
+             "but cross_entropy(logits, targets) does.")
+    if rows and sorted(rows) != [2, 4, 4]:
+        whole = all(n == 10 for n in rows)
+        fail("the calls of training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 "
+             "and 2", f"gave the model inputs of {rows} examples; expected 4, 4 and 2 (in any order)"
+             + (": every batch's forward got the whole data set, x, not x[batch]" if whole else ""),
+             hint="Each batch: the model gets x[batch] only, and the loss compares with y[batch].")
     mt.manual_seed(0)
     model = nn.Linear(1, 1)
     w, b = model.weight.data[0, 0], model.bias.data[0]

@@ -34,7 +34,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, language, nn, optim, plotting, training
-from minitorch.course.visible import check_backward, checking, fail, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, same, seen  # the checks' messages
 
 # %% [markdown]
 # ## The data: names, as a stream of characters
@@ -274,6 +274,16 @@ with checking("7.3"):
                           "ln2.bias": np.linspace(-0.2, 0.2, 16), "up.weight": check_rng.standard_normal((64, 16)) / 4,
                           "up.bias": check_rng.standard_normal(64) * 0.1, "down.weight": check_rng.standard_normal((16, 64)) / 8,
                           "down.bias": check_rng.standard_normal(16) * 0.1})  # ln2 of its own, unlike ln1's
+    check_ln1 = {**block_weights, "down.weight": np.zeros((16, 64)), "down.bias": np.zeros(16),  # the third case below:
+                 "ln1.weight": np.linspace(1.5, 0.5, 16), "ln1.bias": np.linspace(0.3, -0.3, 16),  # run first, as evidence
+                 **{f"attn.{layer}.weight": np.zeros((16, 16)) if layer == "key" else np.eye(16)
+                    for layer in ("query", "value", "proj", "key")}}
+    check_n = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln1
+    check_n = check_n * check_ln1["ln1.weight"] + check_ln1["ln1.bias"]
+    ln1_block = nn.Block(16, 2)
+    check_set(ln1_block, check_ln1)  # which ln the attention reads tells mistakes apart that agree on the first case
+    seen(ln1_block(mt.Tensor(check_x)).data, check_x + np.cumsum(check_n, axis=1) / np.arange(1, 5)[:, None],
+         ("block", {"x": check_x, "weights": check_ln1, "heads": 2}))
     check_set(check_block, block_weights)
     check_out = check_block(mt.Tensor(check_x)).data  # the attention branch outputs 0: x plus the MLP's output
     check_h = (check_x - check_x.mean(-1, keepdims=True)) / np.sqrt(check_x.var(-1, keepdims=True) + 1e-5)  # ln2

@@ -360,7 +360,21 @@ BUGGY = [
                                             "total += loss.item()"), "6.4", "weighted by batch size"),
     ("training loop uses every example each step", ("training.py",
         "loss = loss_fn(model(Tensor(x[batch])), y[batch])", "loss = loss_fn(model(Tensor(x)), y)"),
-     "6.4", "batches of sizes"),
+     "6.4", "the whole data set"),
+    # issue 45, learner 3: mistakes no check caught, or caught without a cause
+    ("training loop swaps the loss's arguments", ("training.py", "loss = loss_fn(model(Tensor(x[batch])), y[batch])",
+                                                   "loss = loss_fn(y[batch], model(Tensor(x[batch])))"), "6.4",
+     "output second"),
+    ("sgd buffer is p.grad, updated in place", ("optim.py",
+        "                g = np.array(g) if buffer is None else self.momentum * buffer + g\n"
+        "                state[\"momentum_buffer\"] = g",
+        "                if buffer is None:\n                    buffer = g\n                else:\n"
+        "                    buffer *= self.momentum\n                    buffer += g\n"
+        "                g = state[\"momentum_buffer\"] = buffer"), "6.2", "an earlier step"),
+    ("mlp stops one layer early", ("nn/modules.py",
+        "self.layers = [Linear(m, n, dtype=dtype) for m, n in zip(sizes[:-1], sizes[1:])]",
+        "self.layers = [Linear(sizes[i], sizes[i + 1], dtype=dtype) for i in range(len(sizes) - 2)]"), "6.1",
+     "the last layer is missing"),
 ]
 
 ALTERNATIVES = [

@@ -107,4 +107,22 @@ MISTAKES = [
                                            "    else:\n        z = logits / temperature"), "7.4",
      ["language.sample_next(logits, 0, rng) with 3 rows of 4 logits, temperature 0 raised", "your line: minitorch/language.py",
       "with no draw: dividing by 0"]),
+    # ---- issue 45, learner 3: not caught, or caught without a cause
+    ("training loop swaps the loss's arguments", ("training.py", "loss = loss_fn(model(Tensor(x[batch])), y[batch])",
+                                                   "loss = loss_fn(y[batch], model(Tensor(x[batch])))"), "6.4",
+     ["called the loss with the model's output second", "loss_fn(out, y[batch])"]),
+    ("training loop uses the whole data set each batch", ("training.py",
+        "loss = loss_fn(model(Tensor(x[batch])), y[batch])", "loss = loss_fn(model(Tensor(x)), y)"), "6.4",
+     ["inputs of [10, 10, 10] examples", "the whole data set"]),
+    ("sgd buffer is p.grad, updated in place", ("optim.py",
+        "                g = np.array(g) if buffer is None else self.momentum * buffer + g\n"
+        "                state[\"momentum_buffer\"] = g",
+        "                if buffer is None:\n                    buffer = g\n                else:\n"
+        "                    buffer *= self.momentum\n                    buffer += g\n"
+        "                g = state[\"momentum_buffer\"] = buffer"), "6.2",
+     ["changed the gradient p.grad held at step 1", "g.copy()"]),
+    ("mlp stops one layer early", ("nn/modules.py",
+        "self.layers = [Linear(m, n, dtype=dtype) for m, n in zip(sizes[:-1], sizes[1:])]",
+        "self.layers = [Linear(sizes[i], sizes[i + 1], dtype=dtype) for i in range(len(sizes) - 2)]"), "6.1",
+     ["the last layer is missing", "zip(sizes[:-1], sizes[1:])"]),
 ]

@@ -105,6 +105,12 @@ CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "mean of the batch means": "(the last batch may be smaller)", "total overwritten": "add the loss as a float",
     "every batch weighted as full": "the batch's length (the last batch may be smaller)",
 })
+CUES.update({  # ---- found by the third fresh learner's walk (issue 45)
+    "sub-modules searched one level deep": "at any depth", "lr in the buffer and in the step": "keep lr out of the buffer",
+    "weight decay missing": "adds weight_decay times data to the gradient first", "beta2 for m": "m averages with beta1",
+    "beta1 for v": "v with beta2", "mask inverted": "keeps a score where the mask is True",
+    "argmax over the rows": "argmax along the last axis",
+})
 CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
     ("3.1", "exp of the output"): "exp: times out", ("3.1", "tanh applied twice"): "tanh: 1 - out^2",
@@ -462,7 +468,7 @@ def _stage6_cases(rng):
     small = {**run, "grads": [[None if g is None else g * 1e-3 for g in step] for step in grads]}
     walk = [("a", "a", "Parameter"), ("inner.w", "inner.w", "Parameter"), ("blocks[0].w", "blocks[0].w", "Parameter"),
             ("blocks[1]['deep'].w", "blocks[1]['deep'].w", "Parameter"), ("shared.w", "inner.w", "Parameter"),
-            ("plain", "plain (a Tensor)", "Tensor"), ("z", "z", "Parameter")]
+            ("plain", "plain (a Tensor)", "Tensor"), ("z", "z", "Parameter"), ("mid.core.w", "mid.core.w", "Parameter")]
     square = rng.standard_normal((3, 3))
     return {
         "sgd": [{**run, "momentum": m, "param": k} for m in (0.0, 0.9) for k in (0, 1)],

@@ -77,7 +77,10 @@ def single_out(got: Any, known: list[tuple[Any, dict | None]], fit: Callable[[An
     """The one known mistake ``got`` gives evidence of on this case, or None: it fits its
     prediction; no mistake of another name fits too; no other prediction lies within the
     tolerance of this one (the case would not tell them apart); and the answers on the
-    earlier cases of the check fit it too."""
+    earlier cases of the check fit it too. A mistake the earlier answers already belie is no
+    rival: a case before told it apart (two mistakes that agree here, but not on a case the
+    check ran before, are told apart by that case)."""
+    known = [(m, p) for m, p in known if consistent(where(m), m)]
     fitting = [(m, p) for m, p in known if p and "raises" not in p and fit(got, p)]
     if len({m.name for m, _ in fitting}) != 1:
         return None
@@ -86,7 +89,7 @@ def single_out(got: Any, known: list[tuple[Any, dict | None]], fit: Callable[[An
     for other, theirs in known:
         if other.name != mistake.name and theirs and "raises" not in theirs and mine is not None and fit(mine, theirs):
             return None
-    return mistake if consistent(where(mistake), mistake) else None
+    return mistake
 
 
 def raisers(kind: str, message: str, known: list[tuple[Any, dict | None]], same: Callable[..., bool],

@@ -37,6 +37,13 @@ def _labels(walk, keep=lambda path, kind: kind == "Parameter", once=True, order=
     return found
 
 
+def _depth(path: str) -> int:
+    """How many modules down a walk's path goes: "a" 0, "inner.w" and "blocks[1]['deep'].w" 1, "mid.core.w" 2 (a
+    list or dict inside a sub-module counts as a level more: a look at its attributes alone does not reach it)."""
+    modules = path.split(".")
+    return len(modules) - 1 + sum("[" in part for part in modules[1:])
+
+
 def _by_name(entry) -> tuple:
     """Each level's attributes sorted by name (indices of lists and dicts kept in order)."""
     return tuple(re.findall(r"\[[^\]]*\]|[^.\[]+", entry[0]))
@@ -75,6 +82,11 @@ VALUE_MISTAKES = [
                  "parameters() found only the module's own Parameters: those of its sub-modules were left out",
                  "for each attribute that is a Module, add what its parameters() finds",
                  lambda walk: _labels(walk, lambda path, kind: kind == "Parameter" and "." not in path)),
+    ValueMistake("6.1", "parameters", "sub-modules searched one level deep",
+                 "parameters() looked only one level into sub-modules: the Parameters of sub-modules' sub-modules are "
+                 "missing", "recurse: for each attribute that is a Module, add what its own parameters() finds (it looks "
+                 "inside its sub-modules in turn), not only its direct attributes",
+                 lambda walk: _labels(walk, lambda path, kind: kind == "Parameter" and _depth(path) <= 1)),
     ValueMistake("6.1", "parameters", "lists and dicts not searched",
                  "parameters() missed the Parameters inside lists and dicts of modules",
                  "walk the attributes with _walk, which looks inside lists, tuples and dicts",

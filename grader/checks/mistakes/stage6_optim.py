@@ -31,7 +31,7 @@ def _gradients(params: list, grads: list, none_as_zero: bool):
 
 
 def sgd_run(starts, grads, lrs, momentum, weight_decay, none_as_zero=False, dampened=False, lr_in_buffer=False,
-            decay_subtracted=False, decay_after=False) -> list:
+            decay_subtracted=False, decay_after=False, lr_twice=False) -> list:
     """Every parameter after every step of torch's SGD, or of a mistake's (an option)."""
     params = [np.array(s, np.float64) for s in starts]
     buffers: list = [None] * len(starts)
@@ -45,7 +45,8 @@ def sgd_run(starts, grads, lrs, momentum, weight_decay, none_as_zero=False, damp
                 params[i] = params[i] + buffers[i]
                 continue
             if momentum:
-                buffers[i] = g if buffers[i] is None else momentum * buffers[i] + (1 - momentum if dampened else 1) * g
+                buffers[i] = g if buffers[i] is None else \
+                    momentum * buffers[i] + (1 - momentum if dampened else lr if lr_twice else 1) * g
                 g = buffers[i]
             params[i] = params[i] - lr * (g + decay if decay_after else g)
         history.append([p.copy() for p in params])
@@ -70,8 +71,10 @@ def adam_run(starts, grads, lrs, betas, eps, weight_decay, **mistake) -> list:
                 params[i] = params[i] - lr * weight_decay * params[i]
             else:
                 g = g + weight_decay * params[i]
-            m = b1 * s["m"] + (1 - b1) * g
-            v = b2 * s["v"] + (1 - b2) * (np.abs(g) if mistake.get("abs_v") else g if mistake.get("plain_v") else g * g)
+            m1 = b2 if mistake.get("beta2_for_m") else b1
+            v2 = b1 if mistake.get("beta1_for_v") else b2
+            m = m1 * s["m"] + (1 - m1) * g
+            v = v2 * s["v"] + (1 - v2) * (np.abs(g) if mistake.get("abs_v") else g if mistake.get("plain_v") else g * g)
             bc1, bc2 = (1 - b1 * t, 1 - b2 * t) if mistake.get("product") else (1 - b1 ** t, 1 - b2 ** t)
             bc1 = 1.0 if mistake.get("no_correction") or mistake.get("no_m_correction") else bc1
             bc2 = 1.0 if mistake.get("no_correction") or mistake.get("no_v_correction") else bc2
@@ -91,14 +94,18 @@ def adam_run(starts, grads, lrs, betas, eps, weight_decay, **mistake) -> list:
     return history
 
 
-def _sgd(**option):
+def _sgd(no_decay=False, **option):
     return lambda starts, grads, lrs, momentum, weight_decay, param: \
-        sgd_run(starts, grads, lrs, momentum, weight_decay, **option)[-1][param]
+        sgd_run(starts, grads, lrs, momentum, 0.0 if no_decay else weight_decay, **option)[-1][param]
 
 
-def _adam(**option):
+def _adam(no_decay=False, **option):
     return lambda starts, grads, lrs, betas, eps, weight_decay, param: \
-        adam_run(starts, grads, lrs, betas, eps, weight_decay, **option)[-1][param]
+        adam_run(starts, grads, lrs, betas, eps, 0.0 if no_decay else weight_decay, **option)[-1][param]
+
+
+_NO_DECAY = ("weight decay is left out: the step is the one without it, as if weight_decay were 0",
+             "add weight_decay * p to each gradient first, g = p.grad + weight_decay * p.data (an L2 penalty)")
 
 
 _NONE = ("a parameter whose grad is None was still updated, as if its gradient were zeros: its state (and weight "
@@ -116,6 +123,11 @@ VALUE_MISTAKES = [
                  "equals torch's update only while lr stays the same",
                  "keep lr out of the buffer: b = momentum * b + g in state['momentum_buffer'], then p -= lr * b with lr read "
                  "at each step", _sgd(lr_in_buffer=True)),
+    ValueMistake("6.2", "sgd", "lr in the buffer and in the step",
+                 "the learning rate multiplies the gradient in the momentum buffer, b = momentum * b + lr * g, and the "
+                 "step again, p -= lr * b: from the second step the new gradient counts lr times too little",
+                 "keep lr out of the buffer: b = momentum * b + g, then p -= lr * b", _sgd(lr_twice=True)),
+    ValueMistake("6.2", "sgd", "weight decay missing", *_NO_DECAY, _sgd(no_decay=True)),
     ValueMistake("6.2", "sgd", "weight decay subtracted",
                  "weight decay is subtracted from the gradient, g - weight_decay * p: it pulls the weights away from zero",
                  "add weight_decay * p to the gradient (an L2 penalty pulls toward zero)", _sgd(decay_subtracted=True)),
@@ -127,6 +139,14 @@ VALUE_MISTAKES = [
     ValueMistake("6.3", "adam", "step count shared",
                  "one step count is shared by all the parameters, so the second parameter's first step uses t = 2",
                  "keep each parameter's own step count t in its state (state['step'])", _adam(shared_step=True)),
+    ValueMistake("6.3", "adam", "weight decay missing", *_NO_DECAY, _adam(no_decay=True)),
+    ValueMistake("6.3", "adam", "beta2 for m",
+                 "m averages with beta2, m = beta2 * m + (1 - beta2) * g (v's rate, a copy-paste): the first step is "
+                 "(1 - beta2) / (1 - beta1) of the right one", "m = beta1 * m + (1 - beta1) * g: beta1 for m, beta2 for v",
+                 _adam(beta2_for_m=True)),
+    ValueMistake("6.3", "adam", "beta1 for v",
+                 "v averages with beta1, v = beta1 * v + (1 - beta1) * g * g (m's rate, a copy-paste)",
+                 "v = beta2 * v + (1 - beta2) * g * g: beta1 for m, beta2 for v", _adam(beta1_for_v=True)),
     ValueMistake("6.3", "adam", "bias correction missing",
                  "Adam without its bias correction: m and v are used as they are, still biased toward their start at 0",
                  "divide m by 1 - beta1 ** t and v by 1 - beta2 ** t (t the parameter's step count, from 1)",

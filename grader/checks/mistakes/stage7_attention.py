@@ -93,6 +93,11 @@ VALUE_MISTAKES = [
            "the mask is upside down (np.triu): each position sees itself and the later positions, the future, "
            "instead of the earlier ones", "np.tril (lower triangle) of ones: row t keeps the keys 0 to t",
            mask=lambda T: np.triu(np.ones((T, T), bool))),
+    *_both("mask inverted",
+           "the mask is inverted (where's arguments swapped, or the mask negated): the scores it should keep, each "
+           "position's own and the earlier ones, were masked, and only the later keys, the future, kept theirs",
+           "where(mask, scores, -1e9): keep the score where the mask (np.tril of ones) is True, and -1e9 elsewhere",
+           mask=lambda T: ~np.tril(np.ones((T, T), bool))),
     *_both("mask missing",
            "no mask hides the later keys: every position also sees the future, the very tokens it must predict",
            "mask the scores of the later keys (above the diagonal) with a very negative number before the softmax",

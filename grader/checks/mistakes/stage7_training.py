@@ -51,6 +51,11 @@ VALUE_MISTAKES = [
                  "at temperature 0 it returns each row's largest probability, not the token that has it",
                  "return the position of the largest value, the argmax along the last axis, not the value itself",
                  lambda logits: _softmax(logits).max(axis=-1)),
+    ValueMistake("7.4", "greedy", "argmax over the rows",
+                 "at temperature 0 it took the argmax over axis 0, down each column across the rows, not along each "
+                 "row: one answer per token of the vocabulary, not one per row",
+                 "take the argmax along the last axis (axis=-1): each row's most likely token",
+                 lambda logits: np.asarray(logits).argmax(axis=0)),
     ValueMistake("7.4", "greedy", "one argmax for the whole batch",
                  "at temperature 0 every row gets the same token, the argmax of the whole batch's logits",
                  "take each row's most likely token: the argmax along the last axis (axis=-1), one per row",

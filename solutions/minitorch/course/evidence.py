@@ -88,7 +88,9 @@ def answer(entry: dict) -> Any:
 
 def single_out(got: Any, entries: list[dict], fit: Callable[[Any, dict], bool], where: Any) -> dict | None:
     """The one entry ``got`` gives evidence of here, or None: it fits; no entry of another
-    name fits too, or lies within the tolerance of it; your earlier answers fit it too."""
+    name fits too, or lies within the tolerance of it; your earlier answers fit it too. A
+    mistake your earlier answers already belie is no rival: a case before told it apart."""
+    entries = [e for e in entries if consistent(where, e["name"])]
     fitting = [e for e in entries if "raises" not in e and fit(got, e)]
     if len({e["name"] for e in fitting}) != 1:
         return None
@@ -96,7 +98,7 @@ def single_out(got: Any, entries: list[dict], fit: Callable[[Any, dict], bool], 
     mine = answer(found)
     if any(e["name"] != found["name"] and "raises" not in e and fit(mine, e) for e in entries):
         return None
-    return found if consistent(where, found["name"]) else None
+    return found
 
 
 def raisers(entries: list[dict], error: BaseException, same: Callable[..., bool], where: Any) -> list[dict]:

@@ -123,7 +123,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "gradient per row, already divided by N for 'mean' and an (N, 1) column for 'none'. A probability "
             "target's own gradient is minus log_p times rows."),
     "6.1": ("A Module finds its Parameters by looking through its own attributes, in the order they were set, and "
-            "into sub-modules and lists, tuples and dicts of them (a plain Tensor is not a Parameter); Linear computes "
+            "into sub-modules (and theirs, at any depth) and lists, tuples and dicts of them (a plain Tensor is not a "
+            "Parameter); Linear computes "
             "x times the weight transposed plus the bias.",
             "_walk goes through the values of vars(self); keep each Parameter once (by id). Linear's weight has "
             "shape (out_features, in_features), uniform in plus or minus 1 / sqrt(in_features); add the bias after "
@@ -141,7 +142,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
     "6.3": ("Adam keeps running averages of the gradient (m) and of its square (v), corrects their start at zero, "
             "and steps by m over the square root of v. Skip a parameter whose grad is None.",
             "The state holds step, m and v, each parameter's own; count the step first (t = 1 at the first step). "
-            "Weight decay adds weight_decay times data to the gradient first. The corrections divide m by "
+            "Weight decay adds weight_decay times data to the gradient first. m averages with beta1, v with beta2. "
+            "The corrections divide m by "
             "1 - beta1^t and v by 1 - beta2^t (a power of beta, not a product).",
             "Keep the raw m and v in the state and correct copies. Step: lr times corrected m divided by (square "
             "root of corrected v, plus eps). eps goes outside the square root."),
@@ -164,7 +166,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "Split the last axis into H heads of size d: reshape to (B, T, H, d), then transpose to move the head axis "
             "forward, (B, H, T, d) (a reshape straight to (B, H, T, d) mixes positions). d = dim // heads, the size of "
             "one head, not dim. np.tril of ones, the diagonal included (a position sees itself) and nothing above it, gives the mask; "
-            "where replaces the masked scores before the softmax.",
+            "where replaces the masked scores before the softmax: it keeps a score where the mask is True (the "
+            "earlier keys and the position itself).",
             "scores: q @ k with k's last two axes swapped, times 1 / sqrt(d); mask with a very negative number; softmax "
             "over the last axis (the keys); keep the weights in self.last_attention; weights @ v is (B, H, T, d): move "
             "the head axis back (transpose to (B, T, H, d)) before the reshape to (B, T, D), then proj."),
