@@ -22,7 +22,8 @@ KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
          "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)",
          "factor": "one factor or divisor too many", "multiply": "a factor missing (a variable to multiply by)",
-         "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)"}
+         "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
+         "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)"}
 ORDER = list(KINDS)  # the common kinds first: a search cut short has tried those
 AXIS_CALLS = {"swapaxes", "moveaxis", "expand_dims", "squeeze", "transpose", "flip", "roll", "concatenate", "stack",
               "split", "take_along_axis", "argmax", "argmin", "cumsum"}
@@ -206,6 +207,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
         yield from _calls(child, where)
     if isinstance(child, ast.Attribute) and child.attr == "T" and isinstance(child.ctx, ast.Load):
         yield "axis", lambda c: c.value
+        yield "transpose", lambda c: _swapaxes(c.value)  # .T reverses every axis: of a batch, only the last two
     module = where.module
     if module and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) \
             and where.names.get(child.id) == "value" and isinstance(parent, ast.BinOp) \

@@ -4,7 +4,10 @@ flip a sign, swap two operands, change an axis, keepdims or a transpose, change 
 group a product or quotient the other way, use another variable or attribute in scope,
 drop a term or a factor, multiply by a variable, unwrap or wrap a call.
 
-Only the lines below the function's "# Task X.Y:" label are edited (the learner's own).
+Only the lines below the function's "# Task X.Y:" label are edited (the learner's own); a
+learner who typed over the label (issue 45: learner 3 replaced label and stub alike) keeps
+the lines the release gave above it, which ``regions.json`` (written by ``make release``)
+lists for each task's function: the lines below those are the learner's.
 Each edit is a new code object for the same function, its lines where they were, to be
 put in place for a moment (``patched``) while a check runs again. ``KINDS`` says each
 kind of edit in words for a message: a message names the line and the kind, never the
@@ -18,6 +21,9 @@ import ast
 import contextlib
 import copy
 import inspect
+import json
+import linecache
+import pathlib
 import re
 import textwrap
 import types
@@ -29,6 +35,45 @@ from .edit_kinds import KINDS, ORDER, changes, scope
 
 LIMIT = 400  # edits of one function at most: a longer function is not searched
 LABEL = re.compile(r"\s*# Task \d+\.\d+:")
+REGIONS = pathlib.Path(__file__).with_name("regions.json")  # the release's: each task function's given lines
+_regions: dict[str, dict] = {}
+
+
+def regions() -> dict[str, dict]:
+    """"module:qualname" (the module without the package's name, the function's outermost
+    qualname) -> {"task", "given": the stripped lines above its label, comments and blank
+    lines left out}; empty without the release's file (the reference holds its labels)."""
+    if not _regions:
+        try:
+            _regions.update(json.loads(REGIONS.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            _regions["-"] = {}
+    return {k: v for k, v in _regions.items() if k != "-"}
+
+
+def key(module: str, qualname: str) -> str:
+    return f"{module.partition('.')[2]}:{qualname.split('.<locals>.')[0]}"
+
+
+def own_from(module: str, qualname: str, first: int, lines: list[str]) -> int | None:
+    """The line below which a function's lines are the learner's: its "# Task" label, else
+    the last of the lines the release gave above the label (when they are all still there,
+    in order); None for a function that is no task's. ``lines`` are its source, from ``first``."""
+    label = next((first + i for i, line in enumerate(lines) if LABEL.match(line)), None)
+    entry = regions().get(key(module, qualname))
+    if label is not None or not entry:
+        return label
+    given = list(entry["given"])
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if not given or text != given[0]:
+            return None
+        given.pop(0)
+        if not given:
+            return first + i
+    return None
 
 
 @dataclass(frozen=True)
@@ -39,6 +84,29 @@ class Edit:
 
     def words(self) -> str:
         return KINDS[self.kind]
+
+
+def own_line(frame: types.FrameType, number: int) -> bool:
+    """Whether line ``number`` of ``frame`` is a learner's: below a "# Task" label, or, where
+    the learner typed over the label, below the lines the release gave (``own_from``)."""
+    code = frame.f_code
+    first = code.co_firstlineno
+    lines = [linecache.getline(code.co_filename, n) for n in range(first, number + 1)]
+    if any("# Task " in line for line in lines):
+        return True
+    module = str(frame.f_globals.get("__name__", ""))
+    outer = code.co_qualname.split(".<locals>.")[0]
+    if outer != code.co_qualname:  # a closure (Task 1.2's backward): its lines are counted from its outer function
+        function = frame.f_globals.get(outer.split(".")[0])
+        for part in outer.split(".")[1:]:
+            function = getattr(function, part, None)
+        code = getattr(function, "__code__", None)
+        if not isinstance(code, types.CodeType):
+            return False
+        first = code.co_firstlineno
+        lines = [linecache.getline(code.co_filename, n) for n in range(first, number + 1)]
+    below = own_from(module, outer, first, lines)
+    return below is not None and number > below
 
 
 def _tree(fn: Callable) -> tuple[ast.FunctionDef, int] | None:
@@ -56,7 +124,7 @@ def _tree(fn: Callable) -> tuple[ast.FunctionDef, int] | None:
     if not isinstance(node, ast.FunctionDef) or node.name != code.co_name or first != code.co_firstlineno:
         return None
     ast.increment_lineno(tree, first - 1)
-    label = next((first + i for i, line in enumerate(lines) if LABEL.match(line)), None)
+    label = own_from(getattr(fn, "__module__", "") or "", code.co_qualname, first, lines)
     if label is None or any(isinstance(n, (ast.While, ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(node)):
         return None  # no learner's region; or a loop an edit could make endless
     node.decorator_list = []

@@ -60,11 +60,13 @@ def _functions(task: str, package: pathlib.Path) -> list[tuple[str, Callable]]:
             text = path.read_text(encoding="utf-8")
         except OSError:
             continue
-        if f"# Task {task}:" not in text:
+        typed_over = {k.partition(":")[2] for k, v in mutants.regions().items()  # a learner typed over the label
+                      if v["task"] == task and k.partition(":")[0] == name.partition(".")[2]}
+        if f"# Task {task}:" not in text and not typed_over:
             continue
         labels = [n for n, line in enumerate(text.splitlines(), 1) if re.match(rf"\s*# Task {re.escape(task)}:", line)]
         for qualname, node in _defs(ast.parse(text), ""):
-            if any(node.lineno <= n <= (node.end_lineno or 0) for n in labels):
+            if any(node.lineno <= n <= (node.end_lineno or 0) for n in labels) or qualname in typed_over:
                 obj: Any = module
                 for part in qualname.split("."):
                     obj = getattr(obj, part, None)
