@@ -31,7 +31,7 @@ WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  #
          "axis": "an axis, keepdims or a transpose", "constant": "a constant (a number or a power)",
          "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)",
-         "factor": "one factor or divisor too many", "multiply": "a factor missing (a variable to multiply by)",
+         "factor": "one factor or divisor too many", "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)"}
 FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")

@@ -89,9 +89,10 @@ def given_lines(text: str, module: str) -> dict[str, dict]:
     tree = ast.parse(text)
     outer: list[tuple[str, ast.FunctionDef]] = []
     for node in tree.body:
-        for child in ([node] if isinstance(node, ast.FunctionDef) else
-                      [c for c in node.body if isinstance(c, ast.FunctionDef)] if isinstance(node, ast.ClassDef) else []):
-            outer.append((f"{node.name}.{child.name}" if child is not node else child.name, child))
+        if isinstance(node, ast.FunctionDef):
+            outer.append((node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            outer += [(f"{node.name}.{c.name}", c) for c in node.body if isinstance(c, ast.FunctionDef)]
     found: dict[str, dict] = {}
     for number, line in enumerate(lines, 1):
         label = LABEL.match(line)

@@ -36,19 +36,24 @@ from .edit_kinds import KINDS, ORDER, changes, scope
 LIMIT = 400  # edits of one function at most: a longer function is not searched
 LABEL = re.compile(r"\s*# Task \d+\.\d+:")
 REGIONS = pathlib.Path(__file__).with_name("regions.json")  # the release's: each task function's given lines
-_regions: dict[str, dict] = {}
+
+
+def _read_regions() -> dict[str, dict]:
+    try:
+        found = json.loads(REGIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+_REGIONS = _read_regions()  # read on import: the grader's learner process confines itself after its imports
 
 
 def regions() -> dict[str, dict]:
     """"module:qualname" (the module without the package's name, the function's outermost
     qualname) -> {"task", "given": the stripped lines above its label, comments and blank
     lines left out}; empty without the release's file (the reference holds its labels)."""
-    if not _regions:
-        try:
-            _regions.update(json.loads(REGIONS.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
-            _regions["-"] = {}
-    return {k: v for k, v in _regions.items() if k != "-"}
+    return _REGIONS
 
 
 def key(module: str, qualname: str) -> str:
@@ -100,11 +105,11 @@ def own_line(frame: types.FrameType, number: int) -> bool:
         function = frame.f_globals.get(outer.split(".")[0])
         for part in outer.split(".")[1:]:
             function = getattr(function, part, None)
-        code = getattr(function, "__code__", None)
-        if not isinstance(code, types.CodeType):
+        outer_code = getattr(function, "__code__", None)
+        if not isinstance(outer_code, types.CodeType):
             return False
-        first = code.co_firstlineno
-        lines = [linecache.getline(code.co_filename, n) for n in range(first, number + 1)]
+        first = outer_code.co_firstlineno
+        lines = [linecache.getline(outer_code.co_filename, n) for n in range(first, number + 1)]
     below = own_from(module, outer, first, lines)
     return below is not None and number > below
 
