@@ -43,7 +43,7 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
                    "(rest[0] * rest[0])"),
     "axis": ("arrays[0] - arrays[0].mean(axis=-1, keepdims=True)", "return grad - np.mean(grad, axis=-1)",
              lambda x: x - x.mean(axis=-1, keepdims=True), [np.arange(12.0).reshape(3, 4) ** 0.5],
-             "an axis, keepdims or a transpose", "keepdims=True)"),
+             "whether a reduction keeps its reduced axis as size 1", "keepdims=True)"),
     "outside the model": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
     # the kinds added for a fresh learner's mistakes (issue 45): each written as that learner wrote it
     "grad forgotten": ("np.log(arrays[0])", "return 1 / x", np.log, [np.array([0.5, 1.5, 3.0])],

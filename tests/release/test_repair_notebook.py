@@ -93,7 +93,7 @@ TYPED_OVER = {  # learner 3's mistakes (issue 45), in a package whose every "# T
     "5.2": ("ops_activation.py", "du = SQRT_2_OVER_PI * (1 + 3 * TANH_CUBIC * x * x)", "du = 1 + 3 * TANH_CUBIC * x * x",
             "(Gelu.backward)", "a factor missing"),
     "5.3": ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
-            "np.exp(out) * np.sum(grad, axis=ctx.axis)", "(LogSoftmax.backward)", "an axis, keepdims"),
+            "np.exp(out) * np.sum(grad, axis=ctx.axis)", "(LogSoftmax.backward)", "whether a reduction keeps its reduced axis"),
 }
 
 

@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
-         "axis": "an axis, keepdims or a transpose", "constant": "a constant (a number or a power)",
+         "axis": "an axis, keepdims or a transpose",
+         "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
+         "constant": "a constant (a number or a power)",
          "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)",
-         "factor": "one factor or divisor too many", "multiply": "a factor missing (a variable or a named constant to multiply by)",
+         "factor": "one factor or divisor too many",
+         "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)"}
 ORDER = list(KINDS)  # the common kinds first: a search cut short has tried those
@@ -163,7 +166,7 @@ def _calls(child: ast.Call, where: Scope) -> Iterator[tuple[str, Callable]]:
     called = getattr(child.func, "attr", None)
     if called in REDUCE and not any(k.arg == "keepdims" for k in child.keywords) and \
             (child.args or any(k.arg == "axis" for k in child.keywords)):
-        yield "axis", lambda c: ast.Call(c.func, c.args, c.keywords + [ast.keyword("keepdims", ast.Constant(True))])
+        yield "keepdims", lambda c: ast.Call(c.func, c.args, c.keywords + [ast.keyword("keepdims", ast.Constant(True))])
     if called in TRANSPOSE:  # x.swapaxes(...) -> x; np.swapaxes(x, ...) -> x
         yield "axis", lambda c: c.args[0] if isinstance(c.func.value, ast.Name) and c.func.value.id in MODULES \
             and c.args else c.func.value
@@ -207,7 +210,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
         for name in where.constants:  # a named constant left out: du = 1 + ... for SQRT_2_OVER_PI * (1 + ...)
             yield "multiply", lambda c, n=name: ast.BinOp(ast.Name(n, ast.Load()), ast.Mult(), c)
     if isinstance(child, ast.keyword) and child.arg == "keepdims" and isinstance(child.value, ast.Constant):
-        yield "axis", lambda c: ast.keyword("keepdims", ast.Constant(not c.value.value))
+        yield "keepdims", lambda c: ast.keyword("keepdims", ast.Constant(not c.value.value))
     if isinstance(child, ast.keyword) and child.arg == "axis" and isinstance(child.value, ast.Constant) \
             and child.value.value is None:
         for axis in (0, -1):

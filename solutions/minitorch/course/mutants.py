@@ -25,6 +25,7 @@ import json
 import linecache
 import pathlib
 import re
+import sys
 import textwrap
 import types
 from collections.abc import Callable, Iterator
@@ -216,3 +217,62 @@ def located(accepted: list[Edit]) -> tuple[int, list[str]] | None:
     """The one line every accepted edit changes, and their kinds; None unless there is one."""
     lines = {e.line for e in accepted}
     return (lines.pop(), list(dict.fromkeys(e.kind for e in accepted))) if len(lines) == 1 else None
+
+
+def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: str) -> tuple[Callable, int, str, str] | None:
+    """Where a dtype drift begins: ``run`` once under a tracer, the first line of the
+    learner's own code in ``functions`` (or functions made in them) after which a local holds
+    a NumPy array or number of a numeric dtype other than ``dtype`` (an integer count, a
+    float64 constant; bool masks are left out), or which returns one: (the function, the
+    line, the local's name or "", that dtype's name); None when no line does. ``run``'s
+    exception, if any, is left to the caller's ``run``."""
+    owners: dict[types.CodeType, tuple[Callable, int]] = {}
+    for function in functions:
+        try:
+            lines, first = inspect.getsourcelines(function)
+        except (OSError, TypeError):
+            continue
+        below = own_from(getattr(function, "__module__", "") or "", function.__qualname__, first, lines)
+        if below is None:
+            continue
+        codes = [function.__code__]
+        while codes:
+            code = codes.pop()
+            owners[code] = (function, below)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    found: list[tuple[Callable, int, str, str]] = []
+
+    def other(value: Any) -> bool:
+        kind = getattr(getattr(value, "dtype", None), "kind", "")
+        return type(value).__module__ == "numpy" and kind in "fiuc" and str(value.dtype) != dtype
+
+    def called(frame: types.FrameType, event: str, _: Any) -> Any:
+        if frame.f_code not in owners or found:
+            return None
+        function, below = owners[frame.f_code]
+        seen = {name: id(value) for name, value in frame.f_locals.items()}  # the arguments, as given
+        last = [0]
+
+        def step(frame: types.FrameType, event: str, arg: Any) -> Any:
+            if found:
+                return None
+            if last[0] > below:
+                for name, value in frame.f_locals.items():
+                    if seen.get(name) != id(value):
+                        seen[name] = id(value)
+                        if other(value):
+                            found.append((function, last[0], name, str(value.dtype)))
+                            return None
+                if event == "return" and other(arg):
+                    found.append((function, last[0], "", str(arg.dtype)))
+                    return None
+            last[0] = frame.f_lineno
+            return step
+        return step
+    kept = sys.gettrace()
+    sys.settrace(called)
+    try:
+        run()
+    finally:
+        sys.settrace(kept)
+    return found[0] if found else None
