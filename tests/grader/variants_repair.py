@@ -79,4 +79,10 @@ BUGGY = [
      ("ops_activation.py", "du = SQRT_2_OVER_PI * (1 + 3 * TANH_CUBIC * x * x)", "du = 1 + 3 * TANH_CUBIC * x * x"),
      "5.2", "a small edit of line 112 of minitorch/ops_activation.py (Gelu.backward) makes this case and fresh random "
      "ones right: look there at a factor missing (a variable or a named constant to multiply by)."),
+    # where a dtype drift begins (issue 45, learner 3): the first line of the learner's code making another dtype
+    ("max's ties counted in int64 (a bool mask summed)",
+     ("ops_reduce.py", "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
+      "ties = np.sum(hit, axis=ctx.axes, keepdims=True)"), "3.3",
+     "the first value of another dtype than float32 in your code is made at line 122 of minitorch/ops_reduce.py "
+     "(_to_extremes): ties is int64 there"),
 ]

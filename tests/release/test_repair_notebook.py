@@ -163,3 +163,14 @@ def test_a_learner_who_typed_over_the_labels_still_has_their_line_found(tmp_path
         assert "A small edit of line" in message and function in message and f"look there at {kind}" in message, message
     for task in ("5.1", "5.3"):  # raised: the learner's line is theirs, not "raised" in given code
         assert "your line: minitorch/" in messages[task] and "  raised:" not in messages[task], messages[task]
+
+
+def test_a_dtype_drift_names_the_first_line_that_makes_another_dtype(tmp_path):
+    """Learner 3's count of ties from a bool mask (issue 45): int64, it turns a float32 gradient into float64; the
+    message names the line and the value, in a package with its labels typed over too."""
+    planted = {"3.3": ("ops_reduce.py", "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
+                       "ties = np.sum(hit, axis=ctx.axes, keepdims=True)")}
+    for typed_over, line in ((False, 122), (True, 117)):
+        message = _messages(tmp_path / str(typed_over), planted, typed_over)["3.3"]
+        assert "dtype drift" in message and "The first value of another dtype than float32 in your code is made at " \
+            f"line {line} of minitorch/ops_reduce.py (_to_extremes): ties is int64 there" in message, message
