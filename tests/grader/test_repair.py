@@ -16,7 +16,7 @@ from grader.boundary import wire
 from grader.checks import repair
 from grader.checks.common import CheckFailure
 from grader.checks.numeric import numeric_vjp
-from grader.learner import mutants, probes_repair
+from grader.learner import mutants, own_lines, probes_repair
 
 PLANTED = '''
 import numpy as np
@@ -124,12 +124,12 @@ def test_a_learner_who_typed_over_the_label_still_has_their_line_searched(tmp_pa
         PLANTED = kept
     given = ["@staticmethod", "def backward(ctx, grad):", "x, *rest = ctx.saved"]
     module = learner.mt.Planted.__module__
-    monkeypatch.setattr(mutants, "_REGIONS", {mutants.key(module, "Planted.backward"): {"task": "9.9", "given": given}})
+    monkeypatch.setattr(own_lines, "_REGIONS", {mutants.key(module, "Planted.backward"): {"task": "9.9", "given": given}})
     arrays = [np.array([0.5, 1.5, 3.0])]
     failure = CheckFailure("Planted.backward: the gradient for input 0 is wrong.")
     message = str(repair.located(failure, learner, "Planted", np.log, arrays, np.ones(3), None, {}))
     assert "line 14 of minitorch/planted.py (Planted.backward)" in message and "a factor missing" in message, message
-    monkeypatch.setattr(mutants, "_REGIONS", {})  # no release's file: no line of its own, nothing claimed
+    monkeypatch.setattr(own_lines, "_REGIONS", {})  # no release's file: no line of its own, nothing claimed
     assert str(repair.located(failure, Learner(learner.mt), "Planted", np.log, arrays, np.ones(3), None, {})) == \
         str(failure)
 
