@@ -42,6 +42,7 @@ PROBES: dict[str, Probe] = {
     # probes_repair.py: the repair search's edits of one rule
     "rule_edits": Probe(("{function}",)),
     "call_edits": Probe(("{function}",)),
+    "dtype_origin": Probe(("{function}",)),
     "unbroadcast_effects": Probe(("unbroadcast",)),
     "central_difference": Probe(("central_difference",)),
     "scalar_op": Probe(("Scalar",)),

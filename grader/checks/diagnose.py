@@ -191,6 +191,13 @@ def value_pattern(got: np.ndarray, expected: np.ndarray, *, rtol: float = 1e-5, 
         return Finding("It is the other input's gradient: the two inputs' gradients are swapped.",
                        "gradients swapped", where)
     zeroed = ~close & (np.abs(g) <= atol) & nonzero
+    for x in inputs if zeroed.any() and zeroed.sum() == wrong else []:  # zero just where an input is negative
+        x = np.asarray(x)
+        if x.dtype.kind in "fi" and stretches(x.shape, e.shape) and \
+                np.array_equal(zeroed, np.broadcast_to(x < 0, e.shape) & nonzero) and (x > 0).any():
+            return Finding(f"It is zero wherever the input is negative ({wrong} of {g.size} values), and right where it "
+                           "is positive: the case x < 0 needs its own formula (a mask such as x > 0 keeps only the "
+                           "positive side).", "zero where the input is negative", where)
     if zeroed.any() and zeroed.sum() == wrong:
         return Finding(f"It is zero where it should not be ({wrong} of {g.size} values), and right elsewhere.",
                        "zero where it should not be", where)

@@ -28,11 +28,15 @@ from grader.results import Failure
 
 SEARCH, BUDGET = 2.0, 5.0
 WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  # edit_kinds.KINDS (a test holds them equal)
-         "axis": "an axis, keepdims or a transpose", "constant": "a constant (a number or a power)",
+         "axis": "an axis, keepdims or a transpose",
+         "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
+         "constant": "a constant (a number or a power)",
          "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)",
-         "factor": "one factor or divisor too many", "multiply": "a factor missing (a variable to multiply by)",
-         "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)"}
+         "factor": "one factor or divisor too many",
+         "multiply": "a factor missing (a variable or a named constant to multiply by)",
+         "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
+         "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)"}
 FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
 
 
@@ -87,6 +91,32 @@ def located_value(failure: CheckFailure, w: Any, function: str, probe: str, call
             fits(got, want) for got, want in zip(seen, expected))
         return _place(answer, every, "makes every case of this check right")
     return _budgeted(failure, w, search)
+
+
+def drift_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence[np.ndarray], upstream: Any,
+                  params: dict, swaps: dict | None = None) -> CheckFailure:
+    """``failure`` (a rule's dtype drift on a float32 case), with the first line of the
+    learner's own code that makes a value of another dtype than float32, when one does
+    (``learner/probes_repair.dtype_origin``: the case once more under a tracer)."""
+    try:
+        found = w.call("dtype_origin", doing=f"finding where {function}'s dtype changes", function=function,
+                       arrays=list(arrays), upstream=upstream, params=params, dtype="float32", swaps=swaps or {},
+                       task=str(getattr(w, "task", "") or ""))
+    except (Raised, Lost):
+        return failure
+    if not isinstance(found, dict) or not found:
+        return failure
+    file, name, line, local, made = (found.get(k) for k in ("file", "function", "line", "name", "dtype"))
+    if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
+            and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
+            and isinstance(made, str) and re.fullmatch(r"(u?int|float|complex)\d+", made)):
+        return failure
+    what = f"{local} is {made}" if local else f"it returns {made}"
+    text = str(failure).rstrip()
+    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}The first value of another dtype than float32 in "
+                        f"your code is made at line {line} of {file} ({name}): {what} there (NumPy makes float32 mixed "
+                        "with int64 or float64 into float64).", failure.mistake, failure.keep, failure.kind,
+                        failure.not_finite)
 
 
 def _budgeted(failure: CheckFailure, w: Any, search: Callable[[float], str]) -> CheckFailure:

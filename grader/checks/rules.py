@@ -18,7 +18,7 @@ from grader.checks.common import CheckFailure, describe_params, explain, learner
 from grader.checks.mistakes import predict
 from grader.checks.naming import known_for, name_known, named_raise, seen_gradient, swapped_with
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
-from grader.checks.repair import located
+from grader.checks.repair import drift_located, located
 
 
 def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.ArrayLike, label: str = "",
@@ -141,9 +141,11 @@ def check_float32(w, function: str, arrays: Sequence[np.ndarray], reference: Cal
             raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {got}, not a "
                                f"float32 array of shape {a.shape}", "no float32 gradient")
         if g.dtype != np.float32 or g.shape != a.shape:
-            raise CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {g.dtype} of "
-                               f"shape {g.shape}, not float32 of shape {a.shape} (dtype drift: a float64 constant "
-                               "or array crept in).", "dtype drift", keep=0.5)
+            drift = CheckFailure(f"{name}.backward: with float32 inputs the gradient for input {i} is {g.dtype} of "
+                                 f"shape {g.shape}, not float32 of shape {a.shape} (dtype drift: a float64 constant "
+                                 "or array crept in).", "dtype drift", keep=0.5)
+            raise (drift_located(drift, w, function, arrays, upstream, params, swaps) if g.shape == a.shape
+                   else drift)
 
 
 def check_large(w, function: str, reference: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], what: str,

@@ -37,7 +37,8 @@ def _suspects(owner: Any, task: str) -> list:
     for value in list(vars(module).values()) if module is not None and task else []:
         if isinstance(value, types.FunctionType) and value.__module__ == name:
             with contextlib.suppress(OSError, TypeError):
-                if f"# Task {task}:" in inspect.getsource(value):
+                entry = mutants.regions().get(mutants.key(name, value.__qualname__), {})
+                if f"# Task {task}:" in inspect.getsource(value) or entry.get("task") == task:  # or a typed-over label
                     found.append(value)
     return found
 
@@ -125,3 +126,26 @@ def call_edits(mt: Any, function: str, inner: str, calls: list, seconds: float =
         answers.append({"line": edit.line, "kind": edit.kind, "function": target.__qualname__, "seen": seen,
                         "file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")})
     return {"edits": answers}
+
+
+@probe
+def dtype_origin(mt: Any, function: str, arrays: list, upstream: Any, params: dict, dtype: str,
+                 swaps: dict | None = None, task: str = "") -> dict:
+    """Where a rule's dtype drift begins (``mutants.first_other_dtype``): the rule run once
+    on the case under a tracer, the first line of the learner's own code in its forward and
+    backward (or the task's functions they call) that makes a value of another dtype than
+    ``dtype``; {} when no line does. It judges nothing: the grader saw the drift."""
+    owner = resolve(mt, function)
+    root = os.path.dirname(os.path.realpath(mt.__file__))
+
+    def run() -> None:
+        with warnings.catch_warnings(), contextlib.suppress(Exception):
+            warnings.simplefilter("ignore")
+            rule(mt, function, arrays, upstream, params, swaps)
+    found = mutants.first_other_dtype(run, _suspects(owner, task), dtype)
+    if found is None:
+        return {}
+    method, line, name, made = found
+    path = os.path.realpath(method.__code__.co_filename)
+    return {"line": line, "file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/"),
+            "function": method.__qualname__, "name": name, "dtype": made}

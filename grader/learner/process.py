@@ -22,6 +22,7 @@ import traceback
 import warnings
 from typing import Any
 
+from grader.learner import mutants
 from grader.learner.probes import probe
 
 LABEL = "# Task "  # a learner's function holds a "# Task X.Y:" line above its region
@@ -108,7 +109,7 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
             text = linecache.getline(str(path), number).strip()
             line = f"minitorch/{path.relative_to(package)}, line {number}, in {frame.f_code.co_name}"
             lines.append((path, line + (f": {text}" if text else "")))
-            if any(LABEL in linecache.getline(str(path), n) for n in range(frame.f_code.co_firstlineno, number + 1)):
+            if mutants.own_line(frame, number):  # below its "# Task" label, or the given lines of a typed-over one
                 yours.append(lines[-1][1])
     if not yours and (rule := _rule_returned(error, package)):
         yours.append(rule)

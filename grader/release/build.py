@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import pathlib
 import shutil
@@ -19,7 +20,7 @@ import tempfile
 import tomllib
 
 from grader.release import copies, guard, task_table
-from grader.release.regions import stub
+from grader.release.regions import given_lines, stub
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE_PACKAGE = ROOT / "solutions" / "minitorch"
@@ -44,6 +45,21 @@ def build_package(target: pathlib.Path) -> None:
             out.write_text(stub(path.read_text(), str(path.relative_to(ROOT))))
         else:
             shutil.copyfile(path, out)
+    (target / "course" / "regions.json").write_text(regions_json(), encoding="utf-8")
+
+
+def regions_json() -> str:
+    """Each task function's given lines (``regions.given_lines``), as JSON: the learner's
+    package holds it beside ``course/mutants.py``, and the grader's learner process beside
+    its copy (``grader/learner/regions.json``), so that a learner who typed over a "# Task"
+    label still has their own lines found (issue 45)."""
+    found: dict = {}
+    for path in sorted(SOURCE_PACKAGE.rglob("*.py")):
+        parts = path.relative_to(SOURCE_PACKAGE).with_suffix("").parts
+        if "__pycache__" in path.parts or parts[0] == "course":
+            continue
+        found.update(given_lines(path.read_text(), ".".join(p for p in parts if p != "__init__")))
+    return json.dumps(found, indent=1, sort_keys=True) + "\n"
 
 
 def manifest() -> dict:
@@ -177,6 +193,7 @@ def build(root: pathlib.Path = ROOT, force: bool = False) -> None:
     task_table.write(root / "docs" / "CURRICULUM.md", manifest())
     if root == ROOT:
         copies.write(root)  # the grader's generated copies of shared course modules (copies.py)
+        (root / "grader" / "learner" / "regions.json").write_text(regions_json(), encoding="utf-8")
     guard.record(root)
 
 

@@ -75,3 +75,32 @@ def stub(text: str, filename: str = "<source>") -> str:
         message = region.label.replace("\\", "\\\\").replace('"', '\\"')
         lines[region.begin:region.end + 1] = [f'{region.indent}raise NotImplementedError("{message}")\n']
     return "".join(lines)
+
+
+def given_lines(text: str, module: str) -> dict[str, dict]:
+    """Each labelled function of a source file (``module``, such as "ops_unary" or
+    "nn.modules"): "module:qualname" (its outermost function) -> its task and the lines the
+    release gives above its label, stripped, without blank lines or comments. A learner who
+    types over the label keeps these: the course's repair search and "your line" find the
+    learner's own lines below them (``minitorch/course/mutants.py``, ``own_from``)."""
+    import ast
+
+    lines = text.splitlines()
+    tree = ast.parse(text)
+    outer: list[tuple[str, ast.FunctionDef]] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            outer.append((node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            outer += [(f"{node.name}.{c.name}", c) for c in node.body if isinstance(c, ast.FunctionDef)]
+    found: dict[str, dict] = {}
+    for number, line in enumerate(lines, 1):
+        label = LABEL.match(line)
+        if not label:
+            continue
+        for qualname, node in outer:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if start <= number <= (node.end_lineno or 0) and f"{module}:{qualname}" not in found:
+                given = [s.strip() for s in lines[start - 1:number - 1] if s.strip() and not s.strip().startswith("#")]
+                found[f"{module}:{qualname}"] = {"task": label.group(2), "given": given}
+    return found

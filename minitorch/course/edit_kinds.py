@@ -16,11 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
-         "axis": "an axis, keepdims or a transpose", "constant": "a constant (a number or a power)",
+         "axis": "an axis, keepdims or a transpose",
+         "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
+         "constant": "a constant (a number or a power)",
          "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)",
-         "factor": "one factor or divisor too many", "multiply": "a factor missing (a variable to multiply by)",
-         "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)"}
+         "factor": "one factor or divisor too many",
+         "multiply": "a factor missing (a variable or a named constant to multiply by)",
+         "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
+         "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)"}
 ORDER = list(KINDS)  # the common kinds first: a search cut short has tried those
 AXIS_CALLS = {"swapaxes", "moveaxis", "expand_dims", "squeeze", "transpose", "flip", "roll", "concatenate", "stack",
               "split", "take_along_axis", "argmax", "argmin", "cumsum"}
@@ -46,6 +50,7 @@ class Scope:
     module: str | None = None
     axes: list[ast.expr] = field(default_factory=list)
     returned: set[int] = field(default_factory=set)
+    constants: list[str] = field(default_factory=list)
 
 
 def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | None = None) -> Scope:
@@ -78,9 +83,11 @@ def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | N
     axes: list[ast.expr] = [a for a in attributes.values() if a.attr in AXIS_WORDS]
     axes += held.values()
     axes += [ast.Name(n, ast.Load()) for n in dict.fromkeys(names) if n in AXIS_WORDS]
+    # the module's named constants (SQRT_2_OVER_PI): a factor a learner may leave out, used here or not
+    constants = [n for n, v in dict(module_names).items() if n.isupper() and type(v) is float][:4]
     return Scope({n: "loop" if n in loops else "object" if n in objects else "value"
                   for n in dict.fromkeys(names) if n not in UNNAMED}, list(attributes.values()), tops, module,
-                 list({ast.unparse(a): a for a in axes}.values()), returned)
+                 list({ast.unparse(a): a for a in axes}.values()), returned, constants)
 
 
 def _swapaxes(value: ast.expr) -> ast.expr:
@@ -159,7 +166,7 @@ def _calls(child: ast.Call, where: Scope) -> Iterator[tuple[str, Callable]]:
     called = getattr(child.func, "attr", None)
     if called in REDUCE and not any(k.arg == "keepdims" for k in child.keywords) and \
             (child.args or any(k.arg == "axis" for k in child.keywords)):
-        yield "axis", lambda c: ast.Call(c.func, c.args, c.keywords + [ast.keyword("keepdims", ast.Constant(True))])
+        yield "keepdims", lambda c: ast.Call(c.func, c.args, c.keywords + [ast.keyword("keepdims", ast.Constant(True))])
     if called in TRANSPOSE:  # x.swapaxes(...) -> x; np.swapaxes(x, ...) -> x
         yield "axis", lambda c: c.args[0] if isinstance(c.func.value, ast.Name) and c.func.value.id in MODULES \
             and c.args else c.func.value
@@ -194,8 +201,16 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
         for name, kind in where.names.items():
             if kind == "value" and not (isinstance(child, ast.Name) and child.id == name):
                 yield "multiply", lambda c, n=name: ast.BinOp(ast.Name(n, ast.Load()), ast.Mult(), c)
+    elif isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub)) and \
+            isinstance(child, (ast.Call, ast.Name)) and not isinstance(getattr(child, "ctx", None), ast.Store):
+        for name, kind in where.names.items():  # one term of a sum without its factor: phi(x) for x * phi(x)
+            if kind == "value" and not (isinstance(child, ast.Name) and child.id == name):
+                yield "multiply", lambda c, n=name: ast.BinOp(ast.Name(n, ast.Load()), ast.Mult(), c)
+    if id(child) in where.tops and isinstance(child, ast.expr):
+        for name in where.constants:  # a named constant left out: du = 1 + ... for SQRT_2_OVER_PI * (1 + ...)
+            yield "multiply", lambda c, n=name: ast.BinOp(ast.Name(n, ast.Load()), ast.Mult(), c)
     if isinstance(child, ast.keyword) and child.arg == "keepdims" and isinstance(child.value, ast.Constant):
-        yield "axis", lambda c: ast.keyword("keepdims", ast.Constant(not c.value.value))
+        yield "keepdims", lambda c: ast.keyword("keepdims", ast.Constant(not c.value.value))
     if isinstance(child, ast.keyword) and child.arg == "axis" and isinstance(child.value, ast.Constant) \
             and child.value.value is None:
         for axis in (0, -1):
@@ -204,6 +219,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
         yield from _calls(child, where)
     if isinstance(child, ast.Attribute) and child.attr == "T" and isinstance(child.ctx, ast.Load):
         yield "axis", lambda c: c.value
+        yield "transpose", lambda c: _swapaxes(c.value)  # .T reverses every axis: of a batch, only the last two
     module = where.module
     if module and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) \
             and where.names.get(child.id) == "value" and isinstance(parent, ast.BinOp) \

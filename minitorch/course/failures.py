@@ -21,7 +21,7 @@ from typing import Iterator
 
 import numpy as np
 
-from . import diagnose, earlier, evidence, repair
+from . import diagnose, earlier, evidence, mutants, repair
 
 ROOM = pathlib.Path(__file__).resolve().parent  # minitorch/course/: the checks' machinery
 PACKAGE = ROOM.parent
@@ -47,9 +47,8 @@ def _yours(error: BaseException) -> list[tuple[traceback.FrameSummary, bool]]:
     for frame, number in traceback.walk_tb(error.__traceback__):
         path = pathlib.Path(frame.f_code.co_filename).resolve()
         if path.is_relative_to(PACKAGE) and not path.is_relative_to(ROOM):
-            body = [linecache.getline(str(path), n) for n in range(frame.f_code.co_firstlineno, number + 1)]
             summary = traceback.FrameSummary(str(path), number, frame.f_code.co_name)
-            found.append((summary, any("# Task " in line for line in body)))
+            found.append((summary, mutants.own_line(frame, number)))
     return found
 
 

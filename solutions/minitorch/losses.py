@@ -32,6 +32,10 @@ REDUCTIONS = ("mean", "sum", "none")
 
 
 def _reduce(losses: np.ndarray, reduction: str) -> np.ndarray:
+    if np.ndim(losses) == 0:  # said here, before len() says it less clearly
+        raise ValueError("CrossEntropy.forward: the per-sample losses are one number (shape ()), not one per row of "
+                         "logits (N,): summed over every axis, the rows' losses were added together before the "
+                         "reduction; sum over the classes only")
     if reduction == "none":
         return losses
     total = losses.sum()

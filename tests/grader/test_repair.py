@@ -16,7 +16,7 @@ from grader.boundary import wire
 from grader.checks import repair
 from grader.checks.common import CheckFailure
 from grader.checks.numeric import numeric_vjp
-from grader.learner import mutants, probes_repair
+from grader.learner import mutants, own_lines, probes_repair
 
 PLANTED = '''
 import numpy as np
@@ -43,11 +43,11 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
                    "(rest[0] * rest[0])"),
     "axis": ("arrays[0] - arrays[0].mean(axis=-1, keepdims=True)", "return grad - np.mean(grad, axis=-1)",
              lambda x: x - x.mean(axis=-1, keepdims=True), [np.arange(12.0).reshape(3, 4) ** 0.5],
-             "an axis, keepdims or a transpose", "keepdims=True)"),
+             "whether a reduction keeps its reduced axis as size 1", "keepdims=True)"),
     "outside the model": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
     # the kinds added for a fresh learner's mistakes (issue 45): each written as that learner wrote it
     "grad forgotten": ("np.log(arrays[0])", "return 1 / x", np.log, [np.array([0.5, 1.5, 3.0])],
-                       "a factor missing (a variable to multiply by)", "grad * "),
+                       "a factor missing (a variable or a named constant to multiply by)", "grad * "),
     "a call too many": ("np.exp(arrays[0])", "return grad * np.exp(np.exp(x))", np.exp, [np.array([0.3, -1.2, 0.7])],
                         "a function applied once too often", "np.exp(x))"),
     "a call missing": ("np.exp(arrays[0])", "return grad * x", np.exp, [np.array([0.3, -1.2, 0.7])],
@@ -109,6 +109,29 @@ def test_the_search_names_the_one_line_an_edit_mends_and_only_then(tmp_path, mon
     assert len(expected) >= 6 and len(sent) >= 6
     assert not any(np.shape(a) == np.shape(e) and np.allclose(a, e) for a in sent for e in expected)
     assert all(set(args) == {"function", "cases", "params", "swaps", "views", "seconds", "task"} for args in learner.sent)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_learner_who_typed_over_the_label_still_has_their_line_searched(tmp_path, monkeypatch):
+    """Learner 3 (issue 45) typed their code over each "# Task" label: the lines the release gave above it
+    (grader/learner/regions.json) tell the learner's own lines, and the search names the line as before."""
+    global PLANTED
+    kept = PLANTED
+    PLANTED = PLANTED.replace("        # Task 9.9: Planted.backward\n", "")
+    try:
+        learner = Learner(planted(tmp_path, "grad forgotten"))
+    finally:
+        PLANTED = kept
+    given = ["@staticmethod", "def backward(ctx, grad):", "x, *rest = ctx.saved"]
+    module = learner.mt.Planted.__module__
+    monkeypatch.setattr(own_lines, "_REGIONS", {mutants.key(module, "Planted.backward"): {"task": "9.9", "given": given}})
+    arrays = [np.array([0.5, 1.5, 3.0])]
+    failure = CheckFailure("Planted.backward: the gradient for input 0 is wrong.")
+    message = str(repair.located(failure, learner, "Planted", np.log, arrays, np.ones(3), None, {}))
+    assert "line 14 of minitorch/planted.py (Planted.backward)" in message and "a factor missing" in message, message
+    monkeypatch.setattr(own_lines, "_REGIONS", {})  # no release's file: no line of its own, nothing claimed
+    assert str(repair.located(failure, Learner(learner.mt), "Planted", np.log, arrays, np.ones(3), None, {})) == \
+        str(failure)
 
 
 def test_a_search_stops_when_the_hand_ins_budget_is_spent(tmp_path):

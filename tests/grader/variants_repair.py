@@ -38,7 +38,7 @@ BUGGY = [
     ("sin's gradient without grad",
      ("ops_unary.py", "return grad * np.cos(x)", "return np.cos(x)"), "3.1",
      "a small edit of line 121 of minitorch/ops_unary.py (Sin.backward) makes this case and fresh random ones right: "
-     "look there at a factor missing (a variable to multiply by)."),
+     "look there at a factor missing (a variable or a named constant to multiply by)."),
     ("logsumexp's gradient divided by out, not by exp(out)",
      ("ops_softmax.py", "return grad * np.exp(x - out)", "return grad * np.exp(x) / out"), "5.3",
      "a small edit of line 93 of minitorch/ops_softmax.py (LogSumExp.backward) makes this case and fresh random ones "
@@ -60,4 +60,29 @@ BUGGY = [
       "p.data -= (self.lr / (1 - beta1 ** t)) * m / (1 - beta1 ** t) / denom"), "6.3",
      "a small edit of line 88 of minitorch/optim.py (Adam.step) makes every case of this check right: look there at "
      "which variable is used or one factor or divisor too many."),
+    # learner 3's mistakes (issue 45) that no edit of the model mended before: a named constant or a factor of one
+    # term left out, .T for a batch's transpose; and one the search had the edit for but never ran on (the learner had
+    # typed over the "# Task" labels: tests/release/test_repair_notebook.py holds that case)
+    ("pow's exponent gradient from log(b), not log(a)",
+     ("ops_binary.py", "np.where((a == 0) & (b >= 0), 0, np.log(a))", "np.where((a == 0) & (b >= 0), 0, np.log(b))"),
+     "2.3", "a small edit of line 122 of minitorch/ops_binary.py (Pow.backward) makes this case and fresh random ones "
+     "right: look there at which variable is used."),
+    ("batched matmul's gradient for a with .T, which reverses every axis",
+     ("ops_linalg.py", "grad2 @ np.swapaxes(b2, -1, -2)", "grad2 @ b2.T"), "5.1",
+     "a small edit of line 45 of minitorch/ops_linalg.py (MatMul.backward) makes this case and fresh random ones "
+     "right: look there at a transpose (.T reverses every axis; of a batch of matrices only the last two swap)."),
+    ("exact gelu's derivative without the x of x * phi(x)",
+     ("ops_activation.py", "return grad * (cdf + x * normal_pdf(x))", "return grad * (cdf + normal_pdf(x))"), "5.2",
+     "a small edit of line 114 of minitorch/ops_activation.py (Gelu.backward) makes this case and fresh random ones "
+     "right: look there at a factor missing (a variable or a named constant to multiply by)."),
+    ("tanh gelu's inner derivative without sqrt(2 / pi)",
+     ("ops_activation.py", "du = SQRT_2_OVER_PI * (1 + 3 * TANH_CUBIC * x * x)", "du = 1 + 3 * TANH_CUBIC * x * x"),
+     "5.2", "a small edit of line 112 of minitorch/ops_activation.py (Gelu.backward) makes this case and fresh random "
+     "ones right: look there at a factor missing (a variable or a named constant to multiply by)."),
+    # where a dtype drift begins (issue 45, learner 3): the first line of the learner's code making another dtype
+    ("max's ties counted in int64 (a bool mask summed)",
+     ("ops_reduce.py", "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
+      "ties = np.sum(hit, axis=ctx.axes, keepdims=True)"), "3.3",
+     "the first value of another dtype than float32 in your code is made at line 122 of minitorch/ops_reduce.py "
+     "(_to_extremes): ties is int64 there"),
 ]

@@ -41,6 +41,8 @@ X = np.array([[1.0, -2.0, 3.0, -0.5], [2.0, 0.7, -1.0, 4.0], [-3.0, 1.5, 2.5, -0
     (E + 1, E, {"swapped": E + 1}, "gradients swapped", "swapped"),
     (E, np.tril(E), {}, "nonzero where it should be zero", "nonzero where it should be 0"),
     (np.where(X > 0, E, 1.0), E, {"inputs": [X]}, "right only where inputs are positive", "only where the input is positive"),
+    # relu's rule for abs (issue 45, learner 3): zero just where the input is negative
+    (np.where(X > 0, E, 0.0), E, {"inputs": [X]}, "zero where the input is negative", "zero wherever the input is negative"),
     (np.where(X > 2, np.inf, E), E, {}, "overflow or nan", "NaN or inf"),
     (E + np.eye(3, 4) * 0.5, E, {}, "wrong values", ""),
 ])
@@ -64,6 +66,7 @@ def test_a_yes_or_no_answer_bears_no_pattern():
     (E + 1, E, {"swapped": E + 1}, "gradients swapped", (1, 1)),
     (E, np.tril(E), {}, "nonzero where it should be zero", (1, 0)),
     (np.where(X > 0, E, 1.0), E, {"inputs": [X]}, "right only where inputs are positive", (0, 0)),
+    (np.where(X > 0, E, 0.0), E, {"inputs": [X]}, "zero where the input is negative", (0, 0)),
 ])
 def test_no_pattern_is_named_when_one_element_belies_it(got, expected, known, mistake, spoil):
     """The other direction: the same answer with one element off where the pattern says it

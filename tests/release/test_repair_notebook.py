@@ -60,7 +60,7 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
              "which variable is used.", "a.data"),
      "3.1": ("ops_unary.py", "return grad * np.cos(x)", "return np.cos(x)",
              "line 121 of minitorch/ops_unary.py (Sin.backward) makes every case of this check pass: look there at "
-             "a factor missing (a variable to multiply by).", "grad * np.cos(x)"),
+             "a factor missing (a variable or a named constant to multiply by).", "grad * np.cos(x)"),
      "5.3": ("ops_softmax.py", "return grad - np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
              "return grad - np.exp(out) * np.sum(grad, axis=-1, keepdims=True)",
              "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward) makes every case of this check pass: look "
@@ -84,13 +84,41 @@ print(json.dumps(found))
 """
 
 
-def _messages(root: pathlib.Path, planted: dict) -> dict:
+TYPED_OVER = {  # learner 3's mistakes (issue 45), in a package whose every "# Task" label the learner typed over:
+    # (file, the reference's text, the mistake, the function and the kind the message names)
+    "3.1": ("ops_unary.py", "        return grad * out\n", "        return out\n", "(Exp.backward)", "a factor missing"),
+    "2.3": ("ops_binary.py", "np.where((a == 0) & (b >= 0), 0, np.log(a))", "np.where((a == 0) & (b >= 0), 0, np.log(b))",
+            "(Pow.backward)", "which variable is used"),
+    "5.1": ("ops_linalg.py", "grad2 @ np.swapaxes(b2, -1, -2)", "grad2 @ b2.T", "(MatMul.backward)", "a transpose"),
+    "5.2": ("ops_activation.py", "du = SQRT_2_OVER_PI * (1 + 3 * TANH_CUBIC * x * x)", "du = 1 + 3 * TANH_CUBIC * x * x",
+            "(Gelu.backward)", "a factor missing"),
+    "5.3": ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
+            "np.exp(out) * np.sum(grad, axis=ctx.axis)", "(LogSoftmax.backward)", "whether a reduction keeps its reduced axis"),
+}
+
+
+def _type_over_labels(package: pathlib.Path) -> None:
+    """The package as learner 3 left it (issue 45): each label and stub typed over with the code, the release's
+    regions.json beside the course's machinery."""
+    import re
+    for path in package.rglob("*.py"):
+        if "course" in path.parts:
+            continue
+        lines = path.read_text().splitlines(keepends=True)
+        path.write_text("".join(line for i, line in enumerate(lines) if "SOLUTION" not in line and not (
+            re.match(r"\s*# Task \d+\.\d+:", line) and i + 1 < len(lines) and "BEGIN SOLUTION" in lines[i + 1])))
+    shutil.copyfile(ROOT / "minitorch" / "course" / "regions.json", package / "course" / "regions.json")
+
+
+def _messages(root: pathlib.Path, planted: dict, typed_over: bool = False) -> dict:
     """Each planted task's visible check's message, the mistakes planted in one copy of the reference."""
     from grader.tasks import STAGES
     if set(STAGES) != {str(n) for n in range(1, 8)}:   # a course adapted by its instructor (docs/INSTRUCTOR.md)
         pytest.skip("the planted mistakes and their lines are the kit's own seven stages'")
     package = root / "minitorch"
     shutil.copytree(ROOT / "solutions" / "minitorch", package, ignore=shutil.ignore_patterns("__pycache__"))
+    if typed_over:
+        _type_over_labels(package)
     for file, old, new, *_ in planted.values():
         text = (package / file).read_text()
         assert text.count(old) == 1, old
@@ -123,3 +151,26 @@ def test_the_visible_check_names_the_line_an_edit_mends_and_only_then(tmp_path):
             assert "A small edit" not in message, message
     assert "your line: minitorch/nn/transformer.py, line 112, in forward" in messages["7.3"], messages["7.3"]
     assert "shapes.py" not in messages["7.3"] and "check_broadcast" not in messages["7.3"], messages["7.3"]
+
+
+def test_a_learner_who_typed_over_the_labels_still_has_their_line_found(tmp_path):
+    """Learner 3 (issue 45) typed their code over each "# Task" label with its stub: the lines the release gave
+    above the label (regions.json) still tell their own lines, for the repair search and for "your line"."""
+    messages = _messages(tmp_path, TYPED_OVER, typed_over=True)
+    for task, (_, _, _, function, kind) in TYPED_OVER.items():
+        message = messages[task]
+        assert message.startswith("CheckFailed") and "known mistake" not in message, message
+        assert "A small edit of line" in message and function in message and f"look there at {kind}" in message, message
+    for task in ("5.1", "5.3"):  # raised: the learner's line is theirs, not "raised" in given code
+        assert "your line: minitorch/" in messages[task] and "  raised:" not in messages[task], messages[task]
+
+
+def test_a_dtype_drift_names_the_first_line_that_makes_another_dtype(tmp_path):
+    """Learner 3's count of ties from a bool mask (issue 45): int64, it turns a float32 gradient into float64; the
+    message names the line and the value, in a package with its labels typed over too."""
+    planted = {"3.3": ("ops_reduce.py", "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
+                       "ties = np.sum(hit, axis=ctx.axes, keepdims=True)")}
+    for typed_over, line in ((False, 122), (True, 117)):
+        message = _messages(tmp_path / str(typed_over), planted, typed_over)["3.3"]
+        assert "dtype drift" in message and "The first value of another dtype than float32 in your code is made at " \
+            f"line {line} of minitorch/ops_reduce.py (_to_extremes): ties is int64 there" in message, message

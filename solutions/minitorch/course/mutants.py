@@ -4,7 +4,10 @@ flip a sign, swap two operands, change an axis, keepdims or a transpose, change 
 group a product or quotient the other way, use another variable or attribute in scope,
 drop a term or a factor, multiply by a variable, unwrap or wrap a call.
 
-Only the lines below the function's "# Task X.Y:" label are edited (the learner's own).
+Only the lines below the function's "# Task X.Y:" label are edited (the learner's own); a
+learner who typed over the label (issue 45: learner 3 replaced label and stub alike) keeps
+the lines the release gave above it, which ``regions.json`` (written by ``make release``)
+lists for each task's function: the lines below those are the learner's.
 Each edit is a new code object for the same function, its lines where they were, to be
 put in place for a moment (``patched``) while a check runs again. ``KINDS`` says each
 kind of edit in words for a message: a message names the line and the kind, never the
@@ -18,7 +21,6 @@ import ast
 import contextlib
 import copy
 import inspect
-import re
 import textwrap
 import types
 from collections.abc import Callable, Iterator
@@ -26,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .edit_kinds import KINDS, ORDER, changes, scope
+from .own_lines import LABEL, first_other_dtype, key, own_from, own_line, regions  # noqa: F401
 
 LIMIT = 400  # edits of one function at most: a longer function is not searched
-LABEL = re.compile(r"\s*# Task \d+\.\d+:")
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def _tree(fn: Callable) -> tuple[ast.FunctionDef, int] | None:
     if not isinstance(node, ast.FunctionDef) or node.name != code.co_name or first != code.co_firstlineno:
         return None
     ast.increment_lineno(tree, first - 1)
-    label = next((first + i for i, line in enumerate(lines) if LABEL.match(line)), None)
+    label = own_from(getattr(fn, "__module__", "") or "", code.co_qualname, first, lines)
     if label is None or any(isinstance(n, (ast.While, ast.Yield, ast.YieldFrom, ast.Await)) for n in ast.walk(node)):
         return None  # no learner's region; or a loop an edit could make endless
     node.decorator_list = []

@@ -60,11 +60,13 @@ def _functions(task: str, package: pathlib.Path) -> list[tuple[str, Callable]]:
             text = path.read_text(encoding="utf-8")
         except OSError:
             continue
-        if f"# Task {task}:" not in text:
+        typed_over = {k.partition(":")[2] for k, v in mutants.regions().items()  # a learner typed over the label
+                      if v["task"] == task and k.partition(":")[0] == name.partition(".")[2]}
+        if f"# Task {task}:" not in text and not typed_over:
             continue
         labels = [n for n, line in enumerate(text.splitlines(), 1) if re.match(rf"\s*# Task {re.escape(task)}:", line)]
         for qualname, node in _defs(ast.parse(text), ""):
-            if any(node.lineno <= n <= (node.end_lineno or 0) for n in labels):
+            if any(node.lineno <= n <= (node.end_lineno or 0) for n in labels) or qualname in typed_over:
                 obj: Any = module
                 for part in qualname.split("."):
                     obj = getattr(obj, part, None)
@@ -133,12 +135,41 @@ def _passes(run: Callable[[], Any]) -> bool:
     return True
 
 
+def drift_line(task: str, error: BaseException, package: pathlib.Path) -> str:
+    """Where a dtype drift (a float32 case's answer in float64) begins, in words: the check's
+    failing case run once more under a tracer (``mutants.first_other_dtype``), the first line
+    of the learner's own code in the task's functions that makes a value of another dtype
+    than the input's (an integer count, a float64 constant). "" when no line does."""
+    want = re.search(r"expected (float\d+) \(the input's dtype\)", str(error))
+    case = _state["case"]
+    if not want or case is None or _state["searching"]:
+        return ""
+    suspects = _suspects(task, error, package)
+    _state["searching"] = True
+    try:
+        found = mutants.first_other_dtype(lambda: _passes(case[1]), [f for _, f in suspects], want.group(1))
+    finally:
+        _state["searching"] = False
+    if found is None:
+        return ""
+    function, line, name, made = found
+    where = next(w for w, f in suspects if f is function)
+    file, _, qualname = where.partition(" ")
+    what = f"{name} is {made}" if name else f"it returns {made}"
+    return (f"The first value of another dtype than {want.group(1)} in your code is made at line {line} of {file} "
+            f"{qualname}: {what} there (NumPy makes {want.group(1)} mixed with int64 or float64 into float64).")
+
+
 def found_line(task: str, error: BaseException, cell: types.FrameType | None, package: pathlib.Path,
                began: float) -> str:
     """The line a repair search points at, in words ("" when none, or more than one line, fits).
     ``cell`` is the frame of the check's cell (module code, run again under each edit) and
     ``began`` when it started: a cell that took long to fail is not run again."""
     start, case = time.perf_counter(), _state["case"]
+    if "dtype drift" in str(error):
+        drift = drift_line(task, error, package)
+        if drift:
+            return drift
     if SECONDS <= 0 or _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
             "known mistake" in str(error) or start - began > (SECONDS / 2 if case else SECONDS / 10):
         return ""

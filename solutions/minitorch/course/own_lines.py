@@ -1,0 +1,148 @@
+"""Which lines of the package are the learner's own: those below a function's "# Task X.Y:"
+label, or, when the learner typed their code over the label (issue 45: learner 3 replaced
+label and stub alike), those below the lines the release gave above it, which
+``regions.json`` (written by ``make release`` beside this file, and beside the grader's
+copy) lists for each task's function. Also where a dtype drift begins in those lines
+(``first_other_dtype``). Standard library only: the grader's learner process holds a copy
+(``grader/learner/own_lines.py``, written by ``make release``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import linecache
+import pathlib
+import re
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+LABEL = re.compile(r"\s*# Task \d+\.\d+:")
+REGIONS = pathlib.Path(__file__).with_name("regions.json")  # the release's: each task function's given lines
+
+
+def _read_regions() -> dict[str, dict]:
+    try:
+        found = json.loads(REGIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+_REGIONS = _read_regions()  # read on import: the grader's learner process confines itself after its imports
+
+
+def regions() -> dict[str, dict]:
+    """"module:qualname" (the module without the package's name, the function's outermost
+    qualname) -> {"task", "given": the stripped lines above its label, comments and blank
+    lines left out}; empty without the release's file (the reference holds its labels)."""
+    return _REGIONS
+
+
+def key(module: str, qualname: str) -> str:
+    return f"{module.partition('.')[2]}:{qualname.split('.<locals>.')[0]}"
+
+
+def own_from(module: str, qualname: str, first: int, lines: list[str]) -> int | None:
+    """The line below which a function's lines are the learner's: its "# Task" label, else
+    the last of the lines the release gave above the label (when they are all still there,
+    in order); None for a function that is no task's. ``lines`` are its source, from ``first``."""
+    label = next((first + i for i, line in enumerate(lines) if LABEL.match(line)), None)
+    entry = regions().get(key(module, qualname))
+    if label is not None or not entry:
+        return label
+    given = list(entry["given"])
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        if not given or text != given[0]:
+            return None
+        given.pop(0)
+        if not given:
+            return first + i
+    return None
+
+
+def own_line(frame: types.FrameType, number: int) -> bool:
+    """Whether line ``number`` of ``frame`` is a learner's: below a "# Task" label, or, where
+    the learner typed over the label, below the lines the release gave (``own_from``)."""
+    code = frame.f_code
+    first = code.co_firstlineno
+    lines = [linecache.getline(code.co_filename, n) for n in range(first, number + 1)]
+    if any("# Task " in line for line in lines):
+        return True
+    module = str(frame.f_globals.get("__name__", ""))
+    outer = code.co_qualname.split(".<locals>.")[0]
+    if outer != code.co_qualname:  # a closure (Task 1.2's backward): its lines are counted from its outer function
+        function = frame.f_globals.get(outer.split(".")[0])
+        for part in outer.split(".")[1:]:
+            function = getattr(function, part, None)
+        outer_code = getattr(function, "__code__", None)
+        if not isinstance(outer_code, types.CodeType):
+            return False
+        first = outer_code.co_firstlineno
+        lines = [linecache.getline(outer_code.co_filename, n) for n in range(first, number + 1)]
+    below = own_from(module, outer, first, lines)
+    return below is not None and number > below
+
+
+def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: str) -> tuple[Callable, int, str, str] | None:
+    """Where a dtype drift begins: ``run`` once under a tracer, the first line of the
+    learner's own code in ``functions`` (or functions made in them) after which a local holds
+    a NumPy array or number of a numeric dtype other than ``dtype`` (an integer count, a
+    float64 constant; bool masks are left out), or which returns one: (the function, the
+    line, the local's name or "", that dtype's name); None when no line does. ``run``'s
+    exception, if any, is left to the caller's ``run``."""
+    owners: dict[types.CodeType, tuple[Callable, int]] = {}
+    for function in functions:
+        try:
+            lines, first = inspect.getsourcelines(function)
+        except (OSError, TypeError):
+            continue
+        below = own_from(getattr(function, "__module__", "") or "", function.__qualname__, first, lines)
+        if below is None:
+            continue
+        codes = [function.__code__]
+        while codes:
+            code = codes.pop()
+            owners[code] = (function, below)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    found: list[tuple[Callable, int, str, str]] = []
+
+    def other(value: Any) -> bool:
+        kind = getattr(getattr(value, "dtype", None), "kind", "")
+        return type(value).__module__ == "numpy" and kind in "fiuc" and str(value.dtype) != dtype
+
+    def called(frame: types.FrameType, event: str, _: Any) -> Any:
+        if frame.f_code not in owners or found:
+            return None
+        function, below = owners[frame.f_code]
+        seen = {name: id(value) for name, value in frame.f_locals.items()}  # the arguments, as given
+        last = [0]
+
+        def step(frame: types.FrameType, event: str, arg: Any) -> Any:
+            if found:
+                return None
+            if last[0] > below:
+                for name, value in frame.f_locals.items():
+                    if seen.get(name) != id(value):
+                        seen[name] = id(value)
+                        if other(value):
+                            found.append((function, last[0], name, str(value.dtype)))
+                            return None
+                if event == "return" and other(arg):
+                    found.append((function, last[0], "", str(arg.dtype)))
+                    return None
+            last[0] = frame.f_lineno
+            return step
+        return step
+    kept = sys.gettrace()
+    sys.settrace(called)
+    try:
+        run()
+    finally:
+        sys.settrace(kept)
+    return found[0] if found else None
