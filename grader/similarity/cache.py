@@ -77,12 +77,43 @@ def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode]
         values, at, starts = kept["prints"]
         if _ints(at, len(_ints(values))) and not 0 <= min(at) <= max(at) < len(tasks):
             raise IndexError("a task index out of range")
-        prints: Prints = {}
-        for value, task, start in zip(values, at, _ints(starts, len(values)), strict=True):
-            prints.setdefault(value, []).append((tasks[task], start))
-        return codes, prints, _strings(kept["notes"])
+        return codes, LazyPrints(values, at, _ints(starts, len(values)), tasks), _strings(kept["notes"])
     except Exception:  # noqa: BLE001 - whatever is wrong with a kept reading, the hand-in is read again
         return None
+
+
+class LazyPrints(Mapping[int, list[tuple[str, int]]]):
+    """A kept read's fingerprints: their values at once (all that the comparison of a class
+    needs), where each occurs made only when first asked for (a pair worked out again)."""
+
+    def __init__(self, values: list[int], at: list[int], starts: list[int], tasks: list[str]) -> None:
+        self._columns, self._values = (values, at, starts, tasks), dict.fromkeys(values)
+        self._made: dict[int, list[tuple[str, int]]] | None = None
+
+    def __getitem__(self, value: int) -> list[tuple[str, int]]:
+        if self._made is None:
+            values, at, starts, tasks = self._columns
+            self._made = {}
+            for one, task, start in zip(values, at, starts, strict=True):
+                self._made.setdefault(one, []).append((tasks[task], start))
+        return self._made[value]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._values
+
+    def first_tasks(self) -> list[str]:
+        """The task of each fingerprint's first occurrence (tables.py's sizes)."""
+        values, at, _, tasks = self._columns
+        first: dict[int, int] = {}
+        for value, task in zip(values, at):
+            first.setdefault(value, task)
+        return [tasks[task] for task in first.values()]
 
 
 class Lazy(Mapping[str, TaskCode]):

@@ -26,7 +26,7 @@ from grader.similarity.code import TaskCode, Token
 
 K = 12            # tokens per fingerprint: about one line of code
 
-Prints = dict[int, list[tuple[str, int]]]     # fingerprint -> where it occurs: (task, index of its first token)
+Prints = Mapping[int, list[tuple[str, int]]]     # fingerprint -> where it occurs: (task, index of its first token)
 
 _IDS: dict[str, int] = {}
 
@@ -47,7 +47,7 @@ def runs(tokens: list[Token]) -> Iterable[tuple[int, int]]:
 
 def fingerprint(codes: dict[str, TaskCode], base: frozenset[int] = frozenset()) -> Prints:
     """The fingerprints of a hand-in's code, task by task, less the ``base`` ones (the released stubs')."""
-    prints: Prints = {}
+    prints: dict[int, list[tuple[str, int]]] = {}
     for task, code in codes.items():
         for value, start in runs(code.tokens):
             if value not in base:

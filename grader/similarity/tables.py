@@ -14,6 +14,7 @@ import pathlib
 from collections import Counter
 
 from grader.outputs.tables import SafeWriter
+from grader.similarity.cache import LazyPrints
 from grader.similarity.code import OTHER
 from grader.similarity.compare import Compared, Pair
 from grader.similarity.engine import Prints
@@ -26,7 +27,8 @@ TASK_COLUMNS = ["learner_a", "learner_b", "task", "score", "lines"]
 
 def task_sizes(prints: dict[str, Prints]) -> dict[str, Counter[str]]:
     """Each learner's fingerprints per task (where each first occurs)."""
-    return {learner: Counter(where[0][0] for where in found.values()) for learner, found in prints.items()}
+    return {learner: Counter(found.first_tasks() if isinstance(found, LazyPrints) else
+                             (where[0][0] for where in found.values())) for learner, found in prints.items()}
 
 
 def detailed(compared: Compared) -> list[Pair]:
