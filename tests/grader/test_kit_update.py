@@ -16,7 +16,7 @@ from grader.release import guard
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHECK = "grader/checks/stage1.py"
 LIBRARY = "grader/checks/mistakes/stage4.py"   # the kit's hint
-OURS = "grader/checks/mistakes/stage2.py"      # the course's own words
+OURS = "grader/checks/mistakes/stage2_broadcast.py"   # the course's own words
 TABLES = ("solutions/minitorch/course/known_mistakes.json", "minitorch/course/known_mistakes.json")
 HINT = "split where each piece ends: the running total of the sizes, without the last"
 WORDS = "a size-1 axis was taken for a clash"

@@ -31,7 +31,8 @@ LAYERS = [
 ROOM = [
     {"course.importable"},
     {"course", "course.plotting_training", "course.progress", "course.inplace", "course.diagnose",
-     "course.heatmaps", "course.hints", "course.edit_kinds", "course.evidence", "course.earlier"},
+     "course.heatmaps", "course.hints", "course.edit_kinds", "course.evidence", "course.earlier",
+     "course.own_lines"},
     {"course.mutants"},
     {"course.repair"},
     {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},
