@@ -18,6 +18,9 @@ BUGGY = [
         "    up[0] = values[0] + eps\n    down[0] = values[0] - eps"), "1.1", "arg=1"),
     ("central difference aliases up and down", ("numerical.py", "    up = list(values)\n    down = list(values)",
                                                 "    up = down = list(values)"), "1.1", "central_difference"),
+    ("central difference with a step of its own", ("numerical.py",   # not "one list for both points": 2e-05 is no 0
+        "    up[arg] = values[arg] + eps\n    down[arg] = values[arg] - eps",
+        "    up[arg] = values[arg] + 1e-6\n    down[arg] = values[arg] - 1e-6"), "1.1", "it is 2e-05, expected 2"),
     # ---- 1.2 the scalar ops' local derivatives
     ("mul backward swapped", ("scalar.py", "return g * b.data, g * a.data", "return g * a.data, g * b.data"),
      "1.2", "a * b"),

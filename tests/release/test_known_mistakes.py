@@ -743,3 +743,14 @@ def test_a_check_whose_earlier_task_fails_says_that_task_first(monkeypatch):
     with pytest.raises(failures.CheckFailed, match="^Sub.backward"):
         with failures.checking("2.3"):
             raise failures.CheckFailed("Sub.backward: the gradient for input 1 came back with wrong values")
+
+
+def test_a_prediction_of_zero_is_fitted_only_by_a_zero_on_both_sides():
+    """1.1's "one list for both points" predicts exactly 0; a learner whose own fixed step
+    (1e-6 for eps = 0.1) gives 3e-05 against 3 made another mistake, and is not told that one."""
+    from minitorch.course import evidence
+    zero, right = {"values": np.asarray(0.0)}, np.asarray(3.0)
+    assert fits(np.asarray(0.0), zero, right, 1e-7, 1e-6) and fits(np.asarray(1e-12), zero, right, 1e-7, 1e-6)
+    assert not fits(np.asarray(3e-5), zero, right, 1e-7, 1e-6)
+    assert fits(np.asarray(3.0003), {"values": np.asarray(3.0006)}, np.asarray(0.0), 1e-7, 1e-6)   # REL elsewhere
+    assert evidence.tolerance(np.zeros(2), [3.0, -1.0], 1e-3) <= 1e-8 < evidence.tolerance(np.ones(2), [3.0, -1.0], 1e-3)

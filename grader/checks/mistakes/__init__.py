@@ -30,6 +30,7 @@ import numpy as np
 from grader.checks.diagnose import same_exception
 
 REL = 1e-4  # an answer fits a prediction within a ten-thousandth of the prediction's distance from the right answer
+ZERO = 1e-9  # of that distance: a prediction of 0 everywhere (nothing computed) is fitted this closely
 
 
 @dataclass(frozen=True)
@@ -192,5 +193,7 @@ def tolerance(wrong: np.ndarray, expected: np.ndarray | None, atol: float) -> fl
     finite = distance[np.isfinite(distance)]
     if not finite.size or finite.max() <= 0:
         return atol
+    if not np.any(wrong):   # nothing computed comes back as exactly 0: a small answer is not "0"
+        return ZERO * float(finite.max())
     # the check's own atol (a sampled frequency's noise) only where it is a tenth of that distance or less
     return max(REL * float(finite.max()), min(atol, float(finite.max()) / 10))

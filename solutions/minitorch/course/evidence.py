@@ -7,7 +7,9 @@ mistake raises the same exception there; otherwise the check lists the plausible
 The tolerance follows the size of the difference judged: your answer fits a prediction when
 it is within a ten-thousandth (``REL``) of that prediction's distance from the right answer
 (or within the check's own tolerance, for a sampled frequency, where that is a tenth of the
-distance or less).
+distance or less). A prediction of 0 everywhere (nothing computed, one point twice) is fitted
+only within a billionth (``ZERO``) of its distance: such a mistake gives exactly 0, and an
+answer that is merely small (a step of its own, 1e-6 for eps) is another mistake.
 
 Each check cell is one ``block()`` (``failures.checking``); the cases it judged are kept
 (``seen``) and looked at again only when a mistake is about to be named (``consistent``).
@@ -22,6 +24,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 REL = 1e-4
+ZERO = 1e-9   # of the distance: a prediction of 0 everywhere (nothing computed) is fitted this closely
 
 _blocks: list[list[tuple]] = []
 
@@ -72,6 +75,8 @@ def tolerance(wrong: np.ndarray, expected: Any, atol: float) -> float:
     finite = distance[np.isfinite(distance)]
     if not finite.size or finite.max() <= 0:
         return atol
+    if not np.any(wrong):   # nothing computed comes back as exactly 0: a small answer is not "0"
+        return ZERO * float(finite.max())
     # the check's own atol (a sampled frequency's noise) only where it is a tenth of that distance or less
     return max(REL * float(finite.max()), min(atol, float(finite.max()) / 10))
 
