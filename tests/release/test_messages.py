@@ -291,3 +291,17 @@ def test_a_size_1_axis_is_kept_or_dropped_as_the_shapes_say_and_not_summed_only_
     partly = diagnose.shape_pattern((4, 3), (4, 1), g.sum(0), g.sum((0, 2))[:, None], full=(2, 4, 3)).text
     assert "Not summed" not in partly and "axes (1,)" in partly, partly
     assert "Not summed" in diagnose.shape_pattern((2, 4, 3), (4, 1), g, g.sum((0, 2))[:, None], full=(2, 4, 3)).text
+
+
+def test_one_number_where_an_array_of_several_was_due_says_so_and_not_asarray():
+    """Learner 4's argmax with no axis: np.asarray of one number would only give shape ()."""
+    from minitorch.course import mismatch
+    EXTRA = dict(atol=0, rtol=0, hint="", swapped=None, inputs=(), moved_from=None, full=None)
+    with pytest.raises(failures.CheckFailed) as raised:
+        mismatch.compare(np.int64(0), np.array([0, 3, 1]), "sample_next(logits, 0, rng)", "3 rows", **EXTRA,
+                         dtype=np.int64)
+    assert "came back as one number" in str(raised.value) and "give it the axis" in str(raised.value)
+    assert "np.asarray" not in str(raised.value)
+    with pytest.raises(failures.CheckFailed) as raised:   # a 0-d answer due: asarray is the fix
+        mismatch.compare([0.5], np.array(0.5), "f(x)", "one", **EXTRA, dtype=None)
+    assert "np.asarray" in str(raised.value)

@@ -94,6 +94,10 @@ def compare(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol:
     if isinstance(got, np.generic) and not expected.shape:
         got = np.asarray(got)  # a NumPy scalar is a 0-d array to NumPy
     if not isinstance(got, np.ndarray):
+        if isinstance(got, (np.number, int, float)) and expected.shape:   # one number where several were due
+            fail(call, case, f"came back as one number ({_kind(got)}); expected an array of shape {expected.shape}: "
+                 "a sum, mean or argmax with no axis reduces every axis to one number (give it the axis)", got,
+                 expected, hint_for(hint, "shape"))
         fail(call, case, f"came back as {_kind(got)}; expected an array of shape {expected.shape} ({want}): "
              "np.asarray(...) makes one (a Python number forgets the dtype)", got, expected, hint_for(hint, "type"))
     if got.shape != expected.shape:
