@@ -118,9 +118,9 @@ def record_all(course: Course, entries: Iterable[tuple[str, dt.datetime | None]]
 
 @dataclass
 class Book:
-    """What a gradebook session reads once for the class: every submission by (assignment,
-    safe id), with its notebooks and grades, and the assignments and students by name (held
-    here: the session keeps its objects only while someone does)."""
+    """What a gradebook session reads once for the learners it writes: their submissions by
+    (assignment, safe id), with notebooks and grades, every assignment by name and those
+    learners by id (held here: the session keeps its objects only while someone does)."""
     submissions: dict[tuple[str, str], Any]
     assignments: dict[str, Any]
     students: dict[str, Any]

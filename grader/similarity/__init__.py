@@ -55,8 +55,7 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
         mark.write_text(stamp, encoding="utf-8")
         return lines
     except Exception as error:  # noqa: BLE001 - the grades are written; say what stopped the check
-        return [f"warning: the similarity check stopped ({type(error).__name__}: {error}); run `python -m grader "
-                f"similarity {folder} --out {out}` to try again"]
+        return [_stopped(f"{type(error).__name__}: {error}", folder, out)]
 
 
 class Beside:
@@ -144,9 +143,11 @@ class Beside:
         except ValueError:
             pass
         _, out, _, folder = self.run
-        return [f"warning: the similarity check stopped (its process ended with status "
-                f"{os.waitstatus_to_exitcode(status)}); run `python -m grader similarity {folder} --out {out}` to try "
-                "again"]
+        return [_stopped(f"its process ended with status {os.waitstatus_to_exitcode(status)}", folder, out)]
+
+
+def _stopped(why: str, folder: pathlib.Path, out: pathlib.Path) -> str:
+    return f"warning: the similarity check stopped ({why}); run `python -m grader similarity {folder} --out {out}` to try again"
 
 
 def _send(fd: int, lines: list[str]) -> int:
@@ -185,7 +186,7 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1,
     from grader.similarity.tables import write_pairs, write_tasks
     from grader.similarity.when import handed_in
     start = time.perf_counter()
-    read = read_class(found, jobs, out, contents, later=True)
+    read = read_class(found, jobs, out, contents)
     middle = time.perf_counter()
     compared = compare_class(read.codes, read.prints, names=read.names, kept=details.load_details(out))
     ready()   # (written from here on)

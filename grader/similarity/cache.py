@@ -59,7 +59,7 @@ def key_of(learner: str, content: str) -> dict[str, str]:
     return {"learner": learner, "content": content, "reading": reading()}
 
 
-def _name(key: dict[str, str]) -> str:
+def name_of(key: dict[str, str]) -> str:
     """A kept read's file name; the base code's fingerprints (no learner's) end in ``.base``."""
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:40] + (".read" if key["learner"] else ".base")
 
@@ -67,7 +67,7 @@ def _name(key: dict[str, str]) -> str:
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        kept = unpack(out / FOLDER / _name(key))
+        kept = unpack(out / FOLDER / name_of(key))
         if kept is None or kept["key"] != key:
             return None
         tasks, files = _strings(kept["tasks"]), _strings(kept["files"])
@@ -193,7 +193,7 @@ def store(out: pathlib.Path, key: dict[str, str], codes: Mapping[str, TaskCode],
                        "prints": [[v for v, _, _ in flat], [t for _, t, _ in flat], [s for _, _, s in flat]],
                        "notes": notes})
     if not any(place and place in text for place in never):
-        pack(out, _name(key), text)
+        pack(out, name_of(key), text)
 
 
 def unpack(path: pathlib.Path):
@@ -232,14 +232,9 @@ def pack(out: pathlib.Path, name: str, text: str) -> None:
         return
 
 
-def name_of(key: dict[str, str]) -> str:
-    """What tells a read apart from any other, in the pairs' details: its kept file's name."""
-    return _name(key)
-
-
 def keep_only(out: pathlib.Path, keys: list[dict[str, str]]) -> None:
     """Remove the kept reads of hand-ins no longer in the class (and parts a stopped run left)."""
-    wanted = {_name(key) for key in keys}
+    wanted = {name_of(key) for key in keys}
     try:
         for path in (out / FOLDER).iterdir():
             if path.name not in wanted and (path.suffix in (".read", ".base", ".part")) and path.is_file():

@@ -48,7 +48,7 @@ class Class:
     notes: dict[str, list[str]]                  # learner -> what could not be read
     fresh: int = 0                               # hand-ins read in this run (the others were kept)
     names: dict[str, str] = field(default_factory=dict)   # learner -> its read's name (cache.py), where kept
-    keep: Callable[[], None] = lambda: None      # (read_class's ``later``) keeps this run's reads
+    keep: Callable[[], None] = lambda: None      # keeps this run's reads in the output folder
 
 
 @dataclass(frozen=True)
@@ -120,11 +120,11 @@ def _read_one(found: Found) -> Read:
 
 
 def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = None,
-               contents: dict[str, str] | None = None, later: bool = False) -> Class:
+               contents: dict[str, str] | None = None) -> Class:
     """Every hand-in's code and fingerprints (the reference's too), and what could not be read;
     with ``out``, the reads kept there are used and this run's are kept (cache.py), found by
-    each hand-in's content hash (``contents``, or computed here); ``later``: kept only when
-    ``Class.keep()`` is called (nothing is written into ``out`` before)."""
+    each hand-in's content hash (``contents``, or computed here), when ``Class.keep()`` is
+    called: nothing is written into ``out`` before."""
     base, made = _base_kept(out)   # once, before the processes fork
     keys: dict[str, dict[str, str]] = {}
     if out is not None:
@@ -150,15 +150,12 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
                 cache.store(out, keys[f.learner], read.codes, read.prints, read.notes,
                             never=(str(f.path), str(f.path.resolve()), tempfile.gettempdir(), str(ROOT)))
         cache.keep_only(out, [*keys.values(), base])
-    if not later:
-        keep()
     reads.append(read_reference())
     names = {learner: cache.name_of(key) for learner, key in keys.items()}
     if names:
         names[REFERENCE] = cache.name_of(cache.key_of(REFERENCE, "the reference"))   # its code is in the key
     return Class({r.learner: r.codes for r in reads}, {r.learner: r.prints for r in reads},
-                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]), names,
-                 keep if later else lambda: None)
+                 {r.learner: r.notes for r in reads if r.notes}, sum(not r.kept for r in reads[:-1]), names, keep)
 
 
 def _base_kept(out: pathlib.Path | None) -> tuple[dict[str, str], frozenset[int] | None]:

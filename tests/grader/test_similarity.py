@@ -259,12 +259,12 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
         assert str(tmp_path) not in zlib.decompress(path.read_bytes().split(b"\n", 2)[2]).decode()
     ana = tmp_path / "class" / "ana" / "minitorch" / "ops_unary.py"
     ana.write_text(ana.read_text().replace("return grad * out  #", "return out * grad  #"))   # ana hands in again
-    bo = kept / cache._name(cache.key_of("bo <b>", content_of(tmp_path / "class" / "bo <b>")))
+    bo = kept / cache.name_of(cache.key_of("bo <b>", content_of(tmp_path / "class" / "bo <b>")))
     bo.write_bytes(bo.read_bytes()[:-40])                                           # cut short
-    cy = kept / cache._name(cache.key_of("cy", content_of(tmp_path / "class" / "cy.zip")))
-    fay = kept / cache._name(cache.key_of("fay", content_of(tmp_path / "class" / "fay")))
+    cy = kept / cache.name_of(cache.key_of("cy", content_of(tmp_path / "class" / "cy.zip")))
+    fay = kept / cache.name_of(cache.key_of("fay", content_of(tmp_path / "class" / "fay")))
     shutil.copyfile(fay, cy)                                                       # another's, in cy's place
-    dee = kept / cache._name(cache.key_of("dee", content_of(tmp_path / "class" / "dee.zip")))
+    dee = kept / cache.name_of(cache.key_of("dee", content_of(tmp_path / "class" / "dee.zip")))
     forged = zlib.compress(json.dumps({**json.loads(zlib.decompress(dee.read_bytes().split(b"\n", 2)[2])),
                                        "codes": [[0, "not tokens"]]}).encode())
     dee.write_bytes(cache.MAGIC + hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)   # its key, bad values
