@@ -100,6 +100,27 @@ def logsumexp_is_stable(w, rng):
                            "subtract each reduced group's own maximum (x.max(axis=axes, keepdims=True), not the mean "
                            "and not the maximum of the whole array) before exponentiating", "unstable softmax")
     explain(what, got, m + np.log(np.exp(x - m).sum(1, keepdims=True)), rtol=1e-12)
+    _all_minus_inf(w)
+
+
+def _all_minus_inf(w):
+    """A row whose values are all -inf gives -inf (log of a sum of zeros), as PyTorch's logsumexp does."""
+    what = "stable_logsumexp(x, axes=(1,)) on a row of all -inf and the row [0, -inf, 1]"
+    try:
+        got = w.call("call", doing=f"running {what}", function="ops_softmax.stable_logsumexp",
+                     args=[np.array([[-np.inf] * 3, [0.0, -np.inf, 1.0]]), (1,)])
+    except Raised as error:
+        raise learner_raised(error, what) from None
+    want = np.array([[-np.inf], [np.log(1 + np.e)]])
+    if not isinstance(got, np.ndarray) or got.shape != want.shape or got.dtype.kind != "f":
+        explain(what, got, np.nan_to_num(want))  # its type or shape first
+    elif got[0, 0] != -np.inf:
+        why = ": its maximum is -inf, and x - max is then -inf - (-inf) = nan" if np.isnan(got[0, 0]) else ""
+        raise CheckFailure(f"{what}: the row of all -inf gave {got[0, 0]}, expected -inf (the log of a sum of zeros, as "
+                           f"PyTorch's logsumexp gives){why} (known mistake: all -inf group not guarded). Fix: where a "
+                           "group's maximum is not finite, shift that group by 0 instead, so that the sum of its exps "
+                           "is 0 and its log -inf", "all -inf group not guarded", keep=0.5)
+    explain(f"{what}, the second row", got[1:], want[1:], rtol=1e-12)
 
 
 @part("5.3", "LogSumExp")

@@ -110,6 +110,12 @@ def _judge_heads(seen, what, got, x, weights, heads):
             raise CheckFailure(f"after {what}, self.last_attention does not hold the attention weights (the "
                                "softmax of the scaled, masked scores, each row summing to 1)", "last_attention",
                                keep=0.5)
+        if (kind := seen.get("last_attention_type")) is not None:
+            raise CheckFailure(f"after {what}, self.last_attention holds the right weights, but as a {kind}, not a "
+                               "NumPy array: the task asks for the weights' .data. A Tensor kept there holds on to "
+                               "the whole graph of the forward (every intermediate array) until the next forward "
+                               "(known mistake: a Tensor kept, not its .data). Fix: keep weights.data, the ndarray, in "
+                               "self.last_attention", "a Tensor kept, not its .data", keep=0.5)
 
 
 def _mask_flipped(got, x, weights, heads, scale):

@@ -102,7 +102,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "swapaxes(a2) @ grad2 (product_like keeps a transposed weight's layout). Skip an input that needs none."),
     "5.2": ("GELU is x times Phi(x); by the product rule its derivative is Phi(x) + x Phi'(x).",
             "For the exact form Phi' is the normal density (normal_pdf). For the tanh form, cdf is (1 + tanh(u)) / 2 "
-            "with u a cubic in x: the chain rule needs du/dx too.",
+            "with u a cubic in x (the tanh of u, not of x): the chain rule needs du/dx too.",
             "tanh form: cdf + x times d(cdf)/dx, where d(cdf)/dx = (1 - tanh(u)^2) / 2 times du/dx = 2 cdf (1 - cdf) "
             "times du/dx, and du/dx is sqrt(2/pi) (1 + 3 times the cubic coefficient times x^2)."),
     "5.3": ("Subtract the maximum before exp so that nothing overflows; the gradients of logsumexp, log_softmax and "
@@ -110,8 +110,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "stable_logsumexp: m, the maximum along axes with keepdims (each group's own, not the mean, not the whole "
             "array's), replaced by 0 where it is not finite; the result is m plus the log of the sum of exp(x - m) "
             "(add m back). The backward of logsumexp is grad times softmax, which is exp(x - out).",
-            "log_softmax: grad minus softmax times the sum of grad along the axis. softmax: out times (grad minus "
-            "the sum of grad times out along the axis). Keep the summed axis (keepdims). In logsumexp's backward, "
+            "log_softmax: grad minus softmax times the sum of grad along the axis (grad need not sum to 1). softmax: "
+            "out times (grad minus the sum of grad times out along the axis): every output of a row depends on every "
+            "input of it, not only the diagonal out (1 - out). Keep the summed axis (keepdims). In logsumexp's backward, "
             "with keepdims=False, put the reduced axes back into grad first (np.expand_dims)."),
     "5.4": ("Cross-entropy is minus the log-probability of the right class; its gradient for the logits is the "
             "probabilities minus the one-hot target.",
@@ -156,8 +157,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "total."),
     "7.1": ("Layer norm's gradient for x is rstd times (g minus its mean minus xhat times the mean of g times xhat), "
             "all means over the last axis, where g is grad times weight (the mean and the variance depend on x too).",
-            "The forward saved xhat, rstd and weight; mean_last takes the mean over the last axis with keepdims. "
-            "The weight and bias gradients sum over every axis but the last (all the leading axes, not only axis 0).",
+            "The forward saved xhat, rstd (already 1 / sqrt(var + eps): multiply by it) and weight; mean_last takes the mean over the last axis with keepdims. "
+            "The weight and bias gradients sum over every axis but the last (all the leading axes, not only axis 0; "
+            "a sum, not a mean).",
             "grad for bias: grad itself (not g) summed over the batch axes; for weight: grad times xhat, summed the "
             "same way; for x: the formula above. Return the three in the order x, weight, bias."),
     "7.2": ("Each head compares queries with keys, scales the scores by 1 / sqrt(d), hides the future, turns the "

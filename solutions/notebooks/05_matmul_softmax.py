@@ -182,7 +182,8 @@ print("stable:", shifted / shifted.sum())
 # ## Your task 5.3: `stable_logsumexp` and the three backward rules in `minitorch/ops_softmax.py`
 #
 # `stable_logsumexp(x, axes)` keeps the reduced axes with size 1, so that `x - out`
-# broadcasts. `LogSumExp` reduces like `sum`: with `keepdims=False` the upstream gradient
+# broadcasts. A group whose values are all `-inf` gives `-inf` (the log of a sum of
+# zeros, as PyTorch's `logsumexp`), not `nan`: mind what its maximum is then. `LogSumExp` reduces like `sum`: with `keepdims=False` the upstream gradient
 # lacks the reduced axes, so put them back (`np.expand_dims`) before broadcasting.
 #
 # The module gives two helpers you may use instead of `x.max(axis, keepdims=True)` and
@@ -206,6 +207,17 @@ with checking("5.3"):
              known=("stable logsumexp", {"x": rows, "axes": (1,)}),
              hint="logsumexp(x) = m + log(sum(exp(x - m))), m each row's own maximum (keepdims=True): not the mean, "
                   "not the whole array's.")
+    all_inf = np.array([[-np.inf, -np.inf, -np.inf], [0.0, -np.inf, 1.0]])  # a row of all -inf gives -inf, as in PyTorch
+    inf_case, inf_right = "a row of all -inf and the row [0, -inf, 1]", np.array([[-np.inf], [1.31326168751822]])
+    with np.errstate(all="ignore"):
+        got_inf = ops_softmax.stable_logsumexp(all_inf, (1,))
+    if isinstance(got_inf, np.ndarray) and got_inf.shape == (2, 1) and got_inf.dtype.kind == "f" and got_inf[0, 0] != -np.inf:
+        why = ": its maximum is -inf, and x - max is then -inf - (-inf) = nan" if np.isnan(got_inf[0, 0]) else ""
+        fail("stable_logsumexp(x, (1,))", inf_case, f"the row of all -inf gave {got_inf[0, 0]}, expected -inf (the log "
+             f"of a sum of zeros, as PyTorch's logsumexp gives){why} (known mistake: all -inf group not guarded)",
+             got_inf, inf_right, "Fix: where a group's maximum is not finite, shift that group by 0 instead, so that "
+             "the sum of its exps is 0 and its log -inf")
+    same(got_inf, inf_right, "stable_logsumexp(x, (1,))", inf_case)
 
 
     def lse(v, axis, keepdims=False):

@@ -211,6 +211,12 @@ with checking("7.2"):
     same(check_attn(mt.Tensor(changed)).data[:, :3], check_attn(mt.Tensor(check_in)).data[:, :3], f"{call}[:, :3]",
          "x changed at positions 3 and 4 only (every layer the identity)",
          hint="A position must not see the future: the first three outputs stay.")
+    if not isinstance(check_attn.last_attention, np.ndarray):
+        fail(call, "x changed at positions 3 and 4 only (every layer the identity)", "self.last_attention holds a "
+             f"{type(check_attn.last_attention).__name__}, not a NumPy array: the task asks for the weights' .data. A "
+             "Tensor kept there holds on to the whole graph of the forward (every intermediate array) until the next "
+             "forward (known mistake: a Tensor kept, not its .data)",
+             hint="Fix: keep weights.data, the ndarray, in self.last_attention")
     print("Task 7.2 passes the visible checks")
 
 # %% [markdown]

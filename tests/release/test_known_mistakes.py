@@ -169,6 +169,14 @@ CUES.update({  # ---- stage 1 and Task 2.1
     "no clash error": "more than one size left means a clash", "shortest shape only": "minus the longest length",
     "list, not a tuple": "Return a tuple, not a list", "built from the right, never reversed": "-1, -2, ... down to",
 })
+CUES.update({  # ---- a fresh learner's (fb-s57)
+    "cdf term missing": "Phi(x) + x Phi'(x)", "tanh of x, not of u": "the tanh of u, not of x",
+    "tanh of x, and du missing": "the tanh of u, not of x", "the Jacobian's diagonal only": "not only the diagonal",
+    "grad taken to sum to 1": "grad need not sum to 1", "rstd missing": "multiply by it", "divided by rstd": "multiply by it",
+    "weight gradient a mean, not a sum": "a sum, not a mean", "bias gradient a mean, not a sum": "a sum, not a mean",
+    "post-norm around the attention": "the sums themselves are not normalised",
+    "post-norm around the MLP": "the sums themselves are not normalised",
+})
 CUES["leading axes only"] = "the axes where shape has a 1 but grad does not"  # Task 2.2's, which had no cue yet
 CUES.update({  # ---- found by a third fresh learner's walk (issue 45)
     "parents pushed at the bottom": "where append puts it", "nothing listed": "as long as anything is left on it",

@@ -39,6 +39,10 @@ def _gelu(kind):
             cdf, du = _tanh_parts(v)
             if kind == "product term missing":
                 return g * cdf
+            if kind == "cdf term missing":
+                return g * 2 * v * cdf * (1 - cdf) * du
+            if kind in ("tanh of x, not of u", "tanh of x, and du missing"):  # sech^2(x) for sech^2(u)
+                return g * (cdf + 0.5 * v * (1 - np.tanh(v) ** 2) * (du if kind == "tanh of x, not of u" else 1))
             if kind == "the cdf taken for the tanh":
                 return g * (cdf + 0.5 * v * (1 - cdf * cdf) * du)
             if kind == "square missing":
@@ -48,6 +52,8 @@ def _gelu(kind):
             return g * (cdf + 2 * v * cdf * (1 - cdf)) if kind == "inner derivative missing" else None
         if kind == "product term missing":
             return g * _cdf(v)
+        if kind == "cdf term missing":
+            return g * v * _pdf(v)
         if kind == "sign of the product term":
             return g * (_cdf(v) - v * _pdf(v))
         return g * (_cdf(v) + v * np.exp(-0.5 * v * v)) if kind == "density not normalised" else None
@@ -57,6 +63,14 @@ def _gelu(kind):
 GELU = [("product term missing", "GELU's gradient is only cdf(x): the product rule's second term, x * pdf(x), is "
          "missing (x * cdf(x) depends on x twice)", "add x times the derivative of the cdf (the density, or for 'tanh' the tanh "
          "form's derivative)"),
+        ("cdf term missing", "GELU's gradient is only x times the cdf's derivative (x * pdf(x), or for 'tanh' its tanh "
+         "form): only one term of the product rule. x * cdf(x) depends on x twice, so its derivative is cdf(x) + x * "
+         "cdf'(x)", "add the first term, cdf(x) itself (the saved cdf), to x times the cdf's derivative"),
+        *[(name, "the tanh form's derivative takes tanh of x, not of the inner u = sqrt(2 / pi) (x + 0.044715 x^3): "
+           "the cdf is (1 + tanh(u)) / 2, so its derivative has 1 - tanh(u)^2" + also, "take tanh of u, not of x (or "
+           "1 - tanh(u)^2 as 4 cdf (1 - cdf), from the saved cdf), times du/dx")
+          for name, also in (("tanh of x, not of u", ""), ("tanh of x, and du missing", ", times du/dx, which is "
+                                                                                        "missing too"))],
         ("sign of the product term", "GELU's gradient subtracts x * pdf(x); the product rule adds it",
          "add the product term, do not subtract it"),
         ("density not normalised", "the normal density lacks its 1 / sqrt(2 pi)",

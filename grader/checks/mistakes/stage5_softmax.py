@@ -73,6 +73,20 @@ MISTAKES = [
             "multiply the sum of grad by exp(out), the softmax, not by out",
             lambda x, g, axis=-1: g - (x[0] - np.log(np.sum(np.exp(x[0]), axis=axis, keepdims=True)))
             * np.sum(g, axis=axis, keepdims=True)),
+    Mistake("5.3", "ops_softmax.Softmax", 0, "the Jacobian's diagonal only",
+            "softmax's backward is out * (1 - out) * grad: that is only the diagonal of the Jacobian (each output "
+            "through its own input). Every output of a row depends on every input of it, so the terms off the "
+            "diagonal, -out_i * out_j, are missing", "out times (grad minus the sum of grad times out along the "
+            "softmax's axis, keepdims): the whole Jacobian, without building it",
+            lambda x, g, axis=-1: _softmax(x[0], axis) * (1 - _softmax(x[0], axis)) * g),
+    Mistake("5.3", "ops_softmax.LogSoftmax", 0, "grad taken to sum to 1",
+            "log_softmax's backward is grad - softmax: that holds only when grad sums to 1 along the axis. The "
+            "softmax is multiplied by the sum of grad along the axis", "subtract the softmax times the sum of grad "
+            "along ctx.axis (keepdims=True)", lambda x, g, axis=-1: g - _softmax(x[0], axis)),
+    Mistake("5.3", "ops_softmax.LogSoftmax", 0, "sum over every axis",
+            "the sum of grad in log_softmax's backward runs over every axis, not along ctx.axis only",
+            "sum grad along the softmax's axis only, keeping it as size 1",
+            lambda x, g, axis=-1: g - _softmax(x[0], axis) * np.sum(g) if np.ndim(x[0]) > 1 else None),
     *[Mistake("5.3", "ops_softmax.Softmax", 0, f"sum along {where}",
               f"the sum of grad times out runs along {where}, not along the softmax's axis",
               "sum along ctx.axis, with keepdims", _fixed_axis(fixed)) for fixed, where in ((0, "axis 0"), (-1, "the last axis"))],

@@ -37,10 +37,13 @@ def _block(x, weights, heads, prefix="", *, attn_residual=True, mlp_residual=Tru
         return act(h) @ p("down.weight").T + p("down.bias")
 
     x = np.asarray(x, np.float64)
-    if post_norm:
+    post = {True: "both", False: ""}.get(post_norm, post_norm)  # which branches normalise the sum: "attention", "mlp"
+    if post in ("both", "attention"):
         x = norm(x + attend(x), norms[0])
+    else:
+        x = (x if attn_residual else 0) + attend(norm(x, norms[0]))
+    if post in ("both", "mlp"):
         return norm(x + mlp(x), norms[1])
-    x = (x if attn_residual else 0) + attend(norm(x, norms[0]))
     return (x if mlp_residual else 0) + mlp(norm(x, norms[1]))
 
 
@@ -83,6 +86,11 @@ VALUE_MISTAKES = [
                  "the Block is post-norm: it layer-normalises the sums x + attn(x) and x + mlp(x), where a pre-norm "
                  "Block normalises only what enters each branch",
                  "normalise the branch's input, not the sum: x + attn(ln1(x)), then x + mlp(ln2(x))", post_norm=True),
+    *[m for branch, one, around in (("attention", "x + attn(x)", "the attention"), ("mlp", "x + mlp(x)", "the MLP"))
+      for m in _block_mistake(
+        f"post-norm around {around}", f"the Block is post-norm around {around} (one branch of two): it "
+        f"layer-normalises the sum {one}, where a pre-norm Block normalises only what enters the branch",
+        "normalise the branch's input, not the sum: x + attn(ln1(x)), then x + mlp(ln2(x))", post_norm=branch)],
     *_block_mistake("ln1 and ln2 swapped",
                  "ln2 feeds the attention and ln1 the MLP: each LayerNorm has its own weights, so they are not "
                  "interchangeable", "attention takes ln1 of x, the MLP ln2", norms=("ln2", "ln1")),
