@@ -57,9 +57,8 @@ def sum_keepdims(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def stable_logsumexp(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
-    """log(sum(exp(x))) over ``axes``, the axes kept with size 1, without overflow for large
-    x or underflow to log(0) when every x is very negative. A group whose values are all -inf
-    gives -inf (the log of a sum of zeros, as PyTorch's logsumexp), not nan."""
+    """log(sum(exp(x))) over ``axes``, kept with size 1, without overflow for large x or underflow
+    to log(0) when every x is very negative; a group of all -inf gives -inf (as PyTorch), not nan."""
     # Task 5.3: stable_logsumexp
     raise NotImplementedError("Task 5.3: stable_logsumexp")
 
