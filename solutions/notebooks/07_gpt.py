@@ -212,7 +212,7 @@ with checking("7.2"):
          "x changed at positions 3 and 4 only (every layer the identity)",
          hint="A position must not see the future: the first three outputs stay.")
     if not isinstance(check_attn.last_attention, np.ndarray):
-        fail(call, "x changed at positions 3 and 4 only (every layer the identity)", "self.last_attention holds a "
+        fail(call, "", "self.last_attention holds a "
              f"{type(check_attn.last_attention).__name__}, not a NumPy array: the task asks for the weights' .data. A "
              "Tensor kept there holds on to the whole graph of the forward (every intermediate array) until the next "
              "forward (known mistake: a Tensor kept, not its .data)",

@@ -92,7 +92,7 @@ MISTAKES = [
             "grad summed over every axis but the last", "sum grad over the batch axes", _bias("bias gradient not summed")),
     *[Mistake("7.1", "ops_norm.LayerNorm", i, f"{what} gradient a mean, not a sum",
               f"the {what}'s gradient is a mean over the batch axes, not a sum: every position adds its share of the "
-              f"loss, so it is 1 / (number of positions) times the right one (mean instead of sum)",
+              f"loss, so it is 1 / (number of positions) times the right one",
               f"sum {term} over every axis but the last, do not average",
               (_weight if i == 1 else _bias)(f"{what} gradient a mean, not a sum"))
       for i, what, term in ((1, "weight", "grad times xhat"), (2, "bias", "grad"))],

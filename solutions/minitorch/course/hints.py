@@ -171,7 +171,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "where replaces the masked scores before the softmax: it keeps a score where the mask is True (the "
             "earlier keys and the position itself).",
             "scores: q @ k with k's last two axes swapped, times 1 / sqrt(d); mask with a very negative number; softmax "
-            "over the last axis (the keys); keep the weights in self.last_attention; weights @ v is (B, H, T, d): move "
+            "over the last axis (the keys); keep the weights' .data (an ndarray, not the Tensor) in self.last_attention; weights @ v is (B, H, T, d): move "
             "the head axis back (transpose to (B, T, H, d)) before the reshape to (B, T, D), then proj."),
     "7.3": ("A pre-norm Block adds to x what attention makes of ln1(x), then adds what the MLP makes of ln2 of the "
             "result: two residual sums, and the sums themselves are not normalised. GPT adds token and position "
