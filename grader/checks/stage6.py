@@ -5,6 +5,8 @@ that record what it calls (``probes_modules.py``). The optimizers' parts (Tasks 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from grader.checks import part
@@ -171,6 +173,14 @@ def training_loop_order(w, rng):
                            "zero_grad or order of calls")
 
 
+def _called_at(where) -> str:
+    """Where the learner's train_epoch called the model, in words ("" when the probe could not say)."""
+    if isinstance(where, list) and len(where) == 3 and isinstance(where[0], str) and re.fullmatch(
+            r"minitorch/[\w/]+\.py", where[0]) and isinstance(where[1], int) and str(where[2]).isidentifier():
+        return f" (the model is called at line {where[1]} of {where[0]} ({where[2]}))"
+    return ""
+
+
 @part("6.4", "batches and the mean")
 def training_loop_batches(w, rng):
     seen = _train_epoch(w, rng)
@@ -183,7 +193,7 @@ def training_loop_batches(w, rng):
         raise CheckFailure(f"train_epoch gave the model inputs of {seen['batches']} examples for 10 examples and "
                            "batch_size 4, expected 4, 4 and 2 in any order"
                            + (": every batch's forward got the whole data set, x, not x[batch]" if whole else "")
-                           + ". Each batch: the model gets x[batch] only, and the loss compares with y[batch]",
+                           + _called_at(seen.get("called_at")) + ". Each batch: the model gets x[batch] only, and the loss compares with y[batch]",
                            "wrong batches")
     if seen.get("returned") == "loss":
         raise CheckFailure("train_epoch returned a Tensor (a loss object, made by loss * len(batch) or a sum of "

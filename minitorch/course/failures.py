@@ -14,6 +14,7 @@ import dis
 import linecache
 import pathlib
 import re
+import sys
 import time
 import traceback
 import types
@@ -50,6 +51,19 @@ def _yours(error: BaseException) -> list[tuple[traceback.FrameSummary, bool]]:
             summary = traceback.FrameSummary(str(path), number, frame.f_code.co_name)
             found.append((summary, mutants.own_line(frame, number)))
     return found
+
+
+def called_from() -> str:
+    """Where your code called the caller (a check's recording model): "line 45 of
+    minitorch/training.py (train_epoch)", the innermost line of a function of yours on the
+    stack; "" when none is."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = pathlib.Path(frame.f_code.co_filename).resolve()
+        if path.is_relative_to(PACKAGE) and not path.is_relative_to(ROOM) and mutants.own_line(frame, frame.f_lineno):
+            return f"line {frame.f_lineno} of {path.relative_to(PACKAGE.parent).as_posix()} ({frame.f_code.co_qualname})"
+        frame = frame.f_back
+    return ""
 
 
 def _rule_returned(error: BaseException) -> list[traceback.FrameSummary]:

@@ -9,6 +9,7 @@ copy) lists for each task's function. Also where a dtype drift begins in those l
 
 from __future__ import annotations
 
+import dis
 import inspect
 import json
 import linecache
@@ -146,3 +147,14 @@ def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: 
     finally:
         sys.settrace(kept)
     return found[0] if found else None
+
+
+def names_at(code: types.CodeType, line: int, stored: bool) -> set[str]:
+    """The local names line ``line`` of ``code`` stores (``stored``) or reads."""
+    ops = ("STORE_FAST", "STORE_NAME", "STORE_DEREF") if stored else ("LOAD_FAST", "LOAD_NAME", "LOAD_DEREF",
+                                                                       "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST")
+    found: set[str] = set()
+    for i in dis.get_instructions(code):
+        if i.positions and i.positions.lineno == line and i.opname in ops:
+            found.update(i.argval if isinstance(i.argval, tuple) else (i.argval,))
+    return found

@@ -32,7 +32,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, nn, optim, plotting, training
-from minitorch.course.visible import check_backward, checking, fail, in_place, same, seen  # the checks' messages
+from minitorch.course.visible import called_from, check_backward, checking, fail, in_place, same, seen  # the checks' messages
 
 # %% [markdown]
 # ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
@@ -291,13 +291,14 @@ with checking("6.3"):
 # Check Task 6.4: the epoch's loss weights each batch by its size; each batch is one
 # gradient step on that batch only (worked out with NumPy); five epochs fit a line
 with checking("6.4"):
-    calls, rows, outputs, loss_args = [], [], [], []  # a model, an optimizer and a loss that note each call they get
+    calls, rows, outputs, loss_args, at = [], [], [], [], []  # a model, an optimizer and a loss that note each call
 
 
     class Recorded(nn.Linear):
         def forward(self, x):
             calls.append("forward")
             rows.append(len(x.data) if isinstance(x, mt.Tensor) else len(x))  # how many examples this batch has
+            at.append(called_from())  # the line of yours that called the model
             outputs.append(super().forward(x))
             return outputs[-1]
 
@@ -337,7 +338,16 @@ with checking("6.4"):
     mt.manual_seed(0)
     model = Recorded(1, 1)
     x, y = np.linspace(-1, 1, 10)[:, None], 3 * np.linspace(-1, 1, 10)[:, None]
-    training.train_epoch(model, recorded_mse, RecordedSGD(model.parameters(), lr=0.1), x, y, 4, np.random.default_rng(0))
+    try:
+        training.train_epoch(model, recorded_mse, RecordedSGD(model.parameters(), lr=0.1), x, y, 4, np.random.default_rng(0))
+    except Exception as error:  # a model that saw every row gives an output the batch's targets do not match
+        if 10 not in rows:
+            raise
+        fail("training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 and 2",
+             f"gave the model inputs of {rows} examples, then raised {type(error).__name__}: {error}. The model saw "
+             "every row of x, not the batch's rows, x[batch]" + (f" (the model is called at {at[rows.index(10)]})"
+                                                               if at[rows.index(10)] else ""),
+             hint="Each batch: the model gets x[batch] only, and the loss compares with y[batch].")
     letters = "".join({"zero_grad": "z", "forward": "f", "loss": "l", "backward": "b", "step": "s"}[c] for c in calls)
     # right: zero_grad anywhere but between a backward and its step, and once or more between a step and the next backward
     right = re.fullmatch(r"z*fz*lz*bs(?:(?:z+fz*lz*|fz+lz*|flz+)bs){2}z*", letters)
@@ -354,7 +364,8 @@ with checking("6.4"):
         whole = all(n == 10 for n in rows)
         fail("the calls of training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 "
              "and 2", f"gave the model inputs of {rows} examples; expected 4, 4 and 2 (in any order)"
-             + (": every batch's forward got the whole data set, x, not x[batch]" if whole else ""),
+             + (": every batch's forward got the whole data set, x, not x[batch]" if whole else "")
+             + (f" (the model is called at {at[0]})" if at[0] else ""),
              hint="Each batch: the model gets x[batch] only, and the loss compares with y[batch].")
     mt.manual_seed(0)
     model = nn.Linear(1, 1)

@@ -125,4 +125,18 @@ MISTAKES = [
         "self.layers = [Linear(m, n, dtype=dtype) for m, n in zip(sizes[:-1], sizes[1:])]",
         "self.layers = [Linear(sizes[i], sizes[i + 1], dtype=dtype) for i in range(len(sizes) - 2)]"), "6.1",
      ["the last layer is missing", "zip(sizes[:-1], sizes[1:])"]),
+    # ---- a fresh learner's (fb-s6): the model fed all of x, its own line above the loss's that raised; a line above
+    # the one that raised, where the value it uses is made
+    ("training loop feeds the model all of x, the loss the batch's targets", ("training.py",
+        "        loss = loss_fn(model(Tensor(x[batch])), y[batch])",
+        "        pred = model(Tensor(x))\n        loss = loss_fn(pred, y[batch])"), "6.4",
+     ["gave the model inputs of [10] examples, then raised ValueError", "every row of x, not the batch's rows",
+      "(the model is called at line 45 of minitorch/training.py (train_epoch))", "A small edit of line 45 of "
+      "minitorch/training.py (train_epoch) makes every case of this check pass: look there at an index missing"]),
+    ("matmul's 1-D b gradient read at the wrong axis, a line above the reshape that raises", ("ops_linalg.py",
+        "            grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)",
+        "            db = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape)\n"
+        "            db = db[..., 0, :] if b.ndim == 1 else db\n            grad_b = db.reshape(b.shape)"), "5.1",
+     ["raised ValueError", "A small edit of line 48 of minitorch/ops_linalg.py (MatMul.backward)",
+      "Line 49, your line below it, raised: it uses db, made at line 48.", "your line: minitorch/ops_linalg.py, line 49"]),
 ]

@@ -211,4 +211,19 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     kinds = " or ".join(dict.fromkeys(mutants.KINDS[e.kind] for _, e in accepted))
     file, _, function = where.partition(" ")
     return (f"A small edit of line {edit.line} of {file} {function} makes every case of this check pass: "
-            f"look there at {kinds}.")
+            f"look there at {kinds}." + _made_above(error, next(f for w, f in suspects if w == where), edit.line))
+
+
+def _made_above(error: BaseException, function: Callable, line: int) -> str:
+    """Where your line raised below the edited ``line`` of the same ``function``, using a
+    value made there: the words that say so ("" otherwise), since "your line" is the one
+    that raised, not the one to change."""
+    code, frames, seen = function.__code__, [], error
+    while seen is not None and not frames:  # your exception, or the one a check's failure was made from
+        frames = [n for f, n in __import__("traceback").walk_tb(seen.__traceback__) if f.f_code is code]
+        seen = seen.__context__
+    if not frames or frames[-1] <= line:
+        return ""
+    made = mutants.names_at(code, line, stored=True) & mutants.names_at(code, frames[-1], stored=False)
+    return (f" Line {frames[-1]}, your line below it, raised: it uses {' and '.join(sorted(made))}, made at line {line}."
+            if made else "")

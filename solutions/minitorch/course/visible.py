@@ -21,10 +21,10 @@ import numpy as np
 from ..function import Context
 from ..gradcheck import numerical_grads
 from . import diagnose, evidence, known_mistakes, repair
-from .failures import CheckFailed, checking, raised
+from .failures import CheckFailed, called_from, checking, raised
 from .mismatch import hint_for, compare, fail, in_place
 
-__all__ = ["CheckFailed", "check_backward", "checking", "fail", "in_place", "same", "seen"]
+__all__ = ["CheckFailed", "called_from", "check_backward", "checking", "fail", "in_place", "same", "seen"]
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
