@@ -145,6 +145,10 @@ BUGGY += [
     ("max counts the ties without keepdims", ("ops_reduce.py",
         "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
         "ties = np.sum(hit, axis=ctx.axes).astype(grad.dtype)"), "3.3", "counts the ties"),
+    # a fresh learner's (fb-s6): a probability target's gradient None, said with what it is
+    ("cross-entropy gives a probability target no gradient", ("losses.py",
+        "        grad_target = -log_p * rows if ctx.needs_input_grad[1] else None\n        return grad_logits, grad_target",
+        "        return grad_logits, None"), "5.4", "a probability target gets a gradient too"),
 ]
 
 ALTERNATIVES += [

@@ -139,4 +139,9 @@ MISTAKES = [
         "            db = db[..., 0, :] if b.ndim == 1 else db\n            grad_b = db.reshape(b.shape)"), "5.1",
      ["raised ValueError", "A small edit of line 48 of minitorch/ops_linalg.py (MatMul.backward)",
       "Line 49, your line below it, raised: it uses db, made at line 48.", "your line: minitorch/ops_linalg.py, line 49"]),
+    ("cross-entropy gives a probability target no gradient", ("losses.py",
+        "        grad_target = -log_p * rows if ctx.needs_input_grad[1] else None\n        return grad_logits, grad_target",
+        "        return grad_logits, None"), "5.4",
+     ["the gradient for input 1: came back as None", "ctx.needs_input_grad[1] is True", "it returns at line 84 of "
+      "minitorch/losses.py (CrossEntropy.backward)", "A probability target gets a gradient too"]),
 ]

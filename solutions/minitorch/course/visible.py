@@ -21,7 +21,7 @@ import numpy as np
 from ..function import Context
 from ..gradcheck import numerical_grads
 from . import diagnose, evidence, known_mistakes, repair
-from .failures import CheckFailed, called_from, checking, raised
+from .failures import CheckFailed, called_from, checking, raised, returned_at
 from .mismatch import hint_for, compare, fail, in_place
 
 __all__ = ["CheckFailed", "called_from", "check_backward", "checking", "fail", "in_place", "same", "seen"]
@@ -167,6 +167,12 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
                  + _pattern(got, np.asarray(want), max(1e-5, loose), max(atol, loose), inputs, np.shape(upstream)), got,
                  np.asarray(want),
                  f"Fix: {found['fix']}")
+        if got is None and (needs is None or needs[i]):  # where it returns, and what belongs there
+            line = returned_at(lambda: op.backward(ctx, np.array(upstream, copy=True)), op.backward)
+            fail(name, f"{what}: the gradient for input {i}", f"came back as None; expected an array of shape "
+                 f"{np.shape(want)}: ctx.needs_input_grad[{i}] is True, so backward returns its gradient as element {i} "
+                 f"of its tuple (None only for an input that needs none)" + (f"; it returns at {line}" if line else ""),
+                 hint=hint_for(hint, f"None {i}") or hint_for(hint, "type"))
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
              dtype=dtype if dtype.kind == "f" else None, hint=hint,
              swapped=None if partner is None else np.asarray(expected[partner]),
