@@ -74,8 +74,8 @@ def linear(w, rng):
     kinds = {name: getattr(seen[name], "dtype", None) for name in ("weight", "bias", "out")}
     if any(kind != np.float32 for kind in kinds.values()):
         raise CheckFailure(f"Linear(5, 3, dtype=np.float32) gave weight, bias and output of dtypes "
-                           f"{', '.join(str(k) for k in kinds.values())}: make the Parameters in the dtype asked for",
-                           "dtype")
+                           f"{', '.join(str(k) for k in kinds.values())}: make the Parameters in the dtype asked for "
+                           f"(Parameter(..., dtype=dtype))" + _made_at(seen.get("made")), "dtype")
 
 
 def _spread(name: str, values: np.ndarray, bound: float, layer: str) -> str:
@@ -171,6 +171,16 @@ def training_loop_order(w, rng):
         raise CheckFailure(f"train_epoch made the calls {calls[:12]}{'...' if len(calls) > 12 else ''}: {problem}. "
                            "Each batch: zero_grad (of the optimizer or the model), forward, loss, backward, step",
                            "zero_grad or order of calls")
+
+
+def _made_at(made) -> str:
+    """Where the learner's Linear.__init__ made a parameter of another dtype, in words ("" if not known)."""
+    if isinstance(made, list) and len(made) == 5 and isinstance(made[0], str) and re.fullmatch(
+            r"minitorch/[\w/]+\.py", made[0]) and isinstance(made[1], int) and re.fullmatch(r"[\w.]+", str(made[2])) \
+            and re.fullmatch(r"self\.\w+", str(made[3])) and re.fullmatch(r"(u?int|float|complex)\d+", str(made[4])):
+        return (f". {made[3]} is made in {made[4]} at line {made[1]} of {made[0]} ({made[2]}) (NumPy's random draws "
+                "are float64: make the value in the dtype asked for)")
+    return ""
 
 
 def _called_at(where) -> str:

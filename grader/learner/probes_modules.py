@@ -11,20 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from grader.learner.own_lines import own_line
+from grader.learner.own_lines import first_other_dtype, own_caller
 from grader.learner.probes import given, plain, probe, swaps_of
-
-
-def _called_from(mt: Any) -> list:
-    """[file, line, function] of the learner's own line that called the caller (a recording
-    model): the innermost line on the stack below a "# Task" label of the package; [] if none."""
-    root, frame = os.path.dirname(os.path.realpath(mt.__file__)), sys._getframe(2)
-    while frame is not None:
-        path = os.path.realpath(frame.f_code.co_filename)
-        if path.startswith(root + os.sep) and own_line(frame, frame.f_lineno):
-            return ["minitorch/" + os.path.relpath(path, root).replace(os.sep, "/"), frame.f_lineno, frame.f_code.co_name]
-        frame = frame.f_back
-    return []
 
 
 @probe
@@ -72,10 +60,21 @@ def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | 
     options = {} if dtype is None else {"dtype": np.dtype(dtype)}
     layer = mt.nn.Linear(in_features, out_features, bias=bias, **options)
     out = None if x is None else layer(mt.Tensor(x))
+    made = []  # with dtype: where the learner's __init__ makes a parameter of another dtype
+    for name in ("weight", "bias") if dtype is not None else ():
+        if str(getattr(getattr(layer, name, None), "dtype", dtype)) != dtype:
+            init = mt.nn.Linear.__init__
+            found = first_other_dtype(lambda: mt.nn.Linear(in_features, out_features, bias=bias, **options), [init],
+                                      dtype, f"self.{name}")
+            if found is not None:
+                root = os.path.dirname(os.path.realpath(mt.__file__))
+                path = os.path.relpath(os.path.realpath(init.__code__.co_filename), root).replace(os.sep, "/")
+                made = [f"minitorch/{path}", found[1], init.__qualname__, found[2], found[3]]
+            break
     return {"weight": _data(layer.weight), "bias": _data(getattr(layer, "bias", None)),
             "parameters": isinstance(layer.weight, mt.nn.Parameter)
             and (layer.bias is None or isinstance(layer.bias, mt.nn.Parameter)),
-            "count": len(list(layer.parameters())), "out": _data(out)}
+            "count": len(list(layer.parameters())), "out": _data(out), "made": made}
 
 
 @probe
@@ -171,7 +170,9 @@ class _Recorder:
             def __call__(self, x):
                 recorder.calls.append("forward")
                 recorder.batches.append(len(np.asarray(getattr(x, "data", x))))
-                recorder.called_at = recorder.called_at or _called_from(mt)
+                if not recorder.called_at:  # the learner's line that called the model
+                    found = own_caller(sys._getframe(1), os.path.dirname(os.path.realpath(mt.__file__)))
+                    recorder.called_at = [f"minitorch/{found[0]}", *found[1:]] if found else []
                 recorder.output = x
                 return x
 

@@ -32,7 +32,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, nn, optim, plotting, training
-from minitorch.course.visible import called_from, check_backward, checking, fail, in_place, same, seen  # the checks' messages
+from minitorch.course.visible import called_from, check_backward, checking, fail, in_place, same, same_dtype, seen  # the checks' messages
 
 # %% [markdown]
 # ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
@@ -67,8 +67,10 @@ with checking("6.1"):
              f"values from {values.min():.4f} to {values.max():.4f}, spread (std) {values.std():.4f}",
              hint="Both weight and bias start uniform in [-1/√in_features, 1/√in_features] (not zeros, not 1/√out).")
     small = nn.Linear(2, 3, dtype=np.float32)
-    same(str(small.weight.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).weight.dtype")
-    same(str(small.bias.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).bias.dtype")
+    for name in ("weight", "bias"):
+        same_dtype(getattr(small, name).dtype, "float32", f"nn.Linear(2, 3, dtype=np.float32).{name}.dtype",
+                   lambda: nn.Linear(2, 3, dtype=np.float32),
+                   hint="Make each Parameter in the dtype asked for: Parameter(..., dtype=dtype).", only=f"self.{name}")
     square, x3 = nn.Linear(3, 3), x[:4, :1] * np.array([1.0, -2.0, 0.5])  # square: x @ weight runs too
     same(square(mt.Tensor(x3)).data, x3 @ square.weight.data.T + square.bias.data, "nn.Linear(3, 3)(x)", "x of shape (4, 3)",
          known=("linear", {"x": x3, "weight": square.weight.data, "bias": square.bias.data}))

@@ -149,6 +149,11 @@ BUGGY += [
     ("cross-entropy gives a probability target no gradient", ("losses.py",
         "        grad_target = -log_p * rows if ctx.needs_input_grad[1] else None\n        return grad_logits, grad_target",
         "        return grad_logits, None"), "5.4", "a probability target gets a gradient too"),
+    # a fresh learner's (fb-s6): Linear's weight drawn without the dtype asked for; the line that makes it is said
+    ("linear's weight not made in the dtype asked for", ("nn/modules.py",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)))"), "6.1",
+     "self.weight is made in float64 at line 95 of minitorch/nn/modules.py (Linear.__init__)"),
 ]
 
 ALTERNATIVES += [

@@ -144,4 +144,9 @@ MISTAKES = [
         "        return grad_logits, None"), "5.4",
      ["the gradient for input 1: came back as None", "ctx.needs_input_grad[1] is True", "it returns at line 84 of "
       "minitorch/losses.py (CrossEntropy.backward)", "A probability target gets a gradient too"]),
+    ("linear's weight not made in the dtype asked for", ("nn/modules.py",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)))"), "6.1",
+     ["weight.dtype: came back as 'float64'; expected 'float32'", "self.weight is made in float64 at line 95 of "
+      "minitorch/nn/modules.py (Linear.__init__)", "Parameter(..., dtype=dtype)"]),
 ]

@@ -21,10 +21,10 @@ import numpy as np
 from ..function import Context
 from ..gradcheck import numerical_grads
 from . import diagnose, evidence, known_mistakes, repair
-from .failures import CheckFailed, called_from, checking, raised, returned_at
+from .failures import CheckFailed, _task, called_from, checking, raised, returned_at
 from .mismatch import hint_for, compare, fail, in_place
 
-__all__ = ["CheckFailed", "called_from", "check_backward", "checking", "fail", "in_place", "same", "seen"]
+__all__ = ["CheckFailed", "called_from", "check_backward", "checking", "fail", "in_place", "same", "same_dtype", "seen"]
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
@@ -73,6 +73,16 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
     if known:
         known_mistakes.seen_value(where, entries, got, atol, rtol, None if isinstance(expected, type) else expected)
+
+
+def same_dtype(got: Any, dtype: str, call: str, make: Callable[[], Any], hint: str = "", only: str = "") -> None:
+    """``got``, a value's dtype, must be ``dtype``; if not, the message names the first line of
+    your code that makes a value of another dtype (named ``only``, such as "self.weight", if
+    given) while ``make`` runs (a layer made again)."""
+    __tracebackhide__ = True
+    if str(got) != dtype:
+        line = repair.dtype_line(_task[-1], make, dtype, only) if _task else ""
+        fail(call, "", f"came back as {str(got)!r}; expected {dtype!r}" + (f". {line}" if line else ""), hint=hint)
 
 
 def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs: Sequence[np.ndarray],
