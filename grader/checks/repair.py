@@ -155,8 +155,8 @@ def _place(answer: Any, right: Callable[[Any], bool], claim: str, raised_at: int
     if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
             and isinstance(line, int) and kinds):
         return ""
-    made = sorted({n for e in accepted for n in (e.get("made") if isinstance(e.get("made"), list) else [])
-                   if isinstance(n, str) and n.isidentifier()})
+    lists = [e["made"] for e in accepted if isinstance(e.get("made"), list)]
+    made = sorted({n for names in lists for n in names if isinstance(n, str) and n.isidentifier()})
     below = f" Line {raised_at}, your line below it, raised: it uses {' and '.join(made)}, made at line {line}." \
         if made and raised_at > line else ""
     return f"A small edit of line {line} of {file} ({name}) {claim}: look there at {' or '.join(kinds)}.{below}"

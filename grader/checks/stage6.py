@@ -203,8 +203,8 @@ def training_loop_batches(w, rng):
         raise CheckFailure(f"train_epoch gave the model inputs of {seen['batches']} examples for 10 examples and "
                            "batch_size 4, expected 4, 4 and 2 in any order"
                            + (": every batch's forward got the whole data set, x, not x[batch]" if whole else "")
-                           + _called_at(seen.get("called_at")) + ". Each batch: the model gets x[batch] only, and the loss compares with y[batch]",
-                           "wrong batches")
+                           + _called_at(seen.get("called_at"))
+                           + ". Each batch: the model gets x[batch] only, and the loss compares with y[batch]", "wrong batches")
     if seen.get("returned") == "loss":
         raise CheckFailure("train_epoch returned a Tensor (a loss object, made by loss * len(batch) or a sum of "
                            "losses), not a float: add loss.item() * len(batch) to the total. A Tensor total also keeps "

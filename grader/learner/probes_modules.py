@@ -62,7 +62,7 @@ def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | 
     out = None if x is None else layer(mt.Tensor(x))
     made = []  # with dtype: where the learner's __init__ makes a parameter of another dtype
     for name in ("weight", "bias") if dtype is not None else ():
-        if str(getattr(getattr(layer, name, None), "dtype", dtype)) != dtype:
+        if dtype is not None and str(getattr(getattr(layer, name, None), "dtype", dtype)) != dtype:
             init = mt.nn.Linear.__init__
             found = first_other_dtype(lambda: mt.nn.Linear(in_features, out_features, bias=bias, **options), [init],
                                       dtype, f"self.{name}")
@@ -128,8 +128,11 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list 
         held.append([plain(np.array(b, copy=True)) if b is not None else None for b in before])
         changed += [[at, k, t] for at, k, grad, value in given if [at, k] not in [c[:2] for c in changed]
                     and not np.array_equal(grad, value)]
+    kept = getattr(opt, "state", None)  # each parameter's state's keys, where the state is a list of dicts
+    keys = [sorted(str(k)[:40] for k in s) if isinstance(s, dict) else None for s in kept[:len(params)]] \
+        if isinstance(kept, list) else None
     return {"history": history, "params": history[-1] if history else [], "idle": _data(idle), "held": held,
-            "grads_changed": changed}
+            "grads_changed": changed, "state_keys": keys}
 
 
 @probe

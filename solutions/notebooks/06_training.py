@@ -204,6 +204,14 @@ with checking("6.2"):
                           "with lr read at every step (keep it out of the buffer).")
                 in_place(held[i], p.data, f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
                          f"parameter {i} after step {step + 1}")
+        # the state of the two parameters that got gradients
+        kept = [sorted(map(str, s)) if isinstance(s, dict) else [] for s in list(sgd.state)[:2]]
+        if momentum and any("momentum_buffer" not in keys for keys in kept):
+            fail(f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).state", "3 right steps, "
+                 "parameters 0 and 1", f"held the keys {kept}; expected 'momentum_buffer' in each: the buffer b is "
+                 "kept under PyTorch's name, which the stub gives (code that reads an optimizer's state, such as a "
+                 "checkpoint, looks it up by that name)", hint="Keep b in state['momentum_buffer'], in the dict "
+                 "self.state gives each parameter.")
     print("Task 6.2 passes the visible checks")
 
 # %% [markdown]

@@ -154,6 +154,15 @@ BUGGY += [
         "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
         "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)))"), "6.1",
      "self.weight is made in float64 at line 95 of minitorch/nn/modules.py (Linear.__init__)"),
+    # a fresh learner's (fb-s6): the right steps, the buffer kept under another key than the stub's (PyTorch's) name
+    ("sgd keeps its momentum buffer under another key", ("optim.py",
+        '                buffer = state.get("momentum_buffer")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum_buffer"] = g',
+        '                buffer = state.get("momentum")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum"] = g'), "6.2",
+     "expected 'momentum_buffer' in each: the buffer b is kept under PyTorch's name, which the stub gives"),
 ]
 
 ALTERNATIVES += [

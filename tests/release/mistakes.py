@@ -149,4 +149,13 @@ MISTAKES = [
         "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)))"), "6.1",
      ["weight.dtype: came back as 'float64'; expected 'float32'", "self.weight is made in float64 at line 95 of "
       "minitorch/nn/modules.py (Linear.__init__)", "Parameter(..., dtype=dtype)"]),
+    ("sgd keeps its momentum buffer under another key", ("optim.py",
+        '                buffer = state.get("momentum_buffer")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum_buffer"] = g',
+        '                buffer = state.get("momentum")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum"] = g'), "6.2",
+     ["held the keys [['momentum'], ['momentum']]", "expected 'momentum_buffer' in each",
+      "Keep b in state['momentum_buffer']"]),
 ]
