@@ -36,8 +36,10 @@ WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  #
          "factor": "one factor or divisor too many",
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
-         "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)"}
+         "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
+         "index": "an index missing (a value used whole where the loop's own part of it belongs)"}
 FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
+RAISED_AT = re.compile(r" at (minitorch/[\w/]+\.py), line (\d+), in \w+: ")  # common.failure_of's words for your line
 
 
 def located(failure: CheckFailure, w: Any, function: str, reference: Callable[..., np.ndarray],
@@ -46,13 +48,14 @@ def located(failure: CheckFailure, w: Any, function: str, reference: Callable[..
             atol: float = 1e-7) -> CheckFailure:
     """``failure`` (a rule's wrong gradient or its exception), with the line a repair search
     points at when one does; unchanged for a named known mistake, or once the budget is spent."""
+    raised = str(failure) if failure.kind == Failure.RAISED else ""
     return _budgeted(failure, w, lambda seconds: _search(w, function, reference, arrays, upstream, differentiable,
-                                                          params, swaps, views, rtol, atol, seconds))
+                                                          params, swaps, views, rtol, atol, seconds, raised))
 
 
 def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays: Sequence[np.ndarray],
             upstream: np.ndarray, differentiable: Sequence[int] | None, params: dict, swaps: dict | None,
-            views: Sequence[int], rtol: float, atol: float, seconds: float) -> str:
+            views: Sequence[int], rtol: float, atol: float, seconds: float, raised: str = "") -> str:
     rng = np.random.default_rng(11)
     cases = [(list(arrays), np.asarray(upstream))]
     for _ in range(2):  # fresh cases: each input scaled by random factors near 1, its signs kept
@@ -62,13 +65,15 @@ def _search(w: Any, function: str, reference: Callable[..., np.ndarray], arrays:
     expected = [(np.asarray(reference(*a)), {i: numeric_vjp(reference, a, up, i) for i in inputs}) for a, up in cases]
     sent = [{"arrays": [np.ascontiguousarray(np.swapaxes(x, -1, -2)) if i in views else x for i, x in enumerate(a)],
              "upstream": up} for a, up in cases]
+    at = RAISED_AT.search(raised)
     try:
         answer = w.call("rule_edits", doing=f"trying small edits of {function}", function=function, cases=sent,
                         params=params, swaps=swaps or {}, views=list(views), seconds=seconds,
-                        task=str(getattr(w, "task", "") or ""))
+                        task=str(getattr(w, "task", "") or ""), **({"raised_at": [at[1], int(at[2])]} if at else {}))
     except (Raised, Lost):
         return ""
-    return _place(answer, lambda seen: _right(seen, expected, rtol, atol), "makes this case and fresh random ones right")
+    return _place(answer, lambda seen: _right(seen, expected, rtol, atol), "makes this case and fresh random ones right",
+                  int(at[2]) if at else 0)
 
 
 def located_value(failure: CheckFailure, w: Any, function: str, probe: str, calls: Sequence[dict],
@@ -136,8 +141,9 @@ def _budgeted(failure: CheckFailure, w: Any, search: Callable[[float], str]) -> 
                         failure.kind, failure.not_finite)
 
 
-def _place(answer: Any, right: Callable[[Any], bool], claim: str) -> str:
-    """The one line of every edit whose answers are ``right``, in words; "" unless there is one."""
+def _place(answer: Any, right: Callable[[Any], bool], claim: str, raised_at: int = 0) -> str:
+    """The one line of every edit whose answers are ``right``, in words; "" unless there is one.
+    ``raised_at``: the line of the learner's that raised, below it, whose values it made are said."""
     if not isinstance(answer, dict) or answer.get("incomplete") or not isinstance(answer.get("edits"), list):
         return ""  # not searched to the end: no line can be named honestly
     accepted = [e for e in answer["edits"] if isinstance(e, dict) and right(e.get("seen"))]
@@ -149,7 +155,11 @@ def _place(answer: Any, right: Callable[[Any], bool], claim: str) -> str:
     if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
             and isinstance(line, int) and kinds):
         return ""
-    return f"A small edit of line {line} of {file} ({name}) {claim}: look there at {' or '.join(kinds)}."
+    lists = [e["made"] for e in accepted if isinstance(e.get("made"), list)]
+    made = sorted({n for names in lists for n in names if isinstance(n, str) and n.isidentifier()})
+    below = f" Line {raised_at}, your line below it, raised: it uses {' and '.join(made)}, made at line {line}." \
+        if made and raised_at > line else ""
+    return f"A small edit of line {line} of {file} ({name}) {claim}: look there at {' or '.join(kinds)}.{below}"
 
 
 def _right(seen: Any, expected: list, rtol: float, atol: float) -> bool:

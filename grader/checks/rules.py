@@ -78,13 +78,14 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
                rng: np.random.Generator, differentiable: Sequence[int] | None = None, label: str = "",
                rtol: float = 1e-5, atol: float = 1e-7, kind: str = "", swaps: dict | None = None,
                views: Sequence[int] = (), mistakes: Sequence[tuple[int, str, str, Callable]] = (),
-               upstream_order: str = "C", **params: Any) -> None:
+               upstream_order: str = "C", missing: dict[int, str] | None = None, **params: Any) -> None:
     """The forward against ``reference`` and each gradient against central differences of
     it, in float64, for a random upstream gradient. ``mistakes`` are known wrong rules,
     (input, what the mistake is, its name for the class report, ``f(arrays, upstream)``
     giving the wrong gradient): a wrong gradient that equals one is explained in its words.
     ``upstream_order="F"`` sends the upstream gradient laid out in memory column by column
-    (as a transposed array is): a rule must read it by index, never by memory order."""
+    (as a transposed array is): a rule must read it by index, never by memory order.
+    ``missing``: for an input, what its gradient is, said when it comes back None."""
     arrays = [np.asarray(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
     expected_out = np.asarray(reference(*arrays))
     upstream = np.asarray(rng.standard_normal(expected_out.shape), order=upstream_order)  # type: ignore[call-overload]
@@ -102,6 +103,13 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
     for i in (range(len(arrays)) if differentiable is None else differentiable):
         expected = numeric_vjp(reference, arrays, upstream, i)
         what = f"{name}.backward: the gradient for input {i} (shape {arrays[i].shape}, inputs {shapes})"
+        if grads[i] is None:
+            note = (missing or {}).get(i, "")
+            raise located(CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}: the input "
+                                       f"needs a gradient (ctx.needs_input_grad[{i}] is True), so backward returns it "
+                                       f"as element {i} of its tuple (None only for an input that needs none)"
+                                       + (f". {note}" if note else ""), "returned None"),
+                          w, function, reference, arrays, upstream, differentiable, params, swaps, views, rtol, atol)
         try:
             explain(what, grads[i], expected, rtol=rtol, atol=atol, kind=kind)
         except CheckFailure as failure:

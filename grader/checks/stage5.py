@@ -185,17 +185,23 @@ def cross_entropy_indices(w, rng):
                            "dtype drift", keep=0.5)
 
 
+TARGET_GRADIENT = ("A probability target gets a gradient too, as in PyTorch: the loss's derivative by the target, "
+                   "minus log_p times rows (the upstream gradient per row), returned second by CrossEntropy.backward")
+
+
 @part("5.4", "probabilities")
 def cross_entropy_probabilities(w, rng):
     for reduction in ("mean", "sum", "none"):
         for n, c in [(4, 3), (1, 5)]:
             logits, probs = rng.standard_normal((n, c)) * 2, rng.dirichlet(np.ones(c), n)
             check_rule(w, "losses.CrossEntropy", lambda a, t: cross_entropy(a, t, reduction), [logits, probs], rng,
-                       label=f"(probabilities, reduction={reduction!r})", swaps=LSE_SWAP, reduction=reduction)
+                       label=f"(probabilities, reduction={reduction!r})", swaps=LSE_SWAP, reduction=reduction,
+                       missing={1: TARGET_GRADIENT})
         # weighted soft labels, whose rows do not sum to 1 (PyTorch takes them): p alone minus the target is wrong here
         weighted = rng.dirichlet(np.ones(3), 4) * np.array([[0.5], [2.0], [1.5], [3.0]])
         check_rule(w, "losses.CrossEntropy", lambda a, t: cross_entropy(a, t, reduction),
                    [rng.standard_normal((4, 3)) * 2, weighted], rng, swaps=LSE_SWAP, reduction=reduction,
+                   missing={1: TARGET_GRADIENT},
                    label=f"(probabilities whose rows sum to 0.5, 2, 1.5 and 3, reduction={reduction!r})")
     check_float32(w, "losses.CrossEntropy", [np.ones((2, 3)), np.full((2, 3), 1 / 3)],
                   lambda a, t: cross_entropy(a, t, "mean"), swaps=LSE_SWAP, reduction="mean")

@@ -5,6 +5,8 @@ that record what it calls (``probes_modules.py``). The optimizers' parts (Tasks 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from grader.checks import part
@@ -72,8 +74,8 @@ def linear(w, rng):
     kinds = {name: getattr(seen[name], "dtype", None) for name in ("weight", "bias", "out")}
     if any(kind != np.float32 for kind in kinds.values()):
         raise CheckFailure(f"Linear(5, 3, dtype=np.float32) gave weight, bias and output of dtypes "
-                           f"{', '.join(str(k) for k in kinds.values())}: make the Parameters in the dtype asked for",
-                           "dtype")
+                           f"{', '.join(str(k) for k in kinds.values())}: make the Parameters in the dtype asked for "
+                           f"(Parameter(..., dtype=dtype))" + _made_at(seen.get("made")), "dtype")
 
 
 def _spread(name: str, values: np.ndarray, bound: float, layer: str) -> str:
@@ -171,6 +173,24 @@ def training_loop_order(w, rng):
                            "zero_grad or order of calls")
 
 
+def _made_at(made) -> str:
+    """Where the learner's Linear.__init__ made a parameter of another dtype, in words ("" if not known)."""
+    if isinstance(made, list) and len(made) == 5 and isinstance(made[0], str) and re.fullmatch(
+            r"minitorch/[\w/]+\.py", made[0]) and isinstance(made[1], int) and re.fullmatch(r"[\w.]+", str(made[2])) \
+            and re.fullmatch(r"self\.\w+", str(made[3])) and re.fullmatch(r"(u?int|float|complex)\d+", str(made[4])):
+        return (f". {made[3]} is made in {made[4]} at line {made[1]} of {made[0]} ({made[2]}) (NumPy's random draws "
+                "are float64: make the value in the dtype asked for)")
+    return ""
+
+
+def _called_at(where) -> str:
+    """Where the learner's train_epoch called the model, in words ("" when the probe could not say)."""
+    if isinstance(where, list) and len(where) == 3 and isinstance(where[0], str) and re.fullmatch(
+            r"minitorch/[\w/]+\.py", where[0]) and isinstance(where[1], int) and str(where[2]).isidentifier():
+        return f" (the model is called at line {where[1]} of {where[0]} ({where[2]}))"
+    return ""
+
+
 @part("6.4", "batches and the mean")
 def training_loop_batches(w, rng):
     seen = _train_epoch(w, rng)
@@ -183,8 +203,8 @@ def training_loop_batches(w, rng):
         raise CheckFailure(f"train_epoch gave the model inputs of {seen['batches']} examples for 10 examples and "
                            "batch_size 4, expected 4, 4 and 2 in any order"
                            + (": every batch's forward got the whole data set, x, not x[batch]" if whole else "")
-                           + ". Each batch: the model gets x[batch] only, and the loss compares with y[batch]",
-                           "wrong batches")
+                           + _called_at(seen.get("called_at"))
+                           + ". Each batch: the model gets x[batch] only, and the loss compares with y[batch]", "wrong batches")
     if seen.get("returned") == "loss":
         raise CheckFailure("train_epoch returned a Tensor (a loss object, made by loss * len(batch) or a sum of "
                            "losses), not a float: add loss.item() * len(batch) to the total. A Tensor total also keeps "

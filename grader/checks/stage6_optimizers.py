@@ -93,6 +93,18 @@ def _optimizer(w, name, site, case, kwargs, run, label):
     raise CheckFailure(f"{what} is wrong", "wrong result")
 
 
+def _state_keys(label: str, keys) -> None:
+    """Right steps with momentum: each parameter that got a gradient keeps b under PyTorch's
+    name, "momentum_buffer", which the stub gives (one part charges it: the momentum one)."""
+    kept = keys[:2] if isinstance(keys, list) else []
+    if len(kept) < 2 or any(not isinstance(k, list) or "momentum_buffer" not in k for k in kept):
+        held = [k[:6] if isinstance(k, list) else "no dict" for k in kept] if kept else "no list of dicts"
+        raise CheckFailure(f"optim.SGD({label}): every step is right, but the state of the two parameters that got "
+                           f"gradients held the keys {held}; expected 'momentum_buffer' in each: the buffer b is kept "
+                           "under PyTorch's name, which the stub gives, in the dict self.state gives each parameter",
+                           "state key")
+
+
 def _in_place(name, label, held, history) -> None:
     """The values are right: the array each parameter held before a step must hold them
     after it too, as any other reference to that array sees it."""
@@ -161,6 +173,8 @@ def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):
         else:
             if not settings["weight_decay"] and not settings.get("momentum"):  # one part charges it
                 _in_place(name, label, seen.get("held"), seen["history"])
+            if name == "SGD" and settings.get("momentum") and not settings["weight_decay"]:
+                _state_keys(label, seen.get("state_keys"))
     return judge
 
 

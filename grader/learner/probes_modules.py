@@ -5,10 +5,13 @@ Like ``probes.py``: run inside the learner's process, return observations, decid
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 import numpy as np
 
+from grader.learner.own_lines import first_other_dtype, own_caller
 from grader.learner.probes import given, plain, probe, swaps_of
 
 
@@ -57,10 +60,21 @@ def linear(mt, in_features: int, out_features: int, bias: bool, x: np.ndarray | 
     options = {} if dtype is None else {"dtype": np.dtype(dtype)}
     layer = mt.nn.Linear(in_features, out_features, bias=bias, **options)
     out = None if x is None else layer(mt.Tensor(x))
+    made = []  # with dtype: where the learner's __init__ makes a parameter of another dtype
+    for name in ("weight", "bias") if dtype is not None else ():
+        if dtype is not None and str(getattr(getattr(layer, name, None), "dtype", dtype)) != dtype:
+            init = mt.nn.Linear.__init__
+            found = first_other_dtype(lambda: mt.nn.Linear(in_features, out_features, bias=bias, **options), [init],
+                                      dtype, f"self.{name}")
+            if found is not None:
+                root = os.path.dirname(os.path.realpath(mt.__file__))
+                path = os.path.relpath(os.path.realpath(init.__code__.co_filename), root).replace(os.sep, "/")
+                made = [f"minitorch/{path}", found[1], init.__qualname__, found[2], found[3]]
+            break
     return {"weight": _data(layer.weight), "bias": _data(getattr(layer, "bias", None)),
             "parameters": isinstance(layer.weight, mt.nn.Parameter)
             and (layer.bias is None or isinstance(layer.bias, mt.nn.Parameter)),
-            "count": len(list(layer.parameters())), "out": _data(out)}
+            "count": len(list(layer.parameters())), "out": _data(out), "made": made}
 
 
 @probe
@@ -114,8 +128,11 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list 
         held.append([plain(np.array(b, copy=True)) if b is not None else None for b in before])
         changed += [[at, k, t] for at, k, grad, value in given if [at, k] not in [c[:2] for c in changed]
                     and not np.array_equal(grad, value)]
+    kept = getattr(opt, "state", None)  # each parameter's state's keys, where the state is a list of dicts
+    keys = [sorted(str(k)[:40] for k in s) if isinstance(s, dict) else None for s in kept[:len(params)]] \
+        if isinstance(kept, list) else None
     return {"history": history, "params": history[-1] if history else [], "idle": _data(idle), "held": held,
-            "grads_changed": changed}
+            "grads_changed": changed, "state_keys": keys}
 
 
 @probe
@@ -143,9 +160,10 @@ def optimizer_decay_folded(mt, name: str, starts: list, steps: list, kwargs: dic
 class _Recorder:
     """A model, a loss and an optimizer that record the calls they get."""
 
-    def __init__(self) -> None:
+    def __init__(self, mt: Any) -> None:
         self.calls: list[str] = []
         self.batches: list[int] = []
+        self.called_at: list = []  # where the learner's code called the model first
         self.losses: list[float] = []
         self.loss_args: list[str] = []  # each loss call: "out first" (right), "out second", or "other"
         self.output: Any = None
@@ -155,6 +173,9 @@ class _Recorder:
             def __call__(self, x):
                 recorder.calls.append("forward")
                 recorder.batches.append(len(np.asarray(getattr(x, "data", x))))
+                if not recorder.called_at:  # the learner's line that called the model
+                    found = own_caller(sys._getframe(1), os.path.dirname(os.path.realpath(mt.__file__)))
+                    recorder.called_at = [f"minitorch/{found[0]}", *found[1:]] if found else []
                 recorder.output = x
                 return x
 
@@ -213,7 +234,7 @@ class _Recorder:
 
 @probe
 def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) -> dict:
-    rec = _Recorder()
+    rec = _Recorder(mt)
     mean = mt.training.train_epoch(rec.model, rec.loss, rec, x, y, batch_size, np.random.default_rng(seed))
     returned = "loss" if isinstance(mean, rec.loss_class) else type(mean).__name__
     try:
@@ -221,4 +242,4 @@ def train_epoch(mt, x: np.ndarray, y: np.ndarray, batch_size: int, seed: int) ->
     except (TypeError, ValueError):
         mean = None
     return {"calls": rec.calls, "batches": rec.batches, "losses": rec.losses, "mean": mean, "returned": returned,
-            "loss_args": rec.loss_args}
+            "loss_args": rec.loss_args, "called_at": rec.called_at}

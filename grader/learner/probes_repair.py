@@ -54,10 +54,12 @@ def _arrays(value: Any) -> int:
 
 @probe
 def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | None = None,
-               views: list | None = None, seconds: float = 2.0, task: str = "") -> dict:
+               views: list | None = None, seconds: float = 2.0, task: str = "", raised_at: list | None = None) -> dict:
     """Every edit of ``function``'s forward and backward (those holding a "# Task" label),
     or else of its module's functions labelled with ``task``, each run on every case
-    ({"arrays", "upstream"}) until one raises; stops after ``seconds``."""
+    ({"arrays", "upstream"}) until one raises; stops after ``seconds``. ``raised_at`` (file,
+    line): where the learner's exception was raised; an edit above it in the same function
+    says which names its line makes that the raising line uses ("made")."""
     owner = resolve(mt, function)
     root = os.path.dirname(os.path.realpath(mt.__file__))
     planned: list = []
@@ -87,8 +89,11 @@ def rule_edits(mt: Any, function: str, cases: list, params: dict, swaps: dict | 
             return {"edits": answers, "incomplete": True}
         path = os.path.realpath(method.__code__.co_filename)
         file = "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/")
+        made = sorted(mutants.names_at(method.__code__, edit.line, True) & mutants.names_at(
+            method.__code__, raised_at[1], False)) if raised_at and edit.line < raised_at[1] and \
+            raised_at[0] == file and method.__code__.co_firstlineno < raised_at[1] else []
         answers.append({"line": edit.line, "kind": edit.kind, "file": file, "function": method.__qualname__,
-                        "seen": seen})
+                        "seen": seen, "made": made})
     return {"edits": answers}
 
 

@@ -24,7 +24,8 @@ KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
          "factor": "one factor or divisor too many",
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
-         "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)"}
+         "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
+         "index": "an index missing (a value used whole where the loop's own part of it belongs)"}
 ORDER = list(KINDS)  # the common kinds first: a search cut short has tried those
 AXIS_CALLS = {"swapaxes", "moveaxis", "expand_dims", "squeeze", "transpose", "flip", "roll", "concatenate", "stack",
               "split", "take_along_axis", "argmax", "argmin", "cumsum"}
@@ -217,6 +218,17 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
             yield "axis", lambda c, v=axis: ast.keyword("axis", ast.Constant(v))
     if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
         yield from _calls(child, where)
+    if isinstance(child, ast.Subscript) and isinstance(child.slice, ast.Tuple):  # a[..., 0, :] -> a[..., :, 0]
+        items = child.slice.elts
+        for i in [i for i in range(len(items) - 1) if ast.unparse(items[i]) != ast.unparse(items[i + 1])]:
+            yield "axis", lambda c, i=i: ast.Subscript(c.value, ast.Tuple(
+                [*c.slice.elts[:i], c.slice.elts[i + 1], c.slice.elts[i], *c.slice.elts[i + 2:]], ast.Load()), c.ctx)
+    loops = [n for n, kind in where.names.items() if kind == "loop"]
+    if loops and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and where.names.get(child.id) \
+            not in (None, "loop") and not (isinstance(parent, ast.Subscript) and parent.value is child) \
+            and not (isinstance(parent, ast.Call) and parent.func is child):  # x -> x[batch]: the loop's rows only
+        for loop in loops:
+            yield "index", lambda c, n=loop: ast.Subscript(c, ast.Name(n, ast.Load()), ast.Load())
     if isinstance(child, ast.Attribute) and child.attr == "T" and isinstance(child.ctx, ast.Load):
         yield "axis", lambda c: c.value
         yield "transpose", lambda c: _swapaxes(c.value)  # .T reverses every axis: of a batch, only the last two

@@ -330,7 +330,11 @@ with checking("5.4"):
                 if not by_index:
                     expected += mt.numerical_grads(lambda t: cross_entropy_numpy(z, t, reduction), [target], g)
                 grads = check_backward(CrossEntropy, [z, target], g, expected if not by_index else [expected[0], None],
-                                       needs=(True, not by_index), params=dict(reduction=reduction), case=kind + where)
+                                       needs=(True, not by_index), params=dict(reduction=reduction), case=kind + where,
+                                       hint={"None 1": "A probability target gets a gradient too, as in PyTorch: the "
+                                             "loss's derivative by the target, minus log_p times rows (the upstream "
+                                             "gradient per row). None is only for class indices, or a target whose "
+                                             "ctx.needs_input_grad[1] is False."})
                 if by_index and grads[1] is not None:
                     fail("CrossEntropy.backward", case, "gave the class indices a gradient; expected None",
                          hint="Class indices are not differentiable: return None for them.")

@@ -32,7 +32,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import datasets, nn, optim, plotting, training
-from minitorch.course.visible import check_backward, checking, fail, in_place, same, seen  # the checks' messages
+from minitorch.course.visible import called_from, check_backward, checking, fail, in_place, same, same_dtype, seen  # the checks' messages
 
 # %% [markdown]
 # ## Your task 6.1: `Module.parameters`, `Linear` and `MLP` in `minitorch/nn/modules.py`
@@ -67,8 +67,10 @@ with checking("6.1"):
              f"values from {values.min():.4f} to {values.max():.4f}, spread (std) {values.std():.4f}",
              hint="Both weight and bias start uniform in [-1/√in_features, 1/√in_features] (not zeros, not 1/√out).")
     small = nn.Linear(2, 3, dtype=np.float32)
-    same(str(small.weight.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).weight.dtype")
-    same(str(small.bias.dtype), "float32", "nn.Linear(2, 3, dtype=np.float32).bias.dtype")
+    for name in ("weight", "bias"):
+        same_dtype(getattr(small, name).dtype, "float32", f"nn.Linear(2, 3, dtype=np.float32).{name}.dtype",
+                   lambda: nn.Linear(2, 3, dtype=np.float32),
+                   hint="Make each Parameter in the dtype asked for: Parameter(..., dtype=dtype).", only=f"self.{name}")
     square, x3 = nn.Linear(3, 3), x[:4, :1] * np.array([1.0, -2.0, 0.5])  # square: x @ weight runs too
     same(square(mt.Tensor(x3)).data, x3 @ square.weight.data.T + square.bias.data, "nn.Linear(3, 3)(x)", "x of shape (4, 3)",
          known=("linear", {"x": x3, "weight": square.weight.data, "bias": square.bias.data}))
@@ -202,6 +204,14 @@ with checking("6.2"):
                           "with lr read at every step (keep it out of the buffer).")
                 in_place(held[i], p.data, f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).step()",
                          f"parameter {i} after step {step + 1}")
+        # the state of the two parameters that got gradients
+        kept = [sorted(map(str, s)) if isinstance(s, dict) else [] for s in list(sgd.state)[:2]]
+        if momentum and any("momentum_buffer" not in keys for keys in kept):
+            fail(f"optim.SGD(lr=0.1, momentum={momentum}, weight_decay={weight_decay}).state", "3 right steps, "
+                 "parameters 0 and 1", f"held the keys {kept}; expected 'momentum_buffer' in each: the buffer b is "
+                 "kept under PyTorch's name, which the stub gives (code that reads an optimizer's state, such as a "
+                 "checkpoint, looks it up by that name)", hint="Keep b in state['momentum_buffer'], in the dict "
+                 "self.state gives each parameter.")
     print("Task 6.2 passes the visible checks")
 
 # %% [markdown]
@@ -291,13 +301,14 @@ with checking("6.3"):
 # Check Task 6.4: the epoch's loss weights each batch by its size; each batch is one
 # gradient step on that batch only (worked out with NumPy); five epochs fit a line
 with checking("6.4"):
-    calls, rows, outputs, loss_args = [], [], [], []  # a model, an optimizer and a loss that note each call they get
+    calls, rows, outputs, loss_args, at = [], [], [], [], []  # a model, an optimizer and a loss that note each call
 
 
     class Recorded(nn.Linear):
         def forward(self, x):
             calls.append("forward")
             rows.append(len(x.data) if isinstance(x, mt.Tensor) else len(x))  # how many examples this batch has
+            at.append(called_from())  # the line of yours that called the model
             outputs.append(super().forward(x))
             return outputs[-1]
 
@@ -337,7 +348,16 @@ with checking("6.4"):
     mt.manual_seed(0)
     model = Recorded(1, 1)
     x, y = np.linspace(-1, 1, 10)[:, None], 3 * np.linspace(-1, 1, 10)[:, None]
-    training.train_epoch(model, recorded_mse, RecordedSGD(model.parameters(), lr=0.1), x, y, 4, np.random.default_rng(0))
+    try:
+        training.train_epoch(model, recorded_mse, RecordedSGD(model.parameters(), lr=0.1), x, y, 4, np.random.default_rng(0))
+    except Exception as error:  # a model that saw every row gives an output the batch's targets do not match
+        if 10 not in rows:
+            raise
+        fail("training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 and 2",
+             f"gave the model inputs of {rows} examples, then raised {type(error).__name__}: {error}. The model saw "
+             "every row of x, not the batch's rows, x[batch]" + (f" (the model is called at {at[rows.index(10)]})"
+                                                               if at[rows.index(10)] else ""),
+             hint="Each batch: the model gets x[batch] only, and the loss compares with y[batch].")
     letters = "".join({"zero_grad": "z", "forward": "f", "loss": "l", "backward": "b", "step": "s"}[c] for c in calls)
     # right: zero_grad anywhere but between a backward and its step, and once or more between a step and the next backward
     right = re.fullmatch(r"z*fz*lz*bs(?:(?:z+fz*lz*|fz+lz*|flz+)bs){2}z*", letters)
@@ -354,7 +374,8 @@ with checking("6.4"):
         whole = all(n == 10 for n in rows)
         fail("the calls of training.train_epoch(model, loss_fn, optimizer, x, y, 4, rng)", "10 examples in batches of 4, 4 "
              "and 2", f"gave the model inputs of {rows} examples; expected 4, 4 and 2 (in any order)"
-             + (": every batch's forward got the whole data set, x, not x[batch]" if whole else ""),
+             + (": every batch's forward got the whole data set, x, not x[batch]" if whole else "")
+             + (f" (the model is called at {at[0]})" if at[0] else ""),
              hint="Each batch: the model gets x[batch] only, and the loss compares with y[batch].")
     mt.manual_seed(0)
     model = nn.Linear(1, 1)

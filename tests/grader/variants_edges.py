@@ -145,6 +145,24 @@ BUGGY += [
     ("max counts the ties without keepdims", ("ops_reduce.py",
         "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
         "ties = np.sum(hit, axis=ctx.axes).astype(grad.dtype)"), "3.3", "counts the ties"),
+    # a fresh learner's (fb-s6): a probability target's gradient None, said with what it is
+    ("cross-entropy gives a probability target no gradient", ("losses.py",
+        "        grad_target = -log_p * rows if ctx.needs_input_grad[1] else None\n        return grad_logits, grad_target",
+        "        return grad_logits, None"), "5.4", "a probability target gets a gradient too"),
+    # a fresh learner's (fb-s6): Linear's weight drawn without the dtype asked for; the line that makes it is said
+    ("linear's weight not made in the dtype asked for", ("nn/modules.py",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)))"), "6.1",
+     "self.weight is made in float64 at line 95 of minitorch/nn/modules.py (Linear.__init__)"),
+    # a fresh learner's (fb-s6): the right steps, the buffer kept under another key than the stub's (PyTorch's) name
+    ("sgd keeps its momentum buffer under another key", ("optim.py",
+        '                buffer = state.get("momentum_buffer")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum_buffer"] = g',
+        '                buffer = state.get("momentum")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum"] = g'), "6.2",
+     "expected 'momentum_buffer' in each: the buffer b is kept under PyTorch's name, which the stub gives"),
 ]
 
 ALTERNATIVES += [

@@ -85,4 +85,16 @@ BUGGY = [
       "ties = np.sum(hit, axis=ctx.axes, keepdims=True)"), "3.3",
      "the first value of another dtype than float32 in your code is made at line 122 of minitorch/ops_reduce.py "
      "(_to_extremes): ties is int64 there"),
+    # a fresh learner's (fb-s6): the line to change is above the one that raised, which uses a value it made; the
+    # model fed all of x (the hidden check's recording model raises nothing: it says where the model is called)
+    ("matmul's 1-D b gradient read at the wrong axis, a line above the reshape that raises",
+     ("ops_linalg.py",
+      "            grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)",
+      "            db = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape)\n"
+      "            db = db[..., 0, :] if b.ndim == 1 else db\n            grad_b = db.reshape(b.shape)"), "5.1",
+     "line 49, your line below it, raised: it uses db, made at line 48."),
+    ("train_epoch feeds the model all of x, the loss the batch's targets",
+     ("training.py", "        loss = loss_fn(model(Tensor(x[batch])), y[batch])",
+      "        pred = model(Tensor(x))\n        loss = loss_fn(pred, y[batch])"), "6.4",
+     "the model is called at line 45 of minitorch/training.py (train_epoch)"),
 ]

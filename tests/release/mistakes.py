@@ -125,4 +125,37 @@ MISTAKES = [
         "self.layers = [Linear(m, n, dtype=dtype) for m, n in zip(sizes[:-1], sizes[1:])]",
         "self.layers = [Linear(sizes[i], sizes[i + 1], dtype=dtype) for i in range(len(sizes) - 2)]"), "6.1",
      ["the last layer is missing", "zip(sizes[:-1], sizes[1:])"]),
+    # ---- a fresh learner's (fb-s6): the model fed all of x, its own line above the loss's that raised; a line above
+    # the one that raised, where the value it uses is made
+    ("training loop feeds the model all of x, the loss the batch's targets", ("training.py",
+        "        loss = loss_fn(model(Tensor(x[batch])), y[batch])",
+        "        pred = model(Tensor(x))\n        loss = loss_fn(pred, y[batch])"), "6.4",
+     ["gave the model inputs of [10] examples, then raised ValueError", "every row of x, not the batch's rows",
+      "(the model is called at line 45 of minitorch/training.py (train_epoch))", "A small edit of line 45 of "
+      "minitorch/training.py (train_epoch) makes every case of this check pass: look there at an index missing"]),
+    ("matmul's 1-D b gradient read at the wrong axis, a line above the reshape that raises", ("ops_linalg.py",
+        "            grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)",
+        "            db = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape)\n"
+        "            db = db[..., 0, :] if b.ndim == 1 else db\n            grad_b = db.reshape(b.shape)"), "5.1",
+     ["raised ValueError", "A small edit of line 48 of minitorch/ops_linalg.py (MatMul.backward)",
+      "Line 49, your line below it, raised: it uses db, made at line 48.", "your line: minitorch/ops_linalg.py, line 49"]),
+    ("cross-entropy gives a probability target no gradient", ("losses.py",
+        "        grad_target = -log_p * rows if ctx.needs_input_grad[1] else None\n        return grad_logits, grad_target",
+        "        return grad_logits, None"), "5.4",
+     ["the gradient for input 1: came back as None", "ctx.needs_input_grad[1] is True", "it returns at line 84 of "
+      "minitorch/losses.py (CrossEntropy.backward)", "A probability target gets a gradient too"]),
+    ("linear's weight not made in the dtype asked for", ("nn/modules.py",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)), dtype=dtype)",
+        "self.weight = Parameter(_rng.uniform(-bound, bound, (out_features, in_features)))"), "6.1",
+     ["weight.dtype: came back as 'float64'; expected 'float32'", "self.weight is made in float64 at line 95 of "
+      "minitorch/nn/modules.py (Linear.__init__)", "Parameter(..., dtype=dtype)"]),
+    ("sgd keeps its momentum buffer under another key", ("optim.py",
+        '                buffer = state.get("momentum_buffer")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum_buffer"] = g',
+        '                buffer = state.get("momentum")\n'
+        '                g = np.array(g) if buffer is None else self.momentum * buffer + g\n'
+        '                state["momentum"] = g'), "6.2",
+     ["held the keys [['momentum'], ['momentum']]", "expected 'momentum_buffer' in each",
+      "Keep b in state['momentum_buffer']"]),
 ]

@@ -14,10 +14,11 @@ import dis
 import linecache
 import pathlib
 import re
+import sys
 import time
 import traceback
 import types
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -50,6 +51,39 @@ def _yours(error: BaseException) -> list[tuple[traceback.FrameSummary, bool]]:
             summary = traceback.FrameSummary(str(path), number, frame.f_code.co_name)
             found.append((summary, mutants.own_line(frame, number)))
     return found
+
+
+def called_from() -> str:
+    """Where your code called the caller (a check's recording model): "line 45 of
+    minitorch/training.py (train_epoch)", the innermost line of a function of yours on the
+    stack; "" when none is."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = pathlib.Path(frame.f_code.co_filename).resolve()
+        if path.is_relative_to(PACKAGE) and not path.is_relative_to(ROOM) and mutants.own_line(frame, frame.f_lineno):
+            return f"line {frame.f_lineno} of {path.relative_to(PACKAGE.parent).as_posix()} ({frame.f_code.co_qualname})"
+        frame = frame.f_back
+    return ""
+
+
+def returned_at(run: Callable[[], object], function: Callable) -> str:
+    """Where ``function`` (yours) returned when ``run`` ran: "line 85 of minitorch/losses.py
+    (CrossEntropy.backward)"; "" when it did not, or not from a line of yours."""
+    code, seen = getattr(function, "__code__", None), []
+
+    def watch(frame: types.FrameType, event: str, _: object) -> None:
+        if event == "return" and frame.f_code is code and mutants.own_line(frame, frame.f_lineno):
+            path = pathlib.Path(code.co_filename).resolve()
+            seen.append(f"line {frame.f_lineno} of {path.relative_to(PACKAGE.parent).as_posix()} ({code.co_qualname})")
+    kept = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        run()
+    except Exception:  # noqa: BLE001 - only where it returned matters
+        pass
+    finally:
+        sys.setprofile(kept)
+    return seen[-1] if seen else ""
 
 
 def _rule_returned(error: BaseException) -> list[traceback.FrameSummary]:

@@ -144,10 +144,25 @@ def drift_line(task: str, error: BaseException, package: pathlib.Path) -> str:
     case = _state["case"]
     if not want or case is None or _state["searching"]:
         return ""
-    suspects = _suspects(task, error, package)
+    return _made_words(_suspects(task, error, package), case[1], want.group(1),
+                       f"NumPy makes {want.group(1)} mixed with int64 or float64 into float64")
+
+
+def dtype_line(task: str, run: Callable[[], Any], dtype: str, only: str = "") -> str:
+    """Where a value of another dtype than ``dtype`` (of the name ``only``, if given, such as
+    "self.weight") is first made in the task's functions while ``run`` runs (a layer asked
+    for float32 whose weight is float64), in words; "" when no line is found."""
+    if _state["searching"]:
+        return ""
+    return _made_words(_functions(task, pathlib.Path(__file__).resolve().parents[1]), run, dtype,
+                       "NumPy's random draws are float64: make the value in the dtype asked for", only)
+
+
+def _made_words(suspects: list[tuple[str, Callable]], run: Callable[[], Any], dtype: str, why: str,
+                only: str = "") -> str:
     _state["searching"] = True
     try:
-        found = mutants.first_other_dtype(lambda: _passes(case[1]), [f for _, f in suspects], want.group(1))
+        found = mutants.first_other_dtype(lambda: _passes(run), [f for _, f in suspects], dtype, only)
     finally:
         _state["searching"] = False
     if found is None:
@@ -156,8 +171,10 @@ def drift_line(task: str, error: BaseException, package: pathlib.Path) -> str:
     where = next(w for w, f in suspects if f is function)
     file, _, qualname = where.partition(" ")
     what = f"{name} is {made}" if name else f"it returns {made}"
-    return (f"The first value of another dtype than {want.group(1)} in your code is made at line {line} of {file} "
-            f"{qualname}: {what} there (NumPy makes {want.group(1)} mixed with int64 or float64 into float64).")
+    if only:
+        return f"{name} is made in {made} at line {line} of {file} {qualname} ({why})."
+    return (f"The first value of another dtype than {dtype} in your code is made at line {line} of {file} "
+            f"{qualname}: {what} there ({why}).")
 
 
 def found_line(task: str, error: BaseException, cell: types.FrameType | None, package: pathlib.Path,
@@ -211,4 +228,19 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     kinds = " or ".join(dict.fromkeys(mutants.KINDS[e.kind] for _, e in accepted))
     file, _, function = where.partition(" ")
     return (f"A small edit of line {edit.line} of {file} {function} makes every case of this check pass: "
-            f"look there at {kinds}.")
+            f"look there at {kinds}." + _made_above(error, next(f for w, f in suspects if w == where), edit.line))
+
+
+def _made_above(error: BaseException, function: Callable, line: int) -> str:
+    """Where your line raised below the edited ``line`` of the same ``function``, using a
+    value made there: the words that say so ("" otherwise), since "your line" is the one
+    that raised, not the one to change."""
+    code, frames, seen = function.__code__, [], error
+    while seen is not None and not frames:  # your exception, or the one a check's failure was made from
+        frames = [n for f, n in __import__("traceback").walk_tb(seen.__traceback__) if f.f_code is code]
+        seen = seen.__context__
+    if not frames or frames[-1] <= line:
+        return ""
+    made = mutants.names_at(code, line, stored=True) & mutants.names_at(code, frames[-1], stored=False)
+    return (f" Line {frames[-1]}, your line below it, raised: it uses {' and '.join(sorted(made))}, made at line {line}."
+            if made else "")

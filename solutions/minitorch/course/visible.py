@@ -21,10 +21,10 @@ import numpy as np
 from ..function import Context
 from ..gradcheck import numerical_grads
 from . import diagnose, evidence, known_mistakes, repair
-from .failures import CheckFailed, checking, raised
+from .failures import CheckFailed, _task, called_from, checking, raised, returned_at
 from .mismatch import hint_for, compare, fail, in_place
 
-__all__ = ["CheckFailed", "check_backward", "checking", "fail", "in_place", "same", "seen"]
+__all__ = ["CheckFailed", "called_from", "check_backward", "checking", "fail", "in_place", "same", "same_dtype", "seen"]
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,
@@ -73,6 +73,16 @@ def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e
         fail(call, case, f"{what}: {found['message']} (known mistake: {found['name']})", *shown, f"Fix: {found['fix']}")
     if known:
         known_mistakes.seen_value(where, entries, got, atol, rtol, None if isinstance(expected, type) else expected)
+
+
+def same_dtype(got: Any, dtype: str, call: str, make: Callable[[], Any], hint: str = "", only: str = "") -> None:
+    """``got``, a value's dtype, must be ``dtype``; if not, the message names the first line of
+    your code that makes a value of another dtype (named ``only``, such as "self.weight", if
+    given) while ``make`` runs (a layer made again)."""
+    __tracebackhide__ = True
+    if str(got) != dtype:
+        line = repair.dtype_line(_task[-1], make, dtype, only) if _task else ""
+        fail(call, "", f"came back as {str(got)!r}; expected {dtype!r}" + (f". {line}" if line else ""), hint=hint)
 
 
 def _pattern(got: np.ndarray, want: np.ndarray, rtol: float, atol: float, inputs: Sequence[np.ndarray],
@@ -167,6 +177,12 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
                  + _pattern(got, np.asarray(want), max(1e-5, loose), max(atol, loose), inputs, np.shape(upstream)), got,
                  np.asarray(want),
                  f"Fix: {found['fix']}")
+        if got is None and (needs is None or needs[i]):  # where it returns, and what belongs there
+            line = returned_at(lambda: op.backward(ctx, np.array(upstream, copy=True)), op.backward)
+            fail(name, f"{what}: the gradient for input {i}", f"came back as None; expected an array of shape "
+                 f"{np.shape(want)}: ctx.needs_input_grad[{i}] is True, so backward returns its gradient as element {i} "
+                 f"of its tuple (None only for an input that needs none)" + (f"; it returns at {line}" if line else ""),
+                 hint=hint_for(hint, f"None {i}") or hint_for(hint, "type"))
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
              dtype=dtype if dtype.kind == "f" else None, hint=hint,
              swapped=None if partner is None else np.asarray(expected[partner]),
