@@ -30,12 +30,13 @@ BUGGY = [
 ]
 
 ALTERNATIVES = [
+    # (the 1s left out before the max: a 0 with a 1 broadcasts to 0, issue 45; the max of all is a known mistake)
     ("broadcast_shapes by padding with ones, a tuple of Python ints", [("shapes.py",
         "    shapes = [tuple(int(n) for n in shape) for shape in shapes]\n"
         "    ndim = max((len(shape) for shape in shapes), default=0)",
         "    ndim = max((len(s) for s in shapes), default=0)\n"
         "    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]\n"
-        "    out = [max(column, default=1) for column in zip(*padded)]\n"
+        "    out = [max((n for n in column if n != 1), default=1) for column in zip(*padded)]\n"
         "    for column, size in zip(zip(*padded), out):\n"
         "        if any(n not in (1, size) for n in column):\n"
         "            raise ValueError(f\"shapes {shapes} do not broadcast\")\n"
