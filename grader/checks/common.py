@@ -62,12 +62,13 @@ def call_learner(w, probe: str, doing: str, **args):
 
 # ---- explaining a wrong array ------------------------------------------------------------
 def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5, atol: float = 1e-7,
-            kind: str = "") -> None:
+            kind: str = "", full: tuple | None = None) -> None:
     """Raise CheckFailure unless ``got`` equals ``expected`` in type, shape, dtype and
     values, naming the likely mistake in the words of the visible checks (``diagnose.py``,
     the one diagnosis); ``kind`` "matmul" names a transposed result as a matmul gradient;
     ``atol`` is scaled by the size of the largest expected value
-    (down to a thousandth), so that a small but wrong term is not lost under it."""
+    (down to a thousandth), so that a small but wrong term is not lost under it; ``full``, a
+    gradient's upstream shape (the forward output's), says when one came back in that shape."""
     expected = np.asarray(expected)
     if got is None:
         raise CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}", "returned None")
@@ -86,7 +87,7 @@ def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5,
     if got.shape != expected.shape:
         numbers = got.dtype.kind in "fiub" and expected.dtype.kind in "fiub"
         found = shape_pattern(got.shape, expected.shape, got if numbers else None, expected if numbers else None,
-                              rtol=rtol, atol=scaled_atol(expected, atol) if numbers else atol)
+                              rtol=rtol, atol=scaled_atol(expected, atol) if numbers else atol, full=full)
         mistake = "transposed matmul gradient" if found.mistake == "transposed" and kind == "matmul" else found.mistake
         raise CheckFailure(f"{what} has shape {got.shape} but should have shape {expected.shape}."
                            f"{' ' + found.text if found.text else ''}", mistake)

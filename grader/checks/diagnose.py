@@ -45,11 +45,13 @@ def shape_pattern(got: tuple, expected: tuple, got_values: Any = None, expected_
     Given both arrays, a pattern is named only when the values bear it out (summed over the
     broadcast axes, reshaped or transposed, the answer is the expected one); otherwise
     nothing is guessed: a Cat split in the wrong places is not a missing sum. ``full``, the
-    shape before any sum (the upstream gradient's), when known: an answer of that shape
-    was not summed at all."""
+    shape before any sum (the upstream gradient's, the forward output's), when known: an answer
+    of that shape was not summed at all, or never put back into its input's shape."""
     got, expected = tuple(got), tuple(expected)
     if got == expected:  # the same shape: no pattern of shapes to name
         return Finding("", "wrong shape")
+    if full is not None and got == tuple(full) and not (np.prod(got) > np.prod(expected) and stretches(expected, got)):
+        return _output_shaped(got, expected, got_values, expected_values, rtol, atol)
     found = _by_shape(got, expected, None if full is None else tuple(full))
     if got_values is None or expected_values is None or not found.text:
         return found
@@ -72,6 +74,23 @@ def shape_pattern(got: tuple, expected: tuple, got_values: Any = None, expected_
     return found if right else Finding("", "wrong shape")
 
 
+OUTPUT = "The gradient has the output's shape (that of grad, the upstream gradient); each input's gradient has that input's shape"
+
+
+def _output_shaped(got: tuple, expected: tuple, g: Any, e: Any, rtol: float, atol: float) -> Finding:
+    """A gradient that came back in the forward output's shape (``full``, the upstream gradient's), not its
+    input's, with the way back to the input's shape that the values ``g`` and ``e`` bear out (when given)."""
+    fix, (g, e) = "", (None, None) if g is None or e is None else (np.asarray(g, np.float64), np.asarray(e, np.float64))
+    if int(np.prod(got)) == int(np.prod(expected)):  # a reshape back, or its axes moved back: which, the values say
+        moves = [o for o in itertools.permutations(range(len(got) if len(got) <= 6 else 0)) if tuple(got[i] for i in o) == expected]
+        if g is None or np.allclose(g.reshape(e.shape), e, rtol=rtol, atol=atol, equal_nan=True):
+            fix = ": the numbers are right, in order; reshape it back to the input's shape" if g is not None else \
+                ": reshape it back to the input's shape, or move its axes back (the inverse of the forward's permutation)"
+        elif any(np.allclose(np.transpose(g, o), e, rtol=rtol, atol=atol, equal_nan=True) for o in moves):
+            fix = ": the numbers are right, its axes moved; move them back (the inverse of the forward's permutation)"
+    return Finding(f"{OUTPUT}{fix}.", "gradient in the output's shape")
+
+
 def _by_shape(got: tuple, expected: tuple, full: tuple | None = None) -> Finding:
     """The pattern the two shapes alone suggest. What was summed on the way, they do not
     say: "Not summed" is said only when ``got`` is ``full``, the shape before any sum."""
@@ -88,9 +107,9 @@ def _by_shape(got: tuple, expected: tuple, full: tuple | None = None) -> Finding
         axes = [i for i, n in enumerate(got) if i < len(got) - len(expected)
                 or expected[i - (len(got) - len(expected))] != n]
         if got == full:
-            return Finding(f"Not summed over the broadcast axes: it has the broadcast shape; sum it over axes "
-                           f"{tuple(axes)} (the ones the input was stretched along, as unbroadcast does) to get the "
-                           "input's shape.", "missing unbroadcast")
+            return Finding(f"Not summed over the broadcast axes: {OUTPUT[0].lower()}{OUTPUT[1:]}: sum it over axes "
+                           f"{tuple(axes)} (the ones the input was stretched along, as unbroadcast does).",
+                           "missing unbroadcast")
         return Finding(f"It still needs a sum over axes {tuple(axes)} (the ones the input was stretched along, as "
                        "unbroadcast does) to get the input's shape.", "missing unbroadcast")
     if len(got) >= 2 and got[:-2] == expected[:-2] and got[-2:] == expected[-1:-3:-1]:
@@ -102,6 +121,20 @@ def _by_shape(got: tuple, expected: tuple, full: tuple | None = None) -> Finding
         return Finding("Summed over axes that should stay: sum only over the axes that were stretched.",
                        "summed over the wrong axes")
     return Finding("", "wrong shape")
+
+
+def made_words(error: str, read: list[tuple]) -> str:
+    """``own_lines.where_made``'s finding in words, for each local of the shape the exception names first (the value
+    a given call refused: "a gradient of shape (1,) cannot come from ... (3,)"), or of a size it names (a reshape's):
+    read holds (its name, its shape, the line, the file, the function, that line's code). "" when none is."""
+    own = re.search(r" raised \w+: (.*?)(?: at minitorch/|\n|$)", error)  # the exception's words, not the case's
+    words = own.group(1) if own else error
+    first = "".join(re.findall(r"\(\d+(?:,|(?:, ?\d+)+)\)", words)[:1]).replace(" ", "")
+    sizes = {int(n) for n in re.findall(r"array of size (\d+)", words)}
+    shown = [f"{name}, of shape {shape}, which that line passes on, was made at line {line} of {file} ({function}): {code}"
+             for name, shape, line, file, function, code in read
+             if shape and (str(shape).replace(" ", "") == first or int(np.prod(shape)) in sizes)]
+    return ("; ".join(shown) + ". Look there first: the call that raised only refused it.") if shown else ""
 
 
 def digits(got: float, expected: float) -> tuple[str, str]:
@@ -128,15 +161,16 @@ def precision(got: np.ndarray, expected: np.ndarray, least: int = 4) -> int:
 def same_exception(kind: str, message: str, predicted_kind: str, predicted_message: str) -> bool:
     """Whether an exception is the one a known mistake predicts: the same type, and the same
     message, or one naming the same shapes (NumPy words a broadcast error by the order of
-    its operands: grad * e and e * grad name the same two shapes). A reshape's error names the
+    its operands: grad * e and e * grad name the same two shapes; a 0-d operand, (), which
+    broadcasts with anything, as in np.where(hit, g, 0), is left out). A reshape's error names the
     size it got, which tells one wrong sum from another: only the same message matches."""
     if kind != predicted_kind:
         return False
     if "cannot reshape" in message or "cannot reshape" in predicted_message:
         return message.strip() == predicted_message.strip()
-    shapes = sorted(re.findall(r"\([\d, ]*\)", message))
+    shapes = sorted(s for s in re.findall(r"\([\d, ]*\)", message) if s != "()")
     return message.strip() == predicted_message.strip() or \
-        bool(shapes) and shapes == sorted(re.findall(r"\([\d, ]*\)", predicted_message))
+        bool(shapes) and shapes == sorted(s for s in re.findall(r"\([\d, ]*\)", predicted_message) if s != "()")
 
 
 def _simple(ratio: float) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 
 from grader.boundary.failures import Lost, Raised
 from grader.checks.common import CheckFailure, scaled_atol
+from grader.checks.diagnose import made_words
 from grader.checks.numeric import numeric_vjp
 from grader.results import Failure
 
@@ -122,6 +123,34 @@ def drift_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence
                         f"your code is made at line {line} of {file} ({name}): {what} there (NumPy makes float32 mixed "
                         "with int64 or float64 into float64).", failure.mistake, failure.keep, failure.kind,
                         failure.not_finite)
+
+
+def origin_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence[np.ndarray], upstream: Any,
+                   params: dict, swaps: dict | None = None, views: Sequence[int] = ()) -> CheckFailure:
+    """``failure`` (a rule's exception, raised by a call that refused a value its line passed on: the given
+    unbroadcast, a NumPy function), with the line of the learner's own that made that value, when the error names
+    its shape (``learner/probes_repair.value_origin``: the case once more under a tracer)."""
+    if failure.kind is not Failure.RAISED or "known mistake" in str(failure):
+        return failure
+    try:
+        found = w.call("value_origin", doing=f"finding where {function}'s refused value was made", function=function,
+                       arrays=list(arrays), upstream=upstream, params=params, swaps=swaps or {}, views=list(views),
+                       task=str(getattr(w, "task", "") or ""))
+    except (Raised, Lost):
+        return failure
+    file, name = (found.get(k) for k in ("file", "function")) if isinstance(found, dict) else (None, None)
+    if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)):
+        return failure
+    read = [(r["name"], tuple(r["shape"]) if r["shape"] is not None else None, r["line"], file, name, r["code"])
+            for r in found.get("read", []) if isinstance(r, dict) and isinstance(r.get("name"), str)
+            and r["name"].isidentifier() and isinstance(r.get("line"), int) and isinstance(r.get("code"), str)
+            and (r.get("shape") is None or isinstance(r["shape"], list) and all(isinstance(n, int) for n in r["shape"]))]
+    words = made_words(str(failure), read)
+    if not words:
+        return failure
+    text = str(failure).rstrip()
+    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{words}", failure.mistake, failure.keep,
+                        failure.kind, failure.not_finite)
 
 
 def _budgeted(failure: CheckFailure, w: Any, search: Callable[[float], str]) -> CheckFailure:

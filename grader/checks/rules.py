@@ -18,7 +18,7 @@ from grader.checks.common import CheckFailure, describe_params, explain, learner
 from grader.checks.mistakes import predict
 from grader.checks.naming import known_for, name_known, named_raise, seen_gradient, swapped_with
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
-from grader.checks.repair import drift_located, located
+from grader.checks.repair import drift_located, located, origin_located
 
 
 def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.ArrayLike, label: str = "",
@@ -95,8 +95,8 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
     try:
         out, grads = run_rule(w, function, sent, upstream, label, swaps, views, changed, **params)
     except CheckFailure as failure:
-        raise located(named_raise(failure, known), w, function, reference, arrays, upstream, differentiable, params,
-                      swaps, views) from None
+        failure = origin_located(named_raise(failure, known), w, function, sent, upstream, params, swaps, views)
+        raise located(failure, w, function, reference, arrays, upstream, differentiable, params, swaps, views) from None
     name = function.rpartition(".")[2] + label
     shapes = " and ".join(str(a.shape) + (" (a transposed view)" if i in views else "") for i, a in enumerate(arrays))
     explain(f"{name}.forward on input shape(s) {shapes}", out, expected_out, rtol=1e-7, atol=1e-10)
@@ -111,7 +111,7 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
                                        + (f". {note}" if note else ""), "returned None"),
                           w, function, reference, arrays, upstream, differentiable, params, swaps, views, rtol, atol)
         try:
-            explain(what, grads[i], expected, rtol=rtol, atol=atol, kind=kind)
+            explain(what, grads[i], expected, rtol=rtol, atol=atol, kind=kind, full=upstream.shape)
         except CheckFailure as failure:
             tolerance = scaled_atol(expected, atol)
             for _, words, mistake, wrong in (m for m in mistakes if m[0] == i):
@@ -177,7 +177,7 @@ def check_large(w, function: str, reference: Callable[..., np.ndarray], arrays: 
             for i in (range(len(sent)) if differentiable is None else differentiable):
                 expected = numeric_vjp_relative(reference, exact, upstream.astype(np.float64), i)
                 explain(f"{case}: the gradient for input {i}", grads[i], expected.astype(dtype), rtol=max(rtol, 1e-4),
-                        atol=1e-5)
+                        atol=1e-5, full=upstream.shape)
         except CheckFailure as failure:
             if failure.keep:  # dtype drift is judged by the float32 case of the part
                 continue

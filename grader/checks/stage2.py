@@ -7,7 +7,7 @@ import numpy as np
 from grader.boundary.runner import Raised
 from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
-from grader.checks.naming import judge, judge_value, name_value_mistake, value_mistake_raised
+from grader.checks.naming import judge, judge_value, name_value_mistake, seen_value, value_mistake_raised
 from grader.checks.numeric import unbroadcast_by_loops
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 from grader.results import Failure
@@ -22,9 +22,11 @@ def broadcast_shapes_matches_numpy(w, rng):
     # first three cases that tell the known mistakes apart: two lined up by the right, one with a size 1 against a
     # size; shapes of different lengths first, where shapes lined up from the left clash, so that sizes lined up from
     # the left and given back reversed are not taken for sizes built from the right and never reversed, and a result
-    # without its first axis is not taken for one as long as the shortest shape (issue 45)
-    cases = [((3,), (4, 2, 3)), ((3,), (2, 3)), ((2, 1), (2, 3))] + [(a, b) for a, b in shapes_pairs(rng, 16)] + \
-        [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ()), ()]
+    # without its first axis is not taken for one as long as the shortest shape (issue 45); before them one that
+    # shapes lined up from the left fit, where a size taken from the first shape clashes; size-0 axes with 1s last
+    cases = [((3,), (3, 2, 3)), ((3,), (4, 2, 3)), ((3,), (2, 3)), ((2, 1), (2, 3))] + \
+        [(a, b) for a, b in shapes_pairs(rng, 16)] + [((2, 1, 3), (4, 1), (3,)), ((5,),), ((1, 1), ()), (),
+                                                      ((0,), (1,)), ((2, 0), (1,)), ((1, 3, 0), (4, 1, 1))]
     for shapes in cases:
         case, expected = {"shapes": [tuple(s) for s in shapes]}, np.broadcast_shapes(*shapes)
         try:
@@ -42,6 +44,7 @@ def broadcast_shapes_matches_numpy(w, rng):
                                "one stretches to the other shape's size", "raised an error") from None
         if not isinstance(got, tuple) or got != expected:
             name_value_mistake("broadcast shapes", case, f"broadcast_shapes{shapes}", got, expected)
+        seen_value("broadcast shapes", case, got, expected)  # a right answer is evidence against a mistake that raises
         if not isinstance(got, (tuple, list)) or tuple(got) != expected:
             raise CheckFailure(f"broadcast_shapes{shapes} gave {got}, expected {expected}", "wrong shape")
         if not isinstance(got, tuple):
@@ -177,14 +180,21 @@ def _ties(w, name):
 
 
 def _pow_edges(w, rng):
-    """A zero exponent (a ** 0 is the constant 1: d/da is 0, even at a = 0) and a zero base
-    with an exponent >= 0 (d/db is the limit of a ** b log a, 0)."""
+    """A zero exponent (a ** 0 is the constant 1: d/da is 0, even at a = 0), a zero base
+    with an exponent >= 0 (d/db is the limit of a ** b log a, 0), and a negative base (d/db is NaN)."""
     a, b = np.array([0.0, 2.0, 0.0, 0.0]), np.array([2.0, 0.0, 3.0, 0.0])
     _, grads = run_rule(w, "ops_binary.Pow", [a, b], np.ones(4), " at a zero base or a zero exponent", SWAP)
     case = "Pow.backward at a zero base or a zero exponent (a = [0, 2, 0, 0], b = [2, 0, 3, 0], upstream ones)"
     explain(f"{case}: the gradient for a (b * a ** (b - 1), and 0 where b = 0)", grads[0], np.zeros(4))
     explain(f"{case}: the gradient for b (a ** b * log(a), and 0 where a = 0 and b >= 0)", grads[1],
             np.array([0.0, np.log(2.0), 0.0, 0.0]))
+    # a negative base: b's gradient is NaN there (the log of a negative number), as PyTorch gives
+    a, b, up = np.array([-1.5, 2.0, -0.5]), np.array([2.0, 3.0, 3.0]), np.ones(3)
+    _, grads = run_rule(w, "ops_binary.Pow", [a, b], up, " at a negative base", SWAP)
+    case = "Pow.backward at a negative base (a = [-1.5, 2, -0.5], b = [2, 3, 3], upstream ones)"
+    with np.errstate(invalid="ignore"):
+        judge(f"{case}: the gradient for b (a ** b * log(a): NaN where a < 0, as in PyTorch)", "ops_binary.Pow", [a, b],
+              up, {}, 1, grads[1], a ** b * np.log(a))
 
 
 for _name in BINARY:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import linecache
 import os
 import sys
 import time
@@ -154,3 +155,27 @@ def dtype_origin(mt: Any, function: str, arrays: list, upstream: Any, params: di
     path = os.path.realpath(method.__code__.co_filename)
     return {"line": line, "file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/"),
             "function": method.__qualname__, "name": name, "dtype": made}
+
+
+@probe
+def value_origin(mt: Any, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
+                 views: list | None = None, task: str = "") -> dict:
+    """Where the values were made that a line of the learner's own passed to a call that refused them
+    (``mutants.where_made``): the rule run once on the case under a tracer; the line, and each local it read with
+    the line of the learner's own that made it, its shape and that line's code; {} when the exception came from
+    the line itself, or none came. It judges nothing."""
+    owner = resolve(mt, function)
+    root = os.path.dirname(os.path.realpath(mt.__file__))
+
+    def run() -> None:
+        with warnings.catch_warnings(), contextlib.suppress(Exception):
+            warnings.simplefilter("ignore")
+            rule(mt, function, arrays, upstream, params, swaps, views)
+    found = mutants.where_made(run, _suspects(owner, task))
+    if found is None:
+        return {}
+    method, line, read = found
+    path = os.path.realpath(method.__code__.co_filename)
+    return {"file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/"), "function": method.__qualname__,
+            "line": line, "read": [{"name": name, "line": made, "shape": None if shape is None else list(shape),
+                                    "code": linecache.getline(path, made).strip()[:200]} for name, made, shape in read]}

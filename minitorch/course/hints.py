@@ -44,7 +44,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "Loop over the positions -1, -2, ... down to minus the longest length, that one included; a shorter shape has no "
             "axis there (it counts as 1).",
             "In each position collect the set of sizes other than 1; more than one size left means a clash (raise "
-            "ValueError naming the shapes); otherwise take that size, or 1 if the set is empty. Return a tuple, not a list."),
+            "ValueError naming the shapes); otherwise take that size (not the largest: a 0 with a 1 gives 0), or 1 if the "
+            "set is empty. Return a tuple, not a list."),
     "2.2": ("Broadcasting copied the input along some axes; the reverse sums the gradient along those same axes.",
             "Two kinds of axes were stretched: the leading axes grad has and shape lacks (shapes line up from the "
             "right: exactly grad.ndim - len(shape) of them, not one more), and the axes where shape has a 1 but grad "
@@ -56,8 +57,9 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "The table in the notebook gives each rule; unbroadcast(g, x.shape) does the summing. For maximum and "
             "minimum, _split_by_winner gets boolean arrays a_wins and tie.",
             "Mul: a's gradient uses b and b's uses a (not swapped). Sub: grad and minus grad. Div: grad / b and "
-            "-grad a / b^2. Pow: a's is b a^(b-1), with np.where so that b == 0 gives 0; b's is out times log(a), "
-            "skipped (None) unless ctx.needs_input_grad[1]. Ties: half of grad to each side."),
+            "-grad a / b^2. Pow: a's is b a^(b-1), with np.where so that b == 0 gives 0; b's is out times log(a) (NaN "
+            "for a negative base, as in PyTorch), skipped (None) unless ctx.needs_input_grad[1]. Ties: half of grad to "
+            "each side."),
     "3.1": ("One input, one output of the same shape: the gradient is grad times the derivative, elementwise.",
             "Each backward has x (the input) or out (the output) saved; pick whichever makes the derivative short.",
             "exp: times out. log: divided by x. sqrt: divided by twice out (mind the parentheses: a / 2 * b is "

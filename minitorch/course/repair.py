@@ -16,6 +16,7 @@ import ast
 import contextlib
 import inspect
 import io
+import linecache
 import pathlib
 import re
 import sys
@@ -24,7 +25,7 @@ import types
 import warnings
 from typing import Any, Callable
 
-from . import mutants
+from . import diagnose, mutants
 
 SECONDS = 1.0      # at most this long per failing check
 _state: dict[str, Any] = {"searching": False, "case": None}
@@ -177,6 +178,28 @@ def _made_words(suspects: list[tuple[str, Callable]], run: Callable[[], Any], dt
             f"{qualname}: {what} there ({why}).")
 
 
+def origin_line(task: str, error: BaseException, package: pathlib.Path) -> str:
+    """Where the value was made that a line of yours passed to a call that refused it (the given unbroadcast, a
+    NumPy function): the failing case once more under a tracer (``mutants.where_made``), the line of your own that
+    last gave it its value, when its shape is one the error names. "" when none is."""
+    case = _state["case"]
+    if case is None or _state["searching"] or " raised " not in str(error) or "known mistake" in str(error):
+        return ""
+    suspects = _suspects(task, error, package)
+    _state["searching"] = True
+    try:
+        found = mutants.where_made(lambda: _passes(case[1]), [f for _, f in suspects])
+    finally:
+        _state["searching"] = False
+    if found is None:
+        return ""
+    function, _, read = found
+    file, _, qualname = next(w for w, f in suspects if f is function).partition(" ")
+    return diagnose.made_words(str(error), [(name, shape, line, file, qualname.strip("()"),
+                                            linecache.getline(function.__code__.co_filename, line).strip())
+                                           for name, line, shape in read])
+
+
 def found_line(task: str, error: BaseException, cell: types.FrameType | None, package: pathlib.Path,
                began: float) -> str:
     """The line a repair search points at, in words ("" when none, or more than one line, fits).
@@ -187,6 +210,9 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
         drift = drift_line(task, error, package)
         if drift:
             return drift
+    made = origin_line(task, error, package)
+    if made:
+        return made
     if SECONDS <= 0 or _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
             "known mistake" in str(error) or start - began > (SECONDS / 2 if case else SECONDS / 10):
         return ""

@@ -71,9 +71,11 @@ plotting.draw_broadcast((4, 3), (1, 3), ax=axes[1]);
 # Check Task 2.1
 with checking("2.1"):
     # shapes of different lengths first: shapes lined up from the left clash there, whatever order the sizes come in,
-    # and a result as long as the shortest shape is not one without its first axis
-    for shapes, expected in [(((3,), (4, 2, 3)), (4, 2, 3)), (((3,), (2, 3)), (2, 3)), (((2, 1), (2, 3)), (2, 3)),
-                             (((3,), (4, 1)), (4, 3)), (((2, 1, 5), (3, 1), ()), (2, 3, 5)), ((), ()), (((4, 1),), (4, 1))]:
+    # and a result as long as the shortest shape is not one without its first axis; the very first fits shapes lined
+    # up from the left, so that a clash there is another mistake's (a size taken from one shape); a 0 with a 1 last
+    for shapes, expected in [(((3,), (3, 2, 3)), (3, 2, 3)), (((3,), (4, 2, 3)), (4, 2, 3)), (((3,), (2, 3)), (2, 3)),
+                             (((2, 1), (2, 3)), (2, 3)), (((3,), (4, 1)), (4, 3)), (((2, 1, 5), (3, 1), ()), (2, 3, 5)),
+                             ((), ()), (((4, 1),), (4, 1)), (((0,), (1,)), (0,))]:
         try:
             got = mt.broadcast_shapes(*shapes)
         except ValueError as error:  # your error: named below if a known mistake raises it here
@@ -203,6 +205,10 @@ with checking("2.3"):
     if grads[1] is not None:
         fail("Pow.backward", "x ** 2 (ctx.needs_input_grad[1] is False)", "gave the exponent a gradient; expected None",
              hint="Return None for an input that needs no gradient (and never take np.log of a negative base).")
+    check_backward(ops_binary.Pow, [np.array([-1.5, 2.0]), np.array([2.0, 3.0])], np.ones(2),
+                   [np.array([-3.0, 12.0]), np.array([np.nan, 8 * np.log(2.0)])],
+                   case="a negative base: b's gradient is NaN there (the log of a negative number), as in PyTorch",
+                   hint="b's gradient is a ** b * log(a) as it is: NaN for a negative base, as PyTorch gives.")
     check_backward(ops_binary.Pow, [np.array([0.0, 0.0, 2.0]), np.array([0.0, 2.0, 0.0])], np.ones(3),
                    [np.zeros(3), np.array([0.0, 0.0, np.log(2.0)])], case="zero bases and exponents",
                    hint="Where b = 0 the gradient for a is 0 (even at a = 0); where a = 0 and b >= 0, the one for b is 0.")

@@ -171,8 +171,10 @@ with checking("3.3"):
 
     x = np.array([[1.0, 3.0, 2.0, 3.0], [4.0, 0.0, 1.0, 0.0]])  # ties: the 3s of row 0, the 0s of row 1
     ties = "tied extremes share the gradient equally: k ties get 1/k of it each"
-    check_backward(Max, [x], np.array([2.0, 1.0]), [np.array([[0, 1, 0, 1], [1, 0, 0, 0]])], case="x with a tie in row 0",
-                   params=dict(axis=1, keepdims=False), hint=ties)
+    # keepdims=True first: grad lines up with x as it is, so an error there is not a missing np.expand_dims
+    for upstream, keepdims in [(np.array([[2.0], [1.0]]), True), (np.array([2.0, 1.0]), False)]:
+        check_backward(Max, [x], upstream, [np.array([[0, 1, 0, 1], [1, 0, 0, 0]])], case="x with a tie in row 0",
+                       params=dict(axis=1, keepdims=keepdims), hint=ties)
     check_backward(Min, [x], np.array([[3.0], [1.0]]), [np.array([[3, 0, 0, 0], [0, 0.5, 0, 0.5]])],
                    case="x with a tie in row 1", params=dict(axis=-1, keepdims=True), hint=ties)
     check_backward(Max, [np.array([[5.0, 1.0, 5.0], [5.0, 2.0, 0.0]])], np.array(3.0), [np.array([[1, 0, 1], [1, 0, 0]])],

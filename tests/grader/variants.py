@@ -171,7 +171,11 @@ BUGGY = [
                                    "return grad.transpose(ctx.axes)"), "4.1", "Transpose"),
     ("reshape returns the gradient as is", ("ops_shape.py",
         "        # Task 4.1: Reshape.backward\n        ### BEGIN SOLUTION\n        return grad.reshape(ctx.shape)",
-        "        # Task 4.1: Reshape.backward\n        ### BEGIN SOLUTION\n        return grad"), "4.1", "Reshape"),
+        "        # Task 4.1: Reshape.backward\n        ### BEGIN SOLUTION\n        return grad"), "4.1",
+     "the gradient has the output's shape"),
+    ("transpose backward returns the gradient as is", ("ops_shape.py",
+        "        return grad.transpose([ctx.axes.index(i) for i in range(len(ctx.axes))])", "        return grad"), "4.1",
+     "the gradient has the output's shape"),
     ("broadcast_to sums the first axis only", ("ops_shape.py", "        return unbroadcast(grad, ctx.shape)",
         "        return grad.sum(axis=0) if grad.ndim > len(ctx.shape) else grad"), "4.1", "BroadcastTo"),
     ("squeeze puts the axis back at the end", ("ops_shape.py",
@@ -411,11 +415,12 @@ ALTERNATIVES = [
         "        if g is None:\n            continue\n        node.accumulate(g)\n"
         "        for parent, contribution in node.chain_rule(g):\n            previous = grads.get(id(parent))\n"
         "            grads[id(parent)] = contribution if previous is None else previous + contribution")]),
+    # (the 1s left out before the max: a 0 with a 1 broadcasts to 0, issue 45; the max of all is a known mistake)
     ("broadcast_shapes with zip_longest", [("shapes.py",
         "    shapes = [tuple(int(n) for n in shape) for shape in shapes]\n    ndim = max((len(shape) for shape in shapes), default=0)",
         "    from itertools import zip_longest\n    out = []\n"
         "    for sizes in zip_longest(*[tuple(reversed(s)) for s in shapes], fillvalue=1):\n"
-        "        big = max(sizes, default=1)\n        if any(n not in (1, big) for n in sizes):\n"
+        "        big = max((n for n in sizes if n != 1), default=1)\n        if any(n not in (1, big) for n in sizes):\n"
         "            raise ValueError(f\"shapes {shapes} do not broadcast\")\n        out.append(big)\n"
         "    return tuple(reversed(out))\n"
         "    shapes = [tuple(int(n) for n in shape) for shape in shapes]\n    ndim = max((len(shape) for shape in shapes), default=0)")]),

@@ -30,12 +30,13 @@ BUGGY = [
 ]
 
 ALTERNATIVES = [
+    # (the 1s left out before the max: a 0 with a 1 broadcasts to 0, issue 45; the max of all is a known mistake)
     ("broadcast_shapes by padding with ones, a tuple of Python ints", [("shapes.py",
         "    shapes = [tuple(int(n) for n in shape) for shape in shapes]\n"
         "    ndim = max((len(shape) for shape in shapes), default=0)",
         "    ndim = max((len(s) for s in shapes), default=0)\n"
         "    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in shapes]\n"
-        "    out = [max(column, default=1) for column in zip(*padded)]\n"
+        "    out = [max((n for n in column if n != 1), default=1) for column in zip(*padded)]\n"
         "    for column, size in zip(zip(*padded), out):\n"
         "        if any(n not in (1, size) for n in column):\n"
         "            raise ValueError(f\"shapes {shapes} do not broadcast\")\n"
@@ -140,11 +141,11 @@ BUGGY += [
         "grad_a = unbroadcast(grad2 @ np.swapaxes(b2, -1, -2), a2.shape).reshape(a.shape)",
         "grad_a = unbroadcast(np.matmul(grad2, np.swapaxes(b2, -1, -2), dtype=np.float64), a2.shape).reshape(a.shape)"),
      "5.1", "dtype drift"),
-    # issue 45: its broadcast error is also what a missing expand_dims raises, so where both would raise it the
-    # message lists both causes with their lines and names neither (never "expand_dims missing" alone)
+    # issue 45: its broadcast error is also what a missing expand_dims raises where keepdims is False, so both checks
+    # run a keepdims=True case first, where a missing expand_dims changes nothing: the error there is this one's alone
     ("max counts the ties without keepdims", ("ops_reduce.py",
         "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",
-        "ties = np.sum(hit, axis=ctx.axes).astype(grad.dtype)"), "3.3", "counts the ties"),
+        "ties = np.sum(hit, axis=ctx.axes).astype(grad.dtype)"), "3.3", "known mistake: ties counted without keepdims"),
     # a fresh learner's (fb-s6): a probability target's gradient None, said with what it is
     ("cross-entropy gives a probability target no gradient", ("losses.py",
         "        grad_target = -log_p * rows if ctx.needs_input_grad[1] else None\n        return grad_logits, grad_target",

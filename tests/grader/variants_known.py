@@ -6,6 +6,26 @@ name no other: the tests hold both directions (tests/grader/test_checks.py for t
 checks, tests/release/test_messages.py and test_known_mistakes.py for the visible ones).
 """
 
+_SIZES = ("        sizes = {shape[axis] for shape in shapes if len(shape) >= -axis} - {1}\n        if len(sizes) > 1:\n"
+          "            listed = \", \".join(str(shape) for shape in shapes)\n"
+          "            raise ValueError(f\"shapes {listed} cannot be broadcast together: axis {axis} \"\n"
+          "                             f\"has sizes {sorted(sizes)} (each must be equal or 1)\")\n"
+          "        result.append(sizes.pop() if sizes else 1)")
+
+
+def _one_size(big: str) -> str:
+    """broadcast_shapes with each position's size chosen by ``big`` from every shape's (a missing axis as 1)."""
+    return ("        sizes = [shape[axis] if len(shape) >= -axis else 1 for shape in shapes]\n"
+            f"        big = {big}\n        if any(n not in (1, big) for n in sizes):\n"
+            "            listed = \", \".join(str(shape) for shape in shapes)\n"
+            "            raise ValueError(f\"cannot broadcast shapes {listed}: they clash at axis {axis}\")\n"
+            "        result.append(big)")
+
+
+_EXTREMES = ("    if not ctx.keepdims:\n        grad = np.expand_dims(grad, ctx.axes)\n    hit = x == out\n"
+             "    ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)\n    return hit * (grad / ties)")
+
+
 BUGGY = [
     ("tanh without the square", ("ops_unary.py", "return grad * (1 - out * out)", "return grad * (1 - out)"), "3.1",
      "known mistake: square missing"),
@@ -453,6 +473,38 @@ BUGGY += [  # ---- issue 45, learner 3's stage 6 and 7 (each case of the checks 
      "7.4", "known mistake: argmax over the rows"),
 ]
 
+BUGGY += [  # ---- a fourth fresh learner's weak cases of stages 2 to 5 (issue 45, group s234)
+    # L2.1: each position took the first shape's size (a missing axis as 1); once named "aligned from the left", whose
+    # case (3,) with (4, 2, 3) it raises on too: a case before it tells them apart
+    *[(f"broadcast_shapes takes the {which} shape's size", ("shapes.py", _SIZES, _one_size(f"sizes[{at}]")), "2.1",
+       f"known mistake: {which} shape's size taken") for which, at in (("first", 0), ("last", -1))],
+    # H7: the largest size taken, so a size 0 met by a 1 is a clash (NumPy gives (0,) for (0,) with (1,))
+    ("broadcast_shapes takes the largest size", ("shapes.py", _SIZES, _one_size("max(sizes)")), "2.1",
+     "known mistake: largest size taken"),
+    # L2.2: keepdims=True, then .squeeze(): the size-1 axes of shape are gone all the same
+    ("unbroadcast keeps the dims, then squeezes", ("shapes.py",
+        "axis=(*range(extra), *stretched), keepdims=True).reshape(shape)",
+        "axis=(*range(extra), *stretched), keepdims=True).squeeze()"), "2.2", "known mistake: size-1 axes dropped"),
+    # 2.3c, 2.3g
+    ("div's gradient for b without a", ("ops_binary.py", "unbroadcast(-grad * a / (b * b), b.shape)",
+                                        "unbroadcast(-grad / (b * b), b.shape)"), "2.3",
+     "known mistake: a missing from b's gradient"),
+    ("pow's exponent gradient from log(|a|)", ("ops_binary.py", "np.where((a == 0) & (b >= 0), 0, np.log(a))",
+                                               "np.where((a == 0) & (b >= 0), 0, np.log(np.abs(a)))"), "2.3",
+     "known mistake: log of |a|"),
+    # 3.3b: each element compared with the whole array's maximum, not with out
+    ("max compares with the whole array's maximum", ("ops_reduce.py", "    hit = x == out\n", "    hit = x == x.max()\n"),
+     "3.3", "known mistake: the whole array's extreme"),
+    # 3.3c: grad used as it came, multiplied before the count divides (NumPy names other shapes than grad / ties first)
+    ("max forgets the reduced axes, multiplying first", ("ops_reduce.py", _EXTREMES,
+        "    hit = x == out\n    ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)\n"
+        "    return hit * grad / ties"), "3.3", "known mistake: expand_dims missing"),
+    ("max counts the ties without keepdims, multiplying first", ("ops_reduce.py", _EXTREMES,
+        "    if not ctx.keepdims:\n        grad = np.expand_dims(grad, ctx.axes)\n    hit = x == out\n"
+        "    ties = np.sum(hit, axis=ctx.axes).astype(grad.dtype)\n    return hit * grad / ties"), "3.3",
+     "known mistake: ties counted without keepdims"),
+]
+
 ALTERNATIVES: list = []
 
 NAMED = {
@@ -461,8 +513,10 @@ NAMED = {
     "cos derivative sign": "sign lost", "mean forgets the count": "count missing",
     "mean divides by every element": "divided by every element",
     "max gives every tie the full gradient": "ties not shared",
-    # "max forgets to put the reduced axes back": its broadcast error is also a tie count's without keepdims (issue
-    # 45: an exception two known mistakes raise names neither; the message lists both, each with its line)
+    # its broadcast error is also a tie count's without keepdims, but only where keepdims is False: the keepdims=True
+    # case before it, right, belies the tie count (issue 45: with no such case the message lists both, naming neither)
+    "max forgets to put the reduced axes back": "expand_dims missing",
+    "max counts the ties without keepdims": "ties counted without keepdims",
     "transpose without inverse": "forward permutation reused",
     "unsqueeze squeezes every size-1 axis": "every size-1 axis squeezed", "cat splits at the wrong place": "split into equal parts",
     "cat splits along axis 0": "split along the wrong axis", "stack keeps the stacked axis": "stacked axis kept",

@@ -97,4 +97,11 @@ BUGGY = [
      ("training.py", "        loss = loss_fn(model(Tensor(x[batch])), y[batch])",
       "        pred = model(Tensor(x))\n        loss = loss_fn(pred, y[batch])"), "6.4",
      "the model is called at line 45 of minitorch/training.py (train_epoch)"),
+    # a fourth fresh learner's 5.1e (issue 45): a 1-D b's gradient read as row 0 of the (k, 1) column's, shape (1,); the
+    # given unbroadcast refuses it two lines below: the line that made it is named
+    ("matmul's gradient for a 1-D b read from its first row", ("ops_linalg.py",
+        "            grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape).reshape(b.shape)",
+        "            grad_b = product_like(np.swapaxes(a2, -1, -2), grad2, b2)\n            if b.ndim == 1:\n"
+        "                grad_b = grad_b[..., 0, :]\n            grad_b = unbroadcast(grad_b, b.shape)"), "5.1",
+     "grad_b, of shape (1,), which that line passes on, was made at line 49 of minitorch/ops_linalg.py (MatMul.backward)"),
 ]

@@ -80,6 +80,11 @@ CUES: dict = {
     "bias summed over axis 0 only": "not only axis 0",
 }
 CUES["leading axes only"] = "the axes where shape has a 1"  # Task 2.2's, missing here before
+CUES.update({  # ---- a fourth fresh learner's (issue 45, stages 2 to 5)
+    "first shape's size taken": "the size that is not 1", "last shape's size taken": "the size that is not 1",
+    "largest size taken": "not the largest", "a missing from b's gradient": "-grad a / b^2",
+    "log of |a|": "NaN for a negative base", "the whole array's extreme": "compare x with out",
+})
 CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "sub-modules not searched": "into sub-modules", "lists and dicts not searched": "lists, tuples and dicts",
     "shared parameter counted twice": "each Parameter once", "plain Tensor taken": "a plain Tensor is not a Parameter",
@@ -596,7 +601,7 @@ def _stage1_cases(rng) -> dict:
         "backpropagate": [{"parents": p, "local": [[float(d) for d in rng.uniform(-2, 2, len(ps))] for ps in p],
                            "seed": float(rng.uniform(2, 3))} for p in graphs],
         "broadcast shapes": [{"shapes": s} for s in [[(2, 1), (2, 3)], [(3,), (2, 3)], [(4, 1), (3,)], [(2, 3), (4,)],
-                                                      [(5, 1, 3), (4, 1)], [(2, 1, 3), (4, 1), (3,)]]],
+                                                      [(5, 1, 3), (4, 1)], [(2, 1, 3), (4, 1), (3,)], [(0,), (1,)]]],
     }
 
 

@@ -305,3 +305,68 @@ def test_one_number_where_an_array_of_several_was_due_says_so_and_not_asarray():
     with pytest.raises(failures.CheckFailed) as raised:   # a 0-d answer due: asarray is the fix
         mismatch.compare([0.5], np.array(0.5), "f(x)", "one", **EXTRA, dtype=None)
     assert "np.asarray" in str(raised.value)
+
+
+def test_a_gradient_in_the_outputs_shape_says_so_with_the_way_back_the_values_bear_out():
+    """Issue 45 (a fourth fresh learner's Reshape.backward returning grad as it came): a gradient of the forward output's
+    shape (the upstream gradient's, ``full``) is said to be that, in both kinds of check, with the way back to the
+    input's shape its values bear out: a reshape, or moving the axes back; a broadcast one still needs its sum."""
+    g = np.arange(24.0).reshape(4, 6)
+    reshaped = diagnose.shape_pattern((4, 6), (2, 3, 4), g, g.reshape(2, 3, 4), full=(4, 6))
+    assert reshaped.mistake == "gradient in the output's shape"
+    assert reshaped.text.startswith("The gradient has the output's shape") and "reshape it back" in reshaped.text
+    x = np.arange(24.0).reshape(2, 3, 4)
+    moved = diagnose.shape_pattern((4, 2, 3), (2, 3, 4), x.transpose(2, 0, 1), x, full=(4, 2, 3)).text
+    assert "each input's gradient has that input's shape" in moved and "move them back" in moved
+    reduced = diagnose.shape_pattern((2, 4), (2, 3, 4), np.ones((2, 4)), np.ones((2, 3, 4)), full=(2, 4)).text
+    assert reduced.startswith("The gradient has the output's shape") and "Summed over axes" not in reduced
+    stretched = diagnose.shape_pattern((2, 3), (3,), np.ones((2, 3)), np.full(3, 2.0), full=(2, 3)).text
+    assert stretched.startswith("Not summed over the broadcast axes: the gradient has the output's shape") and \
+        "axes (0,)" in stretched
+    assert "output's shape" not in diagnose.shape_pattern((4, 6), (2, 3, 4), g, g.reshape(2, 3, 4)).text  # no full
+
+
+def test_a_broadcast_error_matches_a_prediction_whatever_order_or_0_d_operands():
+    """NumPy names a broadcast error's operands in the order they meet: hit * g / count and hit * (g / count) differ,
+    so the library keeps each order; a 0-d operand (np.where(hit, g, 0)) broadcasts with anything and is left out."""
+    theirs = "operands could not be broadcast together with shapes (2,4) (2,) ()"
+    assert diagnose.same_exception("ValueError", theirs, "ValueError", "operands could not be broadcast together with "
+                                   "shapes (2,) (2,4)")
+    assert not diagnose.same_exception("ValueError", theirs, "ValueError", "operands could not be broadcast together "
+                                       "with shapes (2,4) (2,2)")
+
+
+def test_a_refused_value_is_traced_to_the_line_that_made_it():
+    """``own_lines.where_made``: a given call refusing a value the learner's line passed on names the line that made
+    it, when the error names its shape (or its size); an error of the line's own operator names none."""
+    from minitorch.course import own_lines
+
+    def given(value):
+        raise ValueError(f"a gradient of shape {value.shape} cannot come from broadcasting shape (3,)")
+
+    def rule(grad):
+        # Task 9.9: a learner's lines below this label
+        made = grad[0:1]
+        other = grad * 2
+        return given(made) + other
+    found = own_lines.where_made(lambda: _swallow(rule, np.ones(3)), [rule])
+    assert found is not None and found[0] is rule
+    read = [(name, shape, line, "minitorch/x.py", "rule", "code") for name, line, shape in found[2]]
+    assert [r[0] for r in read] == ["made", "other"] and read[0][2] == rule.__code__.co_firstlineno + 2
+    words = diagnose.made_words("rule(grad) with grad of shape (3,) raised ValueError: a gradient of shape (1,) cannot "
+                                "come from broadcasting shape (3,)\n  your line: ...", read)
+    assert words.startswith("made, of shape (1,), which that line passes on, was made at line") and "other" not in words
+    assert diagnose.made_words("cannot reshape array of size 1 into shape (3,)", read).startswith("made, of shape (1,)")
+
+    def own(grad):
+        # Task 9.9: a learner's lines below this label
+        made = grad[0:2]
+        return made + grad
+    assert own_lines.where_made(lambda: _swallow(own, np.ones(3)), [own]) is None  # raised by the line's own +
+
+
+def _swallow(function, *args):
+    try:
+        function(*args)
+    except ValueError:
+        pass

@@ -174,3 +174,17 @@ def test_a_dtype_drift_names_the_first_line_that_makes_another_dtype(tmp_path):
         message = _messages(tmp_path / str(typed_over), planted, typed_over)["3.3"]
         assert "dtype drift" in message and "The first value of another dtype than float32 in your code is made at " \
             f"line {line} of minitorch/ops_reduce.py (_to_extremes): ties is int64 there" in message, message
+
+
+def test_a_value_a_given_call_refused_names_the_line_that_made_it(tmp_path):
+    """A fourth fresh learner's 5.1e (issue 45): a 1-D b's gradient read as row 0 of the (k, 1) column's, shape (1,);
+    the given unbroadcast refuses it two lines below, and the message names the line of the learner's that made it."""
+    planted = {"5.1": ("ops_linalg.py",
+                       "            grad_b = unbroadcast(product_like(np.swapaxes(a2, -1, -2), grad2, b2), b2.shape)"
+                       ".reshape(b.shape)",
+                       "            grad_b = product_like(np.swapaxes(a2, -1, -2), grad2, b2)\n            if b.ndim == 1:\n"
+                       "                grad_b = grad_b[..., 0, :]\n            grad_b = unbroadcast(grad_b, b.shape)")}
+    message = _messages(tmp_path, planted)["5.1"]
+    assert "grad_b, of shape (1,), which that line passes on, was made at line 49 of minitorch/ops_linalg.py " \
+        "(MatMul.backward): grad_b = grad_b[..., 0, :]" in message, message
+    assert "your line: minitorch/ops_linalg.py, line 50" in message, message

@@ -13,6 +13,16 @@ def _both(a, b):
     return np.broadcast_arrays(a, b)
 
 
+def _log_of_abs(x, g):
+    """b's gradient of a ** b with log(|a|) for log(a): a number where a < 0 (None where no base is negative)."""
+    a, b = x
+    if not (a < 0).any():
+        return None
+    with np.errstate(all="ignore"):
+        log = np.where((a == 0) & (b >= 0), 0.0, np.log(np.abs(a)))
+        return unbroadcast(g * np.power(a, b) * log, b.shape)
+
+
 MISTAKES = [
     Mistake("2.3", "ops_binary.Mul", 0, "gradients swapped",
             "a's gradient is grad times a, the input itself: the two inputs' gradients are swapped",
@@ -46,6 +56,10 @@ MISTAKES = [
             "b's gradient has lost its minus sign (a / b falls as b grows), while a's is right",
             "the quotient rule: minus the upstream gradient times a, over b squared",
             lambda x, g: unbroadcast(g * x[0] / (x[1] * x[1]), x[1].shape)),
+    Mistake("2.3", "ops_binary.Div", 1, "a missing from b's gradient",
+            "b's gradient is -grad / b^2, without the factor a: the derivative of a / b with respect to b is -a / b^2",
+            "multiply by a as well: minus the upstream gradient times a, over b squared",
+            lambda x, g: unbroadcast(-g / (x[1] * x[1]), x[1].shape)),
     Mistake("2.3", "ops_binary.Div", 0, "a's gradient times b",
             "a's gradient is grad * b: the derivative of a / b with respect to a is 1 / b",
             "divide by b, do not multiply",
@@ -62,6 +76,11 @@ MISTAKES = [
             "b's gradient is grad * a ** b without the log(a) factor: d(a ** b)/db is a ** b * log(a)",
             "multiply by the log of a (and give 0 where a is 0)",
             lambda x, g: unbroadcast(g * np.power(x[0], x[1]), x[1].shape)),
+    Mistake("2.3", "ops_binary.Pow", 1, "log of |a|",
+            "b's gradient takes the log of |a|: for a negative base that is a number, where a ** b * log(a) is NaN (the "
+            "log of a negative number), as PyTorch gives",
+            "take the log of a itself (a negative base gives NaN there, as in PyTorch); only a = 0 with b >= 0 gives 0",
+            _log_of_abs),
     Mistake("2.3", "ops_binary.Maximum", 0, "ties not split",
             "at a tie (a == b) a gets the whole gradient; each side should get half",
             "where a == b give each input grad / 2 (_split_by_winner's tie)",
@@ -156,8 +175,10 @@ VALUE_MISTAKES = [
                  "sum the leading axes, range(grad.ndim - len(shape)), and the axes where shape has a 1 (keepdims)",
                  _trailing_reshaped),
     ValueMistake("2.2", "unbroadcast", "size-1 axes dropped",
-                 "the size-1 axes of shape were summed without keepdims, so they are gone from the result",
-                 "sum those axes with keepdims=True (or reshape the sum to shape)", _no_keepdims),
+                 "the size-1 axes of shape are gone from the result: summed without keepdims, or squeezed away afterwards "
+                 "(a squeeze drops every size-1 axis)",
+                 "keep them as size 1: sum those axes with keepdims=True and squeeze nothing (or reshape the sum to shape)",
+                 _no_keepdims),
     ValueMistake("2.2", "unbroadcast", "leading axes only",
                  "only the leading axes were summed away; the axes where shape has a 1 are still stretched",
                  "also sum the axes where shape has a 1 and grad does not, keeping them as size 1", _leading_only),

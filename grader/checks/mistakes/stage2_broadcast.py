@@ -27,24 +27,27 @@ def _lined_up(shapes, *, left=False, ones_clash=False, clash=True, shortest=Fals
     return tuple(result)
 
 
-_RAISING = [dict(left=True), dict(ones_clash=True)]
+def _where_right(shapes, **how):
+    """What ``_lined_up(shapes, **how)`` gives, or raises, where the right answer is a shape (where it raises, an error
+    is no evidence). Where several mistakes raise on one case, the check lists them all and names none."""
+    return None if _or_none(shapes=shapes) is None else _lined_up(shapes, **how)
 
 
-def _raises(**how):
-    try:
-        _lined_up(**how)
-    except ValueError:
-        return True
-    return False
-
-
-def _alone(**how):
-    """What ``_lined_up(**how)`` gives; where it raises, only if no other mistake raises there
-    (an exception cannot tell them apart)."""
-    shapes = how.pop("shapes")
-    if _raises(shapes=shapes, **how) and any(_raises(shapes=shapes, **other) for other in _RAISING if other != how):
+def _one_size(shapes, choose):
+    """broadcast_shapes taking, in each position, the size ``choose`` picks from every shape's (a missing axis as 1)
+    and raising where another size is neither that one nor 1; None where the right answer raises (no evidence)."""
+    if _or_none(shapes=shapes) is None:
         return None
-    return _lined_up(shapes, **how)
+    shapes = [tuple(int(n) for n in s) for s in shapes]
+    ndim = max((len(s) for s in shapes), default=0)
+    result = []
+    for axis in range(-ndim, 0):
+        sizes = [s[axis] if len(s) >= -axis else 1 for s in shapes]
+        big = choose(sizes)
+        if any(n not in (1, big) for n in sizes):
+            _clash(shapes)
+        result.append(big)
+    return tuple(result)
 
 
 def _or_none(**how):
@@ -68,11 +71,11 @@ BROADCAST = [
     ValueMistake("2.1", "broadcast shapes", "aligned from the left",
                  "the shapes were lined up from the left (padded with 1s at the end): they line up from the right, so a "
                  "shorter shape lacks leading axes", "line the shapes up from the right: axis -1 of each, then -2, ...",
-                 lambda shapes: _alone(shapes=shapes, left=True)),
+                 lambda shapes: _where_right(shapes, left=True)),
     ValueMistake("2.1", "broadcast shapes", "size 1 treated as a clash",
                  "a size-1 axis was taken for a clash: a size of 1 stretches to match any other size",
                  "in each position leave the 1s out of the set of sizes; only two different sizes other than 1 clash",
-                 lambda shapes: _alone(shapes=shapes, ones_clash=True)),
+                 lambda shapes: _where_right(shapes, ones_clash=True)),
     *[ValueMistake("2.1", "broadcast shapes", "no clash error",
                    "where the shapes clash it gave a shape: it took one of the sizes in each position without checking that "
                    "the others are equal or 1", "it must raise ValueError when a position holds two different sizes other than 1",
@@ -94,6 +97,17 @@ BROADCAST = [
                  "the result is missing its first axis (the leftmost position of the longest shape): the loop over the "
                  "positions ran one short at that end", "visit every position of the longest shape, -1 down to minus its "
                  "length, that last one included", lambda shapes: _first_missed(shapes)),
+    *[ValueMistake("2.1", "broadcast shapes", f"{which} shape's size taken",
+                   f"each position took the {which} shape's size for the result's (a missing axis as 1): where the {which} "
+                   "shape has a 1, or lacks the axis, and another shape does not, that looked like a clash",
+                   "in each position take the one size other than 1 (1 if every shape has 1 there), whichever shape has "
+                   "it; only two different sizes other than 1 clash", lambda shapes, at=at: _one_size(shapes, lambda s: s[at]))
+      for which, at in (("first", 0), ("last", -1))],
+    ValueMistake("2.1", "broadcast shapes", "largest size taken",
+                 "each position took the largest size (max) for the result's, so a size 0 met by a 1 looked like a clash: "
+                 "a 1 stretches to any size, 0 too (np.broadcast_shapes((0,), (1,)) is (0,))",
+                 "take the one size other than 1 (1 if every shape has 1 there), not the largest: leave the 1s out "
+                 "before choosing", lambda shapes: _one_size(shapes, max)),
 ]
 
 VALUE_MISTAKES = BROADCAST

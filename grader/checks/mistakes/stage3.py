@@ -46,6 +46,31 @@ def _unexpanded(x, g, axis, extreme):
     return hit * (g / np.sum(hit, axis=axes, keepdims=True))
 
 
+def _unexpanded_first(x, g, axis, extreme):
+    """``_unexpanded`` multiplied before the count divides (hit * g / count): NumPy's error names other shapes."""
+    axes = _axes(x, axis)
+    hit = x == extreme(x, axis=axes, keepdims=True)
+    return hit * g / np.sum(hit, axis=axes, keepdims=True)
+
+
+def _count_flat_first(x, g, axis, keepdims, extreme):
+    """``_count_flat`` multiplied before the count divides (hit * g / count)."""
+    axes = _axes(x, axis)
+    hit = x == extreme(x, axis=axes, keepdims=True)
+    return hit * _back(g, x, axis, keepdims) / np.sum(hit, axis=axes)
+
+
+def _whole(x, g, axis, keepdims, extreme):
+    """The rule with each element compared with the whole array's extreme, not its group's: a group whose extreme
+    is not it counts no tie, 0 / 0 (None where every axis is reduced: the whole array's extreme is the right one)."""
+    axes = _axes(x, axis)
+    if len(axes) == x.ndim:
+        return None
+    hit = x == extreme(x)
+    with np.errstate(all="ignore"):
+        return hit * (_back(g, x, axis, keepdims) / np.sum(hit, axis=axes, keepdims=True))
+
+
 def _exp_of_out(x, g):
     """grad * exp(out): None where it overflows (an infinite answer tells nothing apart)."""
     with np.errstate(over="ignore"):
@@ -134,24 +159,25 @@ MISTAKES = [
             "the ties are counted over the whole array, not per reduced group",
             "count the ties along the reduced axes only, keeping them as size 1",
             lambda x, g, axis=None, keepdims=False: _shared(x[0], g, axis, keepdims, np.min, count_all=True)),
-    Mistake("3.3", "ops_reduce.Max", 0, "expand_dims missing",
-            "with keepdims=False the upstream gradient lacks the reduced axes, so it does not line up with x",
-            "first put the reduced axes back as size 1 when keepdims was False (the step of Task 3.2)",
-            lambda x, g, axis=None, keepdims=False: _unexpanded(x[0], g, axis, np.max) if not keepdims else None,
-            look="the line that puts the reduced axes back on grad (np.expand_dims when keepdims is False)"),
-    Mistake("3.3", "ops_reduce.Max", 0, "ties counted without keepdims",
-            "the count of ties lost the reduced axes (summed without keepdims), so it does not line up with grad",
-            "count the ties along ctx.axes with keepdims=True, so the count keeps a size-1 axis where grad has one",
-            lambda x, g, axis=None, keepdims=False: _count_flat(x[0], g, axis, keepdims, np.max),
-            look="the line that counts the ties (its sum along ctx.axes)"),
-    Mistake("3.3", "ops_reduce.Min", 0, "expand_dims missing",
-            "with keepdims=False the upstream gradient lacks the reduced axes, so it does not line up with x",
-            "first put the reduced axes back as size 1 when keepdims was False (the step of Task 3.2)",
-            lambda x, g, axis=None, keepdims=False: _unexpanded(x[0], g, axis, np.min) if not keepdims else None,
-            look="the line that puts the reduced axes back on grad (np.expand_dims when keepdims is False)"),
-    Mistake("3.3", "ops_reduce.Min", 0, "ties counted without keepdims",
-            "the count of ties lost the reduced axes (summed without keepdims), so it does not line up with grad",
-            "count the ties along ctx.axes with keepdims=True, so the count keeps a size-1 axis where grad has one",
-            lambda x, g, axis=None, keepdims=False: _count_flat(x[0], g, axis, keepdims, np.min),
-            look="the line that counts the ties (its sum along ctx.axes)"),
+    # a broadcast error's shapes depend on the order of the operations (hit * (g / count) or hit * g / count): each
+    # order is an entry, so that the learner's error is matched whichever they wrote
+    *[Mistake("3.3", f"ops_reduce.{op}", 0, "expand_dims missing",
+              "with keepdims=False the upstream gradient lacks the reduced axes, so it does not line up with x",
+              "first put the reduced axes back as size 1 when keepdims was False (the step of Task 3.2)",
+              lambda x, g, axis=None, keepdims=False, e=extreme, f=rule: f(x[0], g, axis, e) if not keepdims else None,
+              look="the line that puts the reduced axes back on grad (np.expand_dims when keepdims is False)")
+      for op, extreme in (("Max", np.max), ("Min", np.min)) for rule in (_unexpanded, _unexpanded_first)],
+    *[Mistake("3.3", f"ops_reduce.{op}", 0, "ties counted without keepdims",
+              "the count of ties lost the reduced axes (summed without keepdims), so it does not line up with grad",
+              "count the ties along ctx.axes with keepdims=True, so the count keeps a size-1 axis where grad has one",
+              lambda x, g, axis=None, keepdims=False, e=extreme, f=rule: f(x[0], g, axis, keepdims, e),
+              look="the line that counts the ties (its sum along ctx.axes)")
+      for op, extreme in (("Max", np.max), ("Min", np.min)) for rule in (_count_flat, _count_flat_first)],
+    *[Mistake("3.3", f"ops_reduce.{op}", 0, "the whole array's extreme",
+              "each element was compared with the extreme of the whole array (x.max() or x.min()), not with out, the "
+              "extreme of its own group along the reduced axes: a group whose extreme is another finds no element equal "
+              "to it, so it gets no gradient (its count of ties is 0, and 0 / 0 is NaN)",
+              "compare x with out, the extremes forward saved (their reduced axes kept as size 1), never with x.max()",
+              lambda x, g, axis=None, keepdims=False, e=extreme: _whole(x[0], g, axis, keepdims, e))
+      for op, extreme in (("Max", np.max), ("Min", np.min), ("Min", np.max))],  # Min through a helper shared with Max
 ]

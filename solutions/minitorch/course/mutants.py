@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .edit_kinds import KINDS, ORDER, changes, scope
-from .own_lines import LABEL, first_other_dtype, key, names_at, own_from, own_line, regions  # noqa: F401
+from .own_lines import LABEL, first_other_dtype, key, names_at, own_from, own_line, regions, where_made  # noqa: F401
 
 LIMIT = 400  # edits of one function at most: a longer function is not searched
 

@@ -3,7 +3,8 @@ label, or, when the learner typed their code over the label (issue 45: learner 3
 label and stub alike), those below the lines the release gave above it, which
 ``regions.json`` (written by ``make release`` beside this file, and beside the grader's
 copy) lists for each task's function. Also where a dtype drift begins in those lines
-(``first_other_dtype``). Standard library only: the grader's learner process holds a copy
+(``first_other_dtype``), and where a value that a call of the learner's refused was made
+(``where_made``). Standard library only: the grader's learner process holds a copy
 (``grader/learner/own_lines.py``, written by ``make release``).
 """
 
@@ -101,20 +102,7 @@ def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: 
     line, the local's name or "", that dtype's name); None when no line does. ``only``: the
     one name to watch (a check of ``self.weight``'s dtype), if given. ``run``'s
     exception, if any, is left to the caller's ``run``."""
-    owners: dict[types.CodeType, tuple[Callable, int]] = {}
-    for function in functions:
-        try:
-            lines, first = inspect.getsourcelines(function)
-        except (OSError, TypeError):
-            continue
-        below = own_from(getattr(function, "__module__", "") or "", function.__qualname__, first, lines)
-        if below is None:
-            continue
-        codes = [function.__code__]
-        while codes:
-            code = codes.pop()
-            owners[code] = (function, below)
-            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    owners = _owners(functions)
     found: list[tuple[Callable, int, str, str]] = []
 
     def other(value: Any) -> bool:
@@ -182,3 +170,78 @@ def names_at(code: types.CodeType, line: int, stored: bool) -> set[str]:
         if i.positions and i.positions.lineno == line and i.opname in ops:
             found.update(i.argval if isinstance(i.argval, tuple) else (i.argval,))
     return found
+
+
+def _owners(functions: list[Callable]) -> dict[types.CodeType, tuple[Callable, int]]:
+    """Each code object of ``functions`` (and of functions made in them), with its function and the line below
+    which the lines are the learner's own; a function that is no task's is left out."""
+    owners: dict[types.CodeType, tuple[Callable, int]] = {}
+    for function in functions:
+        try:
+            lines, first = inspect.getsourcelines(function)
+        except (OSError, TypeError):
+            continue
+        below = own_from(getattr(function, "__module__", "") or "", function.__qualname__, first, lines)
+        if below is None:
+            continue
+        codes = [function.__code__]
+        while codes:
+            code = codes.pop()
+            owners[code] = (function, below)
+            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return owners
+
+
+def _read_on(code: types.CodeType, line: int) -> list[str]:
+    """The local names line ``line`` of ``code`` reads, in order."""
+    names: list[str] = []
+    for i in dis.get_instructions(code):
+        loads = i.opname.startswith("LOAD_FAST") or i.opname == "LOAD_DEREF"
+        if loads and i.positions and i.positions.lineno == line:
+            names += list(i.argval) if isinstance(i.argval, tuple) else [i.argval]
+    return list(dict.fromkeys(names))
+
+
+def where_made(run: Callable[[], Any], functions: list[Callable]) -> tuple[Callable, int, list] | None:
+    """Where the values were made that a line of the learner's own passed to a call that refused them: ``run``
+    once under a tracer; at the last exception that reached that code in ``functions``, when it came from a deeper
+    frame (a given helper such as ``unbroadcast``, or a library's Python code: not an operator of the line itself),
+    the locals the line reads that were last given a value on another line of the learner's own, each as (its name,
+    that line, its shape, or None). (The function, the line, that list), or None when no such exception came."""
+    owners = _owners(functions)
+    found: list = []  # (the exception, what it found): an exception reaches each frame it leaves, the deepest first
+
+    def called(frame: types.FrameType, event: str, _: Any) -> Any:
+        if frame.f_code not in owners:
+            return None
+        function, below = owners[frame.f_code]
+        held = dict(frame.f_locals)  # each local's value (kept, so that no id is reused) and where it was made
+        made: dict[str, int] = {}
+        last = [0]
+
+        def step(frame: types.FrameType, event: str, arg: Any) -> Any:
+            for name, value in frame.f_locals.items():
+                if name not in held or held[name] is not value:
+                    held[name] = value
+                    made[name] = last[0]
+            if event == "exception" and not (found and found[-1][0] is arg[1]):
+                line, deeper = frame.f_lineno, arg[2] is not None and arg[2].tb_next is not None
+                read = [(name, made[name], _shape(held[name])) for name in _read_on(frame.f_code, line)
+                        if name in made and below < made[name] != line]
+                found.append((arg[1], (function, line, read) if deeper else None))
+            last[0] = frame.f_lineno
+            return step
+        return step
+    kept = sys.gettrace()
+    sys.settrace(called)
+    try:
+        run()
+    finally:
+        sys.settrace(kept)
+    return found[-1][1] if found else None
+
+
+def _shape(value: Any) -> tuple | None:
+    shape = getattr(value, "shape", None)
+    return tuple(int(n) for n in shape) if isinstance(shape, tuple) and all(isinstance(n, int) for n in shape) else None
+
