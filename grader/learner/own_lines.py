@@ -16,6 +16,7 @@ import dis
 import inspect
 import json
 import linecache
+import os
 import pathlib
 import re
 import sys
@@ -93,12 +94,15 @@ def own_line(frame: types.FrameType, number: int) -> bool:
     return below is not None and number > below
 
 
-def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: str) -> tuple[Callable, int, str, str] | None:
+def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: str,
+                      only: str = "") -> tuple[Callable, int, str, str] | None:
     """Where a dtype drift begins: ``run`` once under a tracer, the first line of the
     learner's own code in ``functions`` (or functions made in them) after which a local holds
     a NumPy array or number of a numeric dtype other than ``dtype`` (an integer count, a
-    float64 constant; bool masks are left out), or which returns one: (the function, the
-    line, the local's name or "", that dtype's name); None when no line does. ``run``'s
+    float64 constant; bool masks are left out), or sets an attribute of ``self`` to one (a
+    Parameter's data, "self.weight"), or which returns one: (the function, the
+    line, the local's name or "", that dtype's name); None when no line does. ``only``: the
+    one name to watch (a check of ``self.weight``'s dtype), if given. ``run``'s
     exception, if any, is left to the caller's ``run``."""
     owners = _owners(functions)
     found: list[tuple[Callable, int, str, str]] = []
@@ -112,19 +116,22 @@ def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: 
             return None
         function, below = owners[frame.f_code]
         seen = {name: id(value) for name, value in frame.f_locals.items()}  # the arguments, as given
+        seen.update({f"self.{k}": id(v) for k, v in _attributes(frame.f_locals.get("self"))})
         last = [0]
 
         def step(frame: types.FrameType, event: str, arg: Any) -> Any:
             if found:
                 return None
             if last[0] > below:
-                for name, value in frame.f_locals.items():
+                made = {**frame.f_locals, **{f"self.{k}": v for k, v in _attributes(frame.f_locals.get("self"))}}
+                for name, value in made.items():
                     if seen.get(name) != id(value):
                         seen[name] = id(value)
-                        if other(value):
+                        value = getattr(value, "data", value) if name.startswith("self.") else value  # a Parameter
+                        if other(value) and only in ("", name):
                             found.append((function, last[0], name, str(value.dtype)))
                             return None
-                if event == "return" and other(arg):
+                if event == "return" and other(arg) and not only:
                     found.append((function, last[0], "", str(arg.dtype)))
                     return None
             last[0] = frame.f_lineno
@@ -137,6 +144,34 @@ def first_other_dtype(run: Callable[[], Any], functions: list[Callable], dtype: 
     finally:
         sys.settrace(kept)
     return found[0] if found else None
+
+
+def own_caller(frame: types.FrameType | None, root: str) -> tuple[str, int, str] | None:
+    """The innermost of ``frame`` and its callers that runs a learner's own line in a file
+    under ``root`` (the package's folder): (its file from there, its line, its function)."""
+    while frame is not None:
+        path = os.path.realpath(frame.f_code.co_filename)
+        if path.startswith(root + os.sep) and own_line(frame, frame.f_lineno):
+            return os.path.relpath(path, root).replace(os.sep, "/"), frame.f_lineno, frame.f_code.co_qualname
+        frame = frame.f_back
+    return None
+
+
+def _attributes(owner: Any) -> list[tuple[str, Any]]:
+    """The attributes ``owner`` (a method's self) holds, as a dtype drift's tracer reads them."""
+    held = getattr(owner, "__dict__", None)
+    return list(held.items()) if isinstance(held, dict) else []
+
+
+def names_at(code: types.CodeType, line: int, stored: bool) -> set[str]:
+    """The local names line ``line`` of ``code`` stores (``stored``) or reads."""
+    ops = ("STORE_FAST", "STORE_NAME", "STORE_DEREF") if stored else ("LOAD_FAST", "LOAD_NAME", "LOAD_DEREF",
+                                                                       "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST")
+    found: set[str] = set()
+    for i in dis.get_instructions(code):
+        if i.positions and i.positions.lineno == line and i.opname in ops:
+            found.update(i.argval if isinstance(i.argval, tuple) else (i.argval,))
+    return found
 
 
 def _owners(functions: list[Callable]) -> dict[types.CodeType, tuple[Callable, int]]:

@@ -2,7 +2,8 @@
 make (after Singh, Gulwani and Solar-Lezama, PLDI 2013; the kinds are ``edit_kinds.py``'s):
 flip a sign, swap two operands, change an axis, keepdims or a transpose, change a constant,
 group a product or quotient the other way, use another variable or attribute in scope,
-drop a term or a factor, multiply by a variable, unwrap or wrap a call.
+drop a term or a factor, multiply by a variable, unwrap or wrap a call, swap two items of
+a subscript, index a value by the loop's variable.
 
 Only the lines below the function's "# Task X.Y:" label are edited (the learner's own); a
 learner who typed over the label (issue 45: learner 3 replaced label and stub alike) keeps
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .edit_kinds import KINDS, ORDER, changes, scope
-from .own_lines import LABEL, first_other_dtype, key, own_from, own_line, regions, where_made  # noqa: F401
+from .own_lines import LABEL, first_other_dtype, key, names_at, own_from, own_line, regions, where_made  # noqa: F401
 
 LIMIT = 400  # edits of one function at most: a longer function is not searched
 
