@@ -12,7 +12,6 @@ it runs (``note``) so that each edit is tried on the failing case first, which i
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import inspect
 import io
@@ -25,7 +24,7 @@ import types
 import warnings
 from typing import Any, Callable
 
-from . import diagnose, mutants
+from . import diagnose, mutants, task_code
 
 SECONDS = 1.0      # at most this long per failing check
 _state: dict[str, Any] = {"searching": False, "case": None}
@@ -47,46 +46,9 @@ def forget() -> None:
     _state["case"] = None
 
 
-def _functions(task: str, package: pathlib.Path) -> list[tuple[str, Callable]]:
-    """The package's functions that hold a "# Task {task}:" label, as (where, function)."""
-    found = []
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if not name.startswith("minitorch.") or not file or ".course" in name:
-            continue
-        path = pathlib.Path(file).resolve()
-        if not path.is_relative_to(package):
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
-            continue
-        typed_over = {k.partition(":")[2] for k, v in mutants.regions().items()  # a learner typed over the label
-                      if v["task"] == task and k.partition(":")[0] == name.partition(".")[2]}
-        if f"# Task {task}:" not in text and not typed_over:
-            continue
-        labels = [n for n, line in enumerate(text.splitlines(), 1) if re.match(rf"\s*# Task {re.escape(task)}:", line)]
-        for qualname, node in _defs(ast.parse(text), ""):
-            if any(node.lineno <= n <= (node.end_lineno or 0) for n in labels) or qualname in typed_over:
-                obj: Any = module
-                for part in qualname.split("."):
-                    obj = getattr(obj, part, None)
-                if isinstance(obj, types.FunctionType):
-                    found.append((f"{path.relative_to(package.parent).as_posix()} ({qualname})", obj))
-    return found
-
-
-def _defs(node: ast.AST, prefix: str):
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.ClassDef):
-            yield from _defs(child, f"{prefix}{child.name}.")
-        elif isinstance(child, ast.FunctionDef):
-            yield f"{prefix}{child.name}", child
-
-
 def _suspects(task: str, error: BaseException, package: pathlib.Path) -> list[tuple[str, Callable]]:
     """The functions to edit: the one whose line raised, else the checked Function's, else the task's."""
-    functions = _functions(task, package)
+    functions = task_code.functions(task, package)
     codes = {f.__code__: (w, f) for w, f in functions}
     frames = [frame.f_code for frame, _ in __import__("traceback").walk_tb(error.__traceback__)]
     raised = [codes[c] for c in frames if c in codes]
@@ -155,7 +117,7 @@ def dtype_line(task: str, run: Callable[[], Any], dtype: str, only: str = "") ->
     for float32 whose weight is float64), in words; "" when no line is found."""
     if _state["searching"]:
         return ""
-    return _made_words(_functions(task, pathlib.Path(__file__).resolve().parents[1]), run, dtype,
+    return _made_words(task_code.functions(task, pathlib.Path(__file__).resolve().parents[1]), run, dtype,
                        "NumPy's random draws are float64: make the value in the dtype asked for", only)
 
 

@@ -34,6 +34,7 @@ ROOM = [
      "course.heatmaps", "course.hints", "course.edit_kinds", "course.evidence", "course.earlier",
      "course.own_lines"},
     {"course.mutants"},
+    {"course.task_code"},
     {"course.repair"},
     {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},
     {"course.mismatch"},
