@@ -27,6 +27,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
          broker: str | None = None, lease: float | None = None, counts: str | None = None,
          only: list[str] | None = None, source: str | None = None, zone: str | None = None) -> int:
     from grader.class_grading.pool import cool
+    from grader.term.kept import hash_ahead
     from grader.term.lock import Busy, Lock
     folder, out = submissions.resolve(), out.resolve()
     if not source and not folder.is_dir():
@@ -45,6 +46,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         return _fail(str(error))
     finally:
         cool()   # grading processes started ahead and not used
+        hash_ahead(())   # none left for a later run in this process
         for process in beside:
             process.stop()
         lock.release()
@@ -64,7 +66,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.outputs.lms.registry import FILES, read_roster
     from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
     from grader.similarity import Beside
-    from grader.term import log
+    from grader.term import kept, log
     from grader.term.faults import point
     from grader.term.sheets import SheetError
     clock = Phases()
@@ -82,7 +84,9 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         found = [replace(f, notes=f.notes + tuple(download.notes.get(f.learner, ()))) for f in found]
         refused += download.refused
     entries = len(found) + len(refused)
-    beside += [] if shard else [Beside(list(found), out, jobs, folder, lock.fd)]   # reads while the run sets up
+    if not shard:   # hashed once, here: the copying check forked next and the run's plan both take them
+        kept.hash_ahead(f.path for f in found)
+        beside.append(Beside(list(found), out, jobs, folder, lock.fd))   # reads while the run sets up
     if not broker:
         warm_up(jobs)   # the grading processes start while the run sets up too
     if shard:
@@ -133,9 +137,8 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
     course.record_learners({job.learner: job.sid for job in base.values()})
-    for job in base.values():
-        for note in job.notes:
-            print(f"warning: {job.learner}: {note}", file=sys.stderr)
+    for learner, note in ((j.learner, note) for j in base.values() for note in j.notes):
+        print(f"warning: {learner}: {note}", file=sys.stderr)
     results: list[LearnerResult] = []
 
     def local(batch: list[GradeJob]) -> list[LearnerResult]:
@@ -225,8 +228,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
 
 
 def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: LatePolicy, found: list) -> Course:
-    """The course whose gradebook holds the grades: the hub course whose ``submitted/`` is
-    graded (docs/JUPYTERHUB.md, "A term on the hub"), else the class's own, ``OUT/course``."""
+    """The course whose gradebook holds the grades: the hub's, grading its ``submitted/``, else ``OUT/course``."""
     from grader.gradebook.hubbook import HubCourse, is_hub
     if not (folder.name == "submitted" and is_hub(folder.parent)):
         return Course(out / files.COURSE, settings, late)
@@ -236,8 +238,6 @@ def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: L
                          "account names, and these are not plain ids (lower-case letters, digits, '_', '-')")
     hub.late = hub.policy(late)
     return hub
-
-
 
 
 def _fail(why: str) -> int:
