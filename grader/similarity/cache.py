@@ -35,7 +35,7 @@ import numpy as np
 from grader.files import SIMILARITY_READS as FOLDER
 from grader.similarity.code import TaskCode
 from grader.similarity.engine import Prints
-from grader.similarity.framing import pack_parts, parts_of
+from grader.similarity.framing import pack_parts, parts_of, unpacked
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _READ_BY = ("grader/similarity", "grader/intake", "grader/release", "grader/tasks.py", "grader/tasks.toml",
@@ -67,7 +67,7 @@ def name_of(key: dict[str, str]) -> str:
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        parts = parts_of(out / FOLDER / name_of(key))
+        parts = parts_of(out / FOLDER / name_of(key), packed=2)   # the code unpacked when first asked for
         if parts is None or len(parts) != 3:
             return None
         head = json.loads(parts[0])
@@ -131,28 +131,46 @@ class Lazy(Mapping[str, TaskCode]):
     def __init__(self, tasks: list[str], packed: bytes, files: list[str]) -> None:
         self._tasks, self._packed, self._files = tasks, packed, files
         self._columns: dict[str, list] | None = None
-        self._made = dict[str, TaskCode]()
+        self._made, self._shown = dict[str, TaskCode](), dict[str, dict[str, list[tuple[int, str]]]]()
 
     def __getitem__(self, task: str) -> TaskCode:
         made = self._made.get(task)
         if made is None:
-            try:
-                if self._columns is None:
-                    columns = json.loads(self._packed)
-                    if not isinstance(columns, list) or len(columns) != len(self._tasks):
-                        raise ValueError("not one column list a task")
-                    self._columns = dict(zip(self._tasks, columns))
-                made = self._made[task] = _code(self._columns[task], self._files)
-            except (TypeError, IndexError, ValueError) as error:
-                raise ValueError(f"a kept read in {FOLDER}/ is not well formed ({error}): remove that folder "
-                                 "and run again") from None
+            made = self._made[task] = TaskCode(self._well_formed(_tokens, task), self.shown(task))
         return made
+
+    def shown(self, task: str) -> dict[str, list[tuple[int, str]]]:
+        """A task's numbered source alone (what similarity.html shows), its tokens left packed."""
+        shown = self._shown.get(task)
+        if shown is None:
+            shown = self._shown[task] = self._well_formed(_shown, task)
+        return shown
+
+    def _well_formed(self, make, task: str):
+        try:
+            if self._columns is None:
+                columns = json.loads(unpacked(self._packed))
+                if not isinstance(columns, list) or len(columns) != len(self._tasks):
+                    raise ValueError("not one column list a task")
+                self._columns = dict(zip(self._tasks, columns))
+            return make(self._columns[task], self._files)
+        except (TypeError, IndexError, ValueError) as error:
+            raise ValueError(f"a kept read in {FOLDER}/ is not well formed ({error}): remove that folder "
+                             "and run again") from None
 
     def __iter__(self):
         return iter(self._tasks)
 
     def __len__(self) -> int:
         return len(self._tasks)
+
+
+def shown_of(codes: Mapping[str, TaskCode], task: str) -> dict[str, list[tuple[int, str]]] | None:
+    """A task's numbered source in a hand-in's ``codes``, or None: no code for that task."""
+    if isinstance(codes, Lazy):
+        return codes.shown(task) if task in codes._tasks else None
+    code = codes.get(task)
+    return None if code is None else code.shown
 
 
 def _strings(value, length: int | None = None) -> list[str]:
@@ -167,13 +185,18 @@ def _ints(value, length: int | None = None) -> list[int]:
     return value
 
 
-def _code(columns: list, files: list[str]) -> TaskCode:
-    """One task's code from its columns, every value's type checked."""
-    words, at, lines, wheres, counts, numbers, texts = columns
+def _tokens(columns: list, files: list[str]) -> list[tuple[str, str, int]]:
+    """One task's tokens from its columns, every value's type checked."""
+    words, at, lines = columns[:3]
     n = len(_strings(words))
     if _ints(at, n) and not 0 <= min(at) <= max(at) < len(files):
         raise IndexError("a file index out of range")
-    tokens = [(w, files[f], line) for w, f, line in zip(words, at, _ints(lines, n), strict=True)]
+    return [(w, files[f], line) for w, f, line in zip(words, at, _ints(lines, n), strict=True)]
+
+
+def _shown(columns: list, files: list[str]) -> dict[str, list[tuple[int, str]]]:
+    """One task's numbered source from its columns, every value's type checked."""
+    wheres, counts, numbers, texts = columns[3:]
     shown: dict[str, list[tuple[int, str]]] = {}
     numbers, texts, first = _ints(numbers), _strings(texts, len(numbers)), 0
     for where, count in zip(_strings(wheres), _ints(counts, len(wheres)), strict=True):
@@ -181,7 +204,7 @@ def _code(columns: list, files: list[str]) -> TaskCode:
             raise IndexError("more lines than kept")
         shown[where] = list(zip(numbers[first:first + count], texts[first:first + count]))
         first += count
-    return TaskCode(tokens, shown)
+    return shown
 
 
 def store(out: pathlib.Path, key: dict[str, str], codes: Mapping[str, TaskCode], prints: Prints, notes: list[str],

@@ -40,8 +40,9 @@ def framed(parts: list[bytes]) -> bytes:
     return MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
 
-def parts_of(path: pathlib.Path) -> list[bytes] | None:
-    """The parts a kept file holds, unpacked, or None: none there, or one damaged or cut short."""
+def parts_of(path: pathlib.Path, packed: int | None = None) -> list[bytes] | None:
+    """The parts a kept file holds, unpacked but for part ``packed`` (``unpacked`` unpacks
+    it later), or None: none there, or one damaged or cut short."""
     if not path.is_file() or path.stat().st_size > AT_MOST:
         return None
     data = path.read_bytes()
@@ -54,13 +55,26 @@ def parts_of(path: pathlib.Path) -> list[bytes] | None:
     if not 0 < count <= 16 or len(body) < 8 * (1 + count):
         return None
     sizes, at, parts = struct.unpack_from(f"<{count}Q", body, 8), 8 * (1 + count), []
-    for size in sizes:
-        unpack = zlib.decompressobj()
-        parts.append(unpack.decompress(body[at:at + size], AT_MOST))
-        if unpack.unconsumed_tail or not unpack.eof:
+    for n, size in enumerate(sizes):
+        part = body[at:at + size]
+        try:
+            parts.append(part if n == packed else unpacked(part))
+        except ValueError:
             return None
         at += size
     return parts if at == len(body) else None
+
+
+def unpacked(part: bytes) -> bytes:
+    """A part as written; ``ValueError`` if it does not unpack whole within ``AT_MOST``."""
+    unpack = zlib.decompressobj()
+    try:
+        whole = unpack.decompress(part, AT_MOST)
+    except zlib.error as error:
+        raise ValueError(f"a part that does not unpack ({error})") from None
+    if unpack.unconsumed_tail or not unpack.eof:
+        raise ValueError("a part cut short or too large")
+    return whole
 
 
 def pack_parts(out: pathlib.Path, name: str, parts: list[bytes]) -> None:
