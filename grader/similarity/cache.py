@@ -12,9 +12,10 @@ ignored and the hand-in read again. Its code is made from the columns when first
 can then stop the check, with a message. It holds no absolute path (a moved output folder
 keeps using it), is written whole or not at all, and only the reads of the latest run are kept.
 
-Each read is kept in three parts (framing.py): the key, names and notes (JSON); the
-fingerprints, as three columns of 64-bit integers; the code, as columns of plain values
-(JSON), unpacked only when a pair of the hand-in is worked out again. Reading one back
+Each read is kept in four parts (framing.py): the key, names and notes (JSON); the
+fingerprints, as three columns of 64-bit integers; the code's tokens and its numbered
+source, as columns of plain values (JSON), each unpacked only when first needed (a pair
+of the hand-in worked out again, or shown). Reading one back
 costs a fraction of a millisecond. The pairs' details (compare.py) are kept too
 (details.py). The base code's fingerprints (the released stubs', read.py's ``shape``) are
 kept the same way, under a key with no learner, in a file ending ``.base``: about a second
@@ -67,8 +68,8 @@ def name_of(key: dict[str, str]) -> str:
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        parts = parts_of(out / FOLDER / name_of(key), packed=2)   # the code unpacked when first asked for
-        if parts is None or len(parts) != 3:
+        parts = parts_of(out / FOLDER / name_of(key), packed=(2, 3))   # the code unpacked when first asked for
+        if parts is None or len(parts) != 4:
             return None
         head = json.loads(parts[0])
         if head["key"] != key:
@@ -82,7 +83,7 @@ def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode]
         values, at, starts = (numbers[n * (len(numbers) // 3):(n + 1) * (len(numbers) // 3)] for n in range(3))
         if len(at) and not 0 <= at.min() <= at.max() < len(tasks):
             raise IndexError("a task index out of range")
-        return Lazy(coded, parts[2], files), LazyPrints(values.tolist(), at.tolist(), starts.tolist(), tasks), \
+        return Lazy(coded, parts[2:], files), LazyPrints(values.tolist(), at.tolist(), starts.tolist(), tasks), \
             _strings(head["notes"])
     except Exception:  # noqa: BLE001 - whatever is wrong with a kept reading, the hand-in is read again
         return None
@@ -128,32 +129,33 @@ class Lazy(Mapping[str, TaskCode]):
     never asked for (nor its columns unpacked). Columns of the wrong types raise
     ``ValueError`` then, naming the folder."""
 
-    def __init__(self, tasks: list[str], packed: bytes, files: list[str]) -> None:
+    def __init__(self, tasks: list[str], packed: list[bytes], files: list[str]) -> None:
         self._tasks, self._packed, self._files = tasks, packed, files
-        self._columns: dict[str, list] | None = None
+        self._columns: list[dict[str, list] | None] = [None, None]   # the tokens', the numbered source's
         self._made, self._shown = dict[str, TaskCode](), dict[str, dict[str, list[tuple[int, str]]]]()
 
     def __getitem__(self, task: str) -> TaskCode:
         made = self._made.get(task)
         if made is None:
-            made = self._made[task] = TaskCode(self._well_formed(_tokens, task), self.shown(task))
+            made = self._made[task] = TaskCode(self._well_formed(0, _tokens, task), self.shown(task))
         return made
 
     def shown(self, task: str) -> dict[str, list[tuple[int, str]]]:
         """A task's numbered source alone (what similarity.html shows), its tokens left packed."""
         shown = self._shown.get(task)
         if shown is None:
-            shown = self._shown[task] = self._well_formed(_shown, task)
+            shown = self._shown[task] = self._well_formed(1, _shown, task)
         return shown
 
-    def _well_formed(self, make, task: str):
+    def _well_formed(self, part: int, make, task: str):
         try:
-            if self._columns is None:
-                columns = json.loads(unpacked(self._packed))
-                if not isinstance(columns, list) or len(columns) != len(self._tasks):
+            columns = self._columns[part]
+            if columns is None:
+                listed = json.loads(unpacked(self._packed[part]))
+                if not isinstance(listed, list) or len(listed) != len(self._tasks):
                     raise ValueError("not one column list a task")
-                self._columns = dict(zip(self._tasks, columns))
-            return make(self._columns[task], self._files)
+                columns = self._columns[part] = dict(zip(self._tasks, listed))
+            return make(columns[task], self._files)
         except (TypeError, IndexError, ValueError) as error:
             raise ValueError(f"a kept read in {FOLDER}/ is not well formed ({error}): remove that folder "
                              "and run again") from None
@@ -187,7 +189,7 @@ def _ints(value, length: int | None = None) -> list[int]:
 
 def _tokens(columns: list, files: list[str]) -> list[tuple[str, str, int]]:
     """One task's tokens from its columns, every value's type checked."""
-    words, at, lines = columns[:3]
+    words, at, lines = columns
     n = len(_strings(words))
     if _ints(at, n) and not 0 <= min(at) <= max(at) < len(files):
         raise IndexError("a file index out of range")
@@ -196,7 +198,7 @@ def _tokens(columns: list, files: list[str]) -> list[tuple[str, str, int]]:
 
 def _shown(columns: list, files: list[str]) -> dict[str, list[tuple[int, str]]]:
     """One task's numbered source from its columns, every value's type checked."""
-    wheres, counts, numbers, texts = columns[3:]
+    wheres, counts, numbers, texts = columns
     shown: dict[str, list[tuple[int, str]]] = {}
     numbers, texts, first = _ints(numbers), _strings(texts, len(numbers)), 0
     for where, count in zip(_strings(wheres), _ints(counts, len(wheres)), strict=True):
@@ -215,16 +217,16 @@ def store(out: pathlib.Path, key: dict[str, str], codes: Mapping[str, TaskCode],
     tasks = sorted(set(codes) | {task for places in prints.values() for task, _ in places})
     files = sorted({t[1] for code in codes.values() for t in code.tokens})
     task_at, file_at = {t: n for n, t in enumerate(tasks)}, {f: n for n, f in enumerate(files)}
-    columns = [[[t[0] for t in code.tokens], [file_at[t[1]] for t in code.tokens],
-                [t[2] for t in code.tokens], list(code.shown), [len(ls) for ls in code.shown.values()],
-                [n for ls in code.shown.values() for n, _ in ls], [s for ls in code.shown.values() for _, s in ls]]
-               for code in codes.values()]
+    tokens = json.dumps([[[t[0] for t in code.tokens], [file_at[t[1]] for t in code.tokens],
+                          [t[2] for t in code.tokens]] for code in codes.values()])
+    shown = json.dumps([[list(code.shown), [len(ls) for ls in code.shown.values()],
+                         [n for ls in code.shown.values() for n, _ in ls], [s for ls in code.shown.values() for _, s in ls]]
+                        for code in codes.values()])
     flat = [(value, task_at[task], start) for value, places in prints.items() for task, start in places]
     head = json.dumps({"key": key, "tasks": tasks, "files": files, "coded": list(codes), "notes": notes})
-    code = json.dumps(columns)
-    if not any(place and (place in head or place in code) for place in never):
+    if not any(place and (place in head or place in tokens or place in shown) for place in never):
         numbers = np.array([[v for v, _, _ in flat], [t for _, t, _ in flat], [s for _, _, s in flat]], dtype="<i8")
-        pack_parts(out, name_of(key), [head.encode(), numbers.tobytes(), code.encode()])
+        pack_parts(out, name_of(key), [head.encode(), numbers.tobytes(), tokens.encode(), shown.encode()])
 
 
 def keep_only(out: pathlib.Path, keys: list[dict[str, str]]) -> None:

@@ -40,9 +40,9 @@ def framed(parts: list[bytes]) -> bytes:
     return MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
 
-def parts_of(path: pathlib.Path, packed: int | None = None) -> list[bytes] | None:
-    """The parts a kept file holds, unpacked but for part ``packed`` (``unpacked`` unpacks
-    it later), or None: none there, or one damaged or cut short."""
+def parts_of(path: pathlib.Path, packed: tuple[int, ...] = ()) -> list[bytes] | None:
+    """The parts a kept file holds, unpacked but for the parts ``packed`` (``unpacked``
+    unpacks one later), or None: none there, or one damaged or cut short."""
     if not path.is_file() or path.stat().st_size > AT_MOST:
         return None
     data = path.read_bytes()
@@ -58,7 +58,7 @@ def parts_of(path: pathlib.Path, packed: int | None = None) -> list[bytes] | Non
     for n, size in enumerate(sizes):
         part = body[at:at + size]
         try:
-            parts.append(part if n == packed else unpacked(part))
+            parts.append(part if n in packed else unpacked(part))
         except ValueError:
             return None
         at += size

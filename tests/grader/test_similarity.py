@@ -263,8 +263,8 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     fay = kept / cache.name_of(cache.key_of("fay", content_of(tmp_path / "class" / "fay")))
     shutil.copyfile(fay, cy)                                                       # another's, in cy's place
     dee = kept / cache.name_of(cache.key_of("dee", content_of(tmp_path / "class" / "dee.zip")))
-    head, numbers, code = framing.parts_of(dee)
-    dee.write_bytes(framing.framed([json.dumps({**json.loads(head), "coded": [0]}).encode(), numbers, code]))   # its
+    head, *rest = framing.parts_of(dee)
+    dee.write_bytes(framing.framed([json.dumps({**json.loads(head), "coded": [0]}).encode(), *rest]))   # its
     # key, values of the wrong types
     (tmp_path / "first").rename(tmp_path / "moved")
     capsys.readouterr()
