@@ -29,6 +29,7 @@ import hashlib
 import json
 import pathlib
 import sys
+from collections import Counter
 from collections.abc import Mapping
 
 import numpy as np
@@ -114,13 +115,12 @@ class LazyPrints(Mapping[int, list[tuple[str, int]]]):
     def __contains__(self, value: object) -> bool:
         return value in self._values
 
-    def first_tasks(self) -> list[str]:
-        """The task of each fingerprint's first occurrence (tables.py's sizes)."""
+    def task_counts(self) -> Counter[str]:
+        """How many fingerprints first occur in each task (tables.py's sizes)."""
         values, at, _, tasks = self._columns
-        first: dict[int, int] = {}
-        for value, task in zip(values, at):
-            first.setdefault(value, task)
-        return [tasks[task] for task in first.values()]
+        first = np.unique(np.asarray(values, dtype=np.int64), return_index=True)[1]
+        counts = np.bincount(np.asarray(at, dtype=np.int64)[first], minlength=len(tasks)).tolist()
+        return Counter({task: n for task, n in zip(tasks, counts) if n})
 
 
 class Lazy(Mapping[str, TaskCode]):
