@@ -230,10 +230,13 @@ def annotate_all(course: Course, jobs: list[GradeJob], results: list[LearnerResu
         course.annotate(result.sid, lines)
 
 
-def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
-    """The results of learners whose verdicts and gradebook record stand, with the
-    corrections and late policy applied again, and their feedback written again."""
-    from grader.outputs import feedback
+def reuse(jobs: list[GradeJob], ahead: bool = False) -> list[LearnerResult]:
+    """The results of learners whose verdicts and gradebook record stand, with the corrections
+    and late policy applied again, and their feedback written again (``ahead``: as others are
+    graded, the plots' imports too)."""
+    from grader.outputs import feedback, publish
+    if ahead:
+        publish.ahead()
     results = []
     for job in jobs:
         result = finished(job)

@@ -139,7 +139,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     course.record_learners({job.learner: job.sid for job in base.values()})
     for learner, note in ((j.learner, note) for j in base.values() for note in j.notes):
         print(f"warning: {learner}: {note}", file=sys.stderr)
-    results: list[LearnerResult] = []
+    results, reused = list[LearnerResult](), list[LearnerResult]()
 
     def local(batch: list[GradeJob]) -> list[LearnerResult]:
         got: list[LearnerResult] = []
@@ -179,14 +179,14 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         if dropped:
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
         grade_class([j for j in run.jobs if j not in fresh], jobs, done)
-    else:
-        grade_class(run.jobs, jobs, done)
+    else:   # meanwhile: the feedback of the learners whose verdicts stand, and the plots' imports
+        grade_class(run.jobs, jobs, done, meanwhile=lambda: reused.extend(term_run.reuse(run.reused, ahead=True)))
     graded = {r.learner for r in results}
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     clock.lap("grading")
     term_run.record_all(course, run.jobs, results)
     clock.lap("gradebook")
-    results += term_run.reuse(run.reused)
+    results += reused or term_run.reuse(run.reused)
     clock.lap("feedback")
     term_run.settle_all(term, course, run.jobs + run.reused)
     point("the gradebook settled, term.json not yet saved")
