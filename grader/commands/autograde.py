@@ -58,7 +58,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.boundary.confinement import landlock_abi
     from grader.class_grading import term_run
     from grader.class_grading.jobs import GradeJob, crashed
-    from grader.class_grading.plan import Term
+    from grader.class_grading.plan import Term, reuse
     from grader.class_grading.pool import grade_class, warm_up
     from grader.gradebook.term import manual_comments, manual_scores
     from grader.intake.lms_download import staged
@@ -180,13 +180,13 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
         grade_class([j for j in run.jobs if j not in fresh], jobs, done)
     else:   # meanwhile: the feedback of the learners whose verdicts stand, and the plots' imports
-        grade_class(run.jobs, jobs, done, meanwhile=lambda: reused.extend(term_run.reuse(run.reused, ahead=True)))
+        grade_class(run.jobs, jobs, done, meanwhile=lambda: reused.extend(reuse(run.reused, grading=run.jobs)))
     graded = {r.learner for r in results}
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     clock.lap("grading")
     term_run.record_all(course, run.jobs, results)
     clock.lap("gradebook")
-    results += reused or term_run.reuse(run.reused)
+    results += reused + reuse(run.reused, after=reused)
     clock.lap("feedback")
     term_run.settle_all(term, course, run.jobs + run.reused)
     point("the gradebook settled, term.json not yet saved")
