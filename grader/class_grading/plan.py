@@ -142,6 +142,26 @@ def finished(job: GradeJob) -> LearnerResult | None:
     return None if result is None else finish(job, result)
 
 
+def reuse(jobs: list[GradeJob], grading: list[GradeJob] | None = None,
+          after: list[LearnerResult] | None = None) -> list[LearnerResult]:
+    """The results of learners whose verdicts and gradebook record stand, with the corrections
+    and late policy applied again, and their feedback written again. ``grading``: the jobs
+    graded meanwhile by other processes: the plots are imported too, and a learner whose kept
+    verdicts one of them writes (a hand-in the same as one graded again) is left for later;
+    ``after``: the results taken so before, not taken again."""
+    from grader.outputs import feedback, publish
+    if grading is not None:
+        publish.ahead()
+    writing, taken = {job.verdicts for job in grading or ()}, {result.learner for result in after or ()}
+    results = []
+    for job in jobs:
+        result = None if job.verdicts in writing or job.learner in taken else finished(job)
+        if result is not None:
+            feedback.write(result, pathlib.Path(job.out) / files.FEEDBACK / f"{job.sid}.html", job.about)
+            results.append(result)
+    return results
+
+
 def best(jobs: list[GradeJob]) -> GradeJob:
     """The job whose hand-in has the highest final (the later of equals)."""
     scored = [(r.final if (r := finished(j)) is not None else -1.0, n, j) for n, j in enumerate(jobs)]
@@ -154,4 +174,4 @@ def time_of(times: dict[str, Time], learner: str) -> tuple[dt.datetime | None, s
 
 
 __all__ = ["Learner", "Term", "Settings", "best", "corrections_of", "counted_line", "deadline_of", "finished",
-           "job_for", "stamp", "time_of"]
+           "job_for", "reuse", "stamp", "time_of"]

@@ -15,11 +15,12 @@ from grader.results import LearnerResult
 
 
 def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResult, float], None],
-                grade: Callable = grade_job) -> None:
+                grade: Callable = grade_job, meanwhile: Callable[[], None] = lambda: None) -> None:
     """Grade ``jobs`` in ``workers`` processes, calling ``done(result, seconds)`` as each
-    finishes. Jobs lost with a dying process are graded again one per process; a job that
-    kills its process again gets zero with a message."""
-    for job in _pool(jobs, workers, done, grade):
+    finishes, and ``meanwhile()`` in this process while they grade. Jobs lost with a dying
+    process are graded again one per process; a job that kills its process again gets zero
+    with a message."""
+    for job in _pool(jobs, workers, done, grade, meanwhile):
         for lost in _pool([job], 1, done, grade):
             done(crashed(lost), 0.0)
 
@@ -53,12 +54,14 @@ def _new(workers: int) -> ProcessPoolExecutor:
                                initializer=become_subreaper)
 
 
-def _pool(jobs: list[GradeJob], workers: int, done, grade) -> list[GradeJob]:
+def _pool(jobs: list[GradeJob], workers: int, done, grade, meanwhile=lambda: None) -> list[GradeJob]:
     lost: list[GradeJob] = []
     if not jobs:
+        meanwhile()
         return lost
     with _WARM.pop(max(1, workers), None) or _new(workers) as pool:
         futures = {pool.submit(grade, job): job for job in jobs}
+        meanwhile()
         for future in as_completed(futures):
             try:
                 done(*future.result())

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import grader.files as files
 from grader.class_grading.jobs import CRASHED, GradeJob
-from grader.class_grading.plan import Learner, Term, best, corrections_of, deadline_of, finished, job_for, stamp
+from grader.class_grading.plan import Learner, Term, best, corrections_of, deadline_of, job_for, stamp
 from grader.gradebook.course import Course
 from grader.gradebook.term import settle_all as settle_in_gradebook
 from grader.intake.submissions import Found
@@ -230,18 +230,5 @@ def annotate_all(course: Course, jobs: list[GradeJob], results: list[LearnerResu
         course.annotate(result.sid, lines)
 
 
-def reuse(jobs: list[GradeJob]) -> list[LearnerResult]:
-    """The results of learners whose verdicts and gradebook record stand, with the
-    corrections and late policy applied again, and their feedback written again."""
-    from grader.outputs import feedback
-    results = []
-    for job in jobs:
-        result = finished(job)
-        if result is not None:
-            feedback.write(result, pathlib.Path(job.out) / files.FEEDBACK / f"{job.sid}.html", job.about)
-            results.append(result)
-    return results
-
-
 __all__ = ["Run", "Settings", "annotate_all", "lateness_of", "on_paper", "plan", "read_sheets",
-           "record_all", "reuse", "settle_all"]
+           "record_all", "settle_all"]

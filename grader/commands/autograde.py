@@ -27,6 +27,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
          broker: str | None = None, lease: float | None = None, counts: str | None = None,
          only: list[str] | None = None, source: str | None = None, zone: str | None = None) -> int:
     from grader.class_grading.pool import cool
+    from grader.term.kept import hash_ahead
     from grader.term.lock import Busy, Lock
     folder, out = submissions.resolve(), out.resolve()
     if not source and not folder.is_dir():
@@ -45,6 +46,7 @@ def main(*, submissions: pathlib.Path, out: pathlib.Path, settings: Settings, jo
         return _fail(str(error))
     finally:
         cool()   # grading processes started ahead and not used
+        hash_ahead(())   # none left for a later run in this process
         for process in beside:
             process.stop()
         lock.release()
@@ -56,7 +58,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.boundary.confinement import landlock_abi
     from grader.class_grading import term_run
     from grader.class_grading.jobs import GradeJob, crashed
-    from grader.class_grading.plan import Term
+    from grader.class_grading.plan import Term, reuse
     from grader.class_grading.pool import grade_class, warm_up
     from grader.gradebook.term import manual_comments, manual_scores
     from grader.intake.lms_download import staged
@@ -64,7 +66,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.outputs.lms.registry import FILES, read_roster
     from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
     from grader.similarity import Beside
-    from grader.term import log
+    from grader.term import kept, log
     from grader.term.faults import point
     from grader.term.sheets import SheetError
     clock = Phases()
@@ -82,7 +84,9 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         found = [replace(f, notes=f.notes + tuple(download.notes.get(f.learner, ()))) for f in found]
         refused += download.refused
     entries = len(found) + len(refused)
-    beside += [] if shard else [Beside(list(found), out, jobs, folder, lock.fd)]   # reads while the run sets up
+    if not shard:   # hashed once, here: the copying check forked next and the run's plan both take them
+        kept.hash_ahead(f.path for f in found)
+        beside.append(Beside(list(found), out, jobs, folder, lock.fd))   # reads while the run sets up
     if not broker:
         warm_up(jobs)   # the grading processes start while the run sets up too
     if shard:
@@ -133,10 +137,9 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
     course.record_learners({job.learner: job.sid for job in base.values()})
-    for job in base.values():
-        for note in job.notes:
-            print(f"warning: {job.learner}: {note}", file=sys.stderr)
-    results: list[LearnerResult] = []
+    for learner, note in ((j.learner, note) for j in base.values() for note in j.notes):
+        print(f"warning: {learner}: {note}", file=sys.stderr)
+    results, reused = list[LearnerResult](), list[LearnerResult]()
 
     def local(batch: list[GradeJob]) -> list[LearnerResult]:
         got: list[LearnerResult] = []
@@ -176,14 +179,14 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         if dropped:
             print(f"  {dropped} later copy(ies) of hand-ins already graded came back and were dropped")
         grade_class([j for j in run.jobs if j not in fresh], jobs, done)
-    else:
-        grade_class(run.jobs, jobs, done)
+    else:   # meanwhile: the feedback of the learners whose verdicts stand, and the plots' imports
+        grade_class(run.jobs, jobs, done, meanwhile=lambda: reused.extend(reuse(run.reused, grading=run.jobs)))
     graded = {r.learner for r in results}
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     clock.lap("grading")
     term_run.record_all(course, run.jobs, results)
     clock.lap("gradebook")
-    results += term_run.reuse(run.reused)
+    results += reused + reuse(run.reused, after=reused)
     clock.lap("feedback")
     term_run.settle_all(term, course, run.jobs + run.reused)
     point("the gradebook settled, term.json not yet saved")
@@ -225,8 +228,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
 
 
 def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: LatePolicy, found: list) -> Course:
-    """The course whose gradebook holds the grades: the hub course whose ``submitted/`` is
-    graded (docs/JUPYTERHUB.md, "A term on the hub"), else the class's own, ``OUT/course``."""
+    """The course whose gradebook holds the grades: the hub's, grading its ``submitted/``, else ``OUT/course``."""
     from grader.gradebook.hubbook import HubCourse, is_hub
     if not (folder.name == "submitted" and is_hub(folder.parent)):
         return Course(out / files.COURSE, settings, late)
@@ -236,8 +238,6 @@ def _course(folder: pathlib.Path, out: pathlib.Path, settings: Settings, late: L
                          "account names, and these are not plain ids (lower-case letters, digits, '_', '-')")
     hub.late = hub.policy(late)
     return hub
-
-
 
 
 def _fail(why: str) -> int:

@@ -56,7 +56,12 @@ def _reason(verdict: Verdict, imports: list[str]) -> str:
 
 
 def write(result: LearnerResult, target: pathlib.Path, extra: Sequence[str] = ()) -> pathlib.Path:
-    target.parent.mkdir(parents=True, exist_ok=True)
     # a name that was not UTF-8 on disk (surrogates) never stops the page: it is shown escaped
-    target.write_text(page(result, extra), encoding="utf-8", errors="backslashreplace")
+    body = page(result, extra).encode("utf-8", errors="backslashreplace")
+    try:
+        if target.stat().st_size == len(body) and target.read_bytes() == body:
+            return target   # as it was (a learner whose verdicts stand): left alone, not written again
+    except OSError:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(body)
     return target

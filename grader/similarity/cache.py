@@ -9,14 +9,17 @@ parsed it). Its file names the key's hash and repeats the key inside, with a has
 it holds: a file that is damaged, cut short, made for another key or another version is
 ignored and the hand-in read again. Its code is made from the columns when first needed
 (``Lazy``); only a file written by hand with the right hash and values of the wrong types
-can then stop the check, with a message. It holds no absolute path (a moved output folder keeps using it), is written to a
-temporary file and renamed into place, and keeps only the reads of the latest run.
+can then stop the check, with a message. It holds no absolute path (a moved output folder
+keeps using it), is written whole or not at all, and only the reads of the latest run are kept.
 
-Each read is kept as columns of plain values (JSON, compressed): reading one back costs
-about a millisecond and a half, its fingerprints included. The pairs' details (compare.py)
-are kept too (details.py). The base code's fingerprints (the released
-stubs', read.py's ``shape``) are kept the same way, under a key with no learner, in a file
-ending ``.base``: about a second of every run's reading.
+Each read is kept in four parts (framing.py): the key, names and notes (JSON); the
+fingerprints, as three columns of 64-bit integers; the code's tokens and its numbered
+source, as columns of plain values (JSON), each unpacked only when first needed (a pair
+of the hand-in worked out again, or shown). Reading one back
+costs a fraction of a millisecond. The pairs' details (compare.py) are kept too
+(details.py). The base code's fingerprints (the released stubs', read.py's ``shape``) are
+kept the same way, under a key with no learner, in a file ending ``.base``: about a second
+of every run's reading.
 """
 
 from __future__ import annotations
@@ -24,19 +27,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import pathlib
 import sys
-import tempfile
-import zlib
+from collections import Counter
 from collections.abc import Mapping
+
+import numpy as np
 
 from grader.files import SIMILARITY_READS as FOLDER
 from grader.similarity.code import TaskCode
 from grader.similarity.engine import Prints
+from grader.similarity.framing import pack_parts, parts_of, unpacked
 
-MAGIC = b"minitorch similarity read 2\n"
-AT_MOST = 64 << 20           # bytes of a kept reading, as stored and unpacked: a larger one is not taken
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 _READ_BY = ("grader/similarity", "grader/intake", "grader/release", "grader/tasks.py", "grader/tasks.toml",
             "solutions/minitorch", "minitorch")
@@ -67,17 +69,23 @@ def name_of(key: dict[str, str]) -> str:
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        kept = unpack(out / FOLDER / name_of(key))
-        if kept is None or kept["key"] != key:
+        parts = parts_of(out / FOLDER / name_of(key), packed=(2, 3))   # the code unpacked when first asked for
+        if parts is None or len(parts) != 4:
             return None
-        tasks, files = _strings(kept["tasks"]), _strings(kept["files"])
-        codes = Lazy({tasks[_index(t, tasks)]: rest for t, *rest in kept["codes"] if len(rest) == 7}, files)
-        if len(codes) != len(kept["codes"]):
+        head = json.loads(parts[0])
+        if head["key"] != key:
             return None
-        values, at, starts = kept["prints"]
-        if _ints(at, len(_ints(values))) and not 0 <= min(at) <= max(at) < len(tasks):
+        tasks, files, coded = _strings(head["tasks"]), _strings(head["files"]), _strings(head["coded"])
+        if len(set(coded)) != len(coded):
+            return None
+        numbers = np.frombuffer(parts[1], dtype="<i8")
+        if len(numbers) % 3:
+            return None
+        values, at, starts = (numbers[n * (len(numbers) // 3):(n + 1) * (len(numbers) // 3)] for n in range(3))
+        if len(at) and not 0 <= at.min() <= at.max() < len(tasks):
             raise IndexError("a task index out of range")
-        return codes, LazyPrints(values, at, _ints(starts, len(values)), tasks), _strings(kept["notes"])
+        return Lazy(coded, parts[2:], files), LazyPrints(values.tolist(), at.tolist(), starts.tolist(), tasks), \
+            _strings(head["notes"])
     except Exception:  # noqa: BLE001 - whatever is wrong with a kept reading, the hand-in is read again
         return None
 
@@ -107,38 +115,64 @@ class LazyPrints(Mapping[int, list[tuple[str, int]]]):
     def __contains__(self, value: object) -> bool:
         return value in self._values
 
-    def first_tasks(self) -> list[str]:
-        """The task of each fingerprint's first occurrence (tables.py's sizes)."""
+    def task_counts(self) -> Counter[str]:
+        """How many fingerprints first occur in each task (tables.py's sizes)."""
         values, at, _, tasks = self._columns
-        first: dict[int, int] = {}
-        for value, task in zip(values, at):
-            first.setdefault(value, task)
-        return [tasks[task] for task in first.values()]
+        first = np.unique(np.asarray(values, dtype=np.int64), return_index=True)[1]
+        counts = np.bincount(np.asarray(at, dtype=np.int64)[first], minlength=len(tasks)).tolist()
+        return Counter({task: n for task, n in zip(tasks, counts) if n})
 
 
 class Lazy(Mapping[str, TaskCode]):
     """A kept read's code, task by task, made from its columns when first asked for: a
     re-run works out again only the pairs of a changed hand-in, and most reads' code is
-    never asked for. Columns of the wrong types raise ``ValueError`` then, naming the file."""
+    never asked for (nor its columns unpacked). Columns of the wrong types raise
+    ``ValueError`` then, naming the folder."""
 
-    def __init__(self, columns: dict[str, list], files: list[str]) -> None:
-        self._columns, self._files, self._made = columns, files, dict[str, TaskCode]()
+    def __init__(self, tasks: list[str], packed: list[bytes], files: list[str]) -> None:
+        self._tasks, self._packed, self._files = tasks, packed, files
+        self._columns: list[dict[str, list] | None] = [None, None]   # the tokens', the numbered source's
+        self._made, self._shown = dict[str, TaskCode](), dict[str, dict[str, list[tuple[int, str]]]]()
 
     def __getitem__(self, task: str) -> TaskCode:
         made = self._made.get(task)
         if made is None:
-            try:
-                made = self._made[task] = _code(self._columns[task], self._files)
-            except (TypeError, IndexError, ValueError) as error:
-                raise ValueError(f"a kept read in {FOLDER}/ is not well formed ({error}): remove that folder "
-                                 "and run again") from None
+            made = self._made[task] = TaskCode(self._well_formed(0, _tokens, task), self.shown(task))
         return made
 
+    def shown(self, task: str) -> dict[str, list[tuple[int, str]]]:
+        """A task's numbered source alone (what similarity.html shows), its tokens left packed."""
+        shown = self._shown.get(task)
+        if shown is None:
+            shown = self._shown[task] = self._well_formed(1, _shown, task)
+        return shown
+
+    def _well_formed(self, part: int, make, task: str):
+        try:
+            columns = self._columns[part]
+            if columns is None:
+                listed = json.loads(unpacked(self._packed[part]))
+                if not isinstance(listed, list) or len(listed) != len(self._tasks):
+                    raise ValueError("not one column list a task")
+                columns = self._columns[part] = dict(zip(self._tasks, listed))
+            return make(columns[task], self._files)
+        except (TypeError, IndexError, ValueError) as error:
+            raise ValueError(f"a kept read in {FOLDER}/ is not well formed ({error}): remove that folder "
+                             "and run again") from None
+
     def __iter__(self):
-        return iter(self._columns)
+        return iter(self._tasks)
 
     def __len__(self) -> int:
-        return len(self._columns)
+        return len(self._tasks)
+
+
+def shown_of(codes: Mapping[str, TaskCode], task: str) -> dict[str, list[tuple[int, str]]] | None:
+    """A task's numbered source in a hand-in's ``codes``, or None: no code for that task."""
+    if isinstance(codes, Lazy):
+        return codes.shown(task) if task in codes._tasks else None
+    code = codes.get(task)
+    return None if code is None else code.shown
 
 
 def _strings(value, length: int | None = None) -> list[str]:
@@ -153,19 +187,18 @@ def _ints(value, length: int | None = None) -> list[int]:
     return value
 
 
-def _index(n, within: list) -> int:
-    if type(n) is not int or not 0 <= n < len(within):
-        raise IndexError("an index out of range")
-    return n
-
-
-def _code(columns: list, files: list[str]) -> TaskCode:
-    """One task's code from its columns, every value's type checked."""
-    words, at, lines, wheres, counts, numbers, texts = columns
+def _tokens(columns: list, files: list[str]) -> list[tuple[str, str, int]]:
+    """One task's tokens from its columns, every value's type checked."""
+    words, at, lines = columns
     n = len(_strings(words))
     if _ints(at, n) and not 0 <= min(at) <= max(at) < len(files):
         raise IndexError("a file index out of range")
-    tokens = [(w, files[f], line) for w, f, line in zip(words, at, _ints(lines, n), strict=True)]
+    return [(w, files[f], line) for w, f, line in zip(words, at, _ints(lines, n), strict=True)]
+
+
+def _shown(columns: list, files: list[str]) -> dict[str, list[tuple[int, str]]]:
+    """One task's numbered source from its columns, every value's type checked."""
+    wheres, counts, numbers, texts = columns
     shown: dict[str, list[tuple[int, str]]] = {}
     numbers, texts, first = _ints(numbers), _strings(texts, len(numbers)), 0
     for where, count in zip(_strings(wheres), _ints(counts, len(wheres)), strict=True):
@@ -173,7 +206,7 @@ def _code(columns: list, files: list[str]) -> TaskCode:
             raise IndexError("more lines than kept")
         shown[where] = list(zip(numbers[first:first + count], texts[first:first + count]))
         first += count
-    return TaskCode(tokens, shown)
+    return shown
 
 
 def store(out: pathlib.Path, key: dict[str, str], codes: Mapping[str, TaskCode], prints: Prints, notes: list[str],
@@ -184,52 +217,16 @@ def store(out: pathlib.Path, key: dict[str, str], codes: Mapping[str, TaskCode],
     tasks = sorted(set(codes) | {task for places in prints.values() for task, _ in places})
     files = sorted({t[1] for code in codes.values() for t in code.tokens})
     task_at, file_at = {t: n for n, t in enumerate(tasks)}, {f: n for n, f in enumerate(files)}
-    columns = [[task_at[task], [t[0] for t in code.tokens], [file_at[t[1]] for t in code.tokens],
-                [t[2] for t in code.tokens], list(code.shown), [len(ls) for ls in code.shown.values()],
-                [n for ls in code.shown.values() for n, _ in ls], [s for ls in code.shown.values() for _, s in ls]]
-               for task, code in codes.items()]
+    tokens = json.dumps([[[t[0] for t in code.tokens], [file_at[t[1]] for t in code.tokens],
+                          [t[2] for t in code.tokens]] for code in codes.values()])
+    shown = json.dumps([[list(code.shown), [len(ls) for ls in code.shown.values()],
+                         [n for ls in code.shown.values() for n, _ in ls], [s for ls in code.shown.values() for _, s in ls]]
+                        for code in codes.values()])
     flat = [(value, task_at[task], start) for value, places in prints.items() for task, start in places]
-    text = json.dumps({"key": key, "tasks": tasks, "files": files, "codes": columns,
-                       "prints": [[v for v, _, _ in flat], [t for _, t, _ in flat], [s for _, _, s in flat]],
-                       "notes": notes})
-    if not any(place and place in text for place in never):
-        pack(out, name_of(key), text)
-
-
-def unpack(path: pathlib.Path):
-    """The JSON value a kept file holds, or None: none there, or one damaged or cut short."""
-    if not path.is_file() or path.stat().st_size > AT_MOST:
-        return None
-    data = path.read_bytes()
-    if not data.startswith(MAGIC):
-        return None
-    digest, body = data[len(MAGIC):len(MAGIC) + 64], data[len(MAGIC) + 65:]
-    if hashlib.sha256(body).hexdigest().encode() != digest:
-        return None
-    unpack = zlib.decompressobj()
-    text = unpack.decompress(body, AT_MOST)
-    if unpack.unconsumed_tail or not unpack.eof:
-        return None
-    return json.loads(text)
-
-
-def pack(out: pathlib.Path, name: str, text: str) -> None:
-    """Keep ``text`` compressed under ``name``, whole or not at all: written to a temporary
-    file and renamed into place. Any failure to write costs only the next run's time."""
-    body = zlib.compress(text.encode(), 1)
-    folder = out / FOLDER
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, part = tempfile.mkstemp(prefix=".", suffix=".part", dir=folder)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            os.replace(part, folder / name)
-        except BaseException:
-            pathlib.Path(part).unlink(missing_ok=True)
-            raise
-    except Exception:  # noqa: BLE001 - a reading not kept costs only the next run's time
-        return
+    head = json.dumps({"key": key, "tasks": tasks, "files": files, "coded": list(codes), "notes": notes})
+    if not any(place and (place in head or place in tokens or place in shown) for place in never):
+        numbers = np.array([[v for v, _, _ in flat], [t for _, t, _ in flat], [s for _, _, s in flat]], dtype="<i8")
+        pack_parts(out, name_of(key), [head.encode(), numbers.tobytes(), tokens.encode(), shown.encode()])
 
 
 def keep_only(out: pathlib.Path, keys: list[dict[str, str]]) -> None:

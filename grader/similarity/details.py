@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import pathlib
 
-from grader.similarity.cache import FOLDER, pack, unpack
+from grader.similarity.cache import FOLDER
+from grader.similarity.framing import pack, unpack
 
 DETAILS = "pairs.details"
 Detail = tuple[dict[str, int], tuple[dict[str, set[tuple[str, int]]], dict[str, set[tuple[str, int]]]]]

@@ -9,6 +9,7 @@ import html
 import pathlib
 from collections.abc import Mapping
 
+from grader.similarity.cache import shown_of
 from grader.similarity.code import TaskCode
 from grader.similarity.compare import PAIR_FLAG, REFERENCE, REFERENCE_FLAG, Compared, Pair
 from grader.similarity.tables import detailed, task_name, tasks_of
@@ -83,8 +84,8 @@ def _pair(number: int, pair: Pair, codes: dict[str, Mapping[str, TaskCode]], tim
         label = task_name(task) + (f": {TASKS[task]}" if task in TASKS else "")
         out.append(f"<h3>{e(label)} — {shared} fingerprints shared</h3><div class=sides>")
         for side, learner in enumerate((pair.a, pair.b)):
-            code = codes[learner].get(task)
-            out.append(f"<div><p>{e(name(learner))}</p>{_code(code, pair.lines[side].get(task, set()))}</div>")
+            shown = shown_of(codes[learner], task)
+            out.append(f"<div><p>{e(name(learner))}</p>{_code(shown, pair.lines[side].get(task, set()))}</div>")
         out.append("</div>")
     return "\n".join(out)
 
@@ -98,11 +99,11 @@ def _times(learner: str, handed: HandedIn | None) -> str:
     return f"<p><b>{e(learner)}</b>: handed in {e(handed.shown())} ({e(handed.source)}); kept hand-ins:</p>{kept}"
 
 
-def _code(code: TaskCode | None, marked: set[tuple[str, int]]) -> str:
-    if code is None:
+def _code(shown: dict[str, list[tuple[int, str]]] | None, marked: set[tuple[str, int]]) -> str:
+    if shown is None:
         return "<p>(the matched code is elsewhere in this hand-in: see the other tasks)</p>"
     blocks = []
-    for where, numbered in code.shown.items():
+    for where, numbered in shown.items():
         file = where.split(": ")[0]
         rows = [f"<span class=n>{n:4d}</span> " + (f"<mark>{e(text)}</mark>" if (file, n) in marked else e(text))
                 for n, text in numbered]

@@ -27,8 +27,8 @@ TASK_COLUMNS = ["learner_a", "learner_b", "task", "score", "lines"]
 
 def task_sizes(prints: dict[str, Prints]) -> dict[str, Counter[str]]:
     """Each learner's fingerprints per task (where each first occurs)."""
-    return {learner: Counter(found.first_tasks() if isinstance(found, LazyPrints) else
-                             (where[0][0] for where in found.values())) for learner, found in prints.items()}
+    return {learner: found.task_counts() if isinstance(found, LazyPrints) else
+            Counter(where[0][0] for where in found.values()) for learner, found in prints.items()}
 
 
 def detailed(compared: Compared) -> list[Pair]:

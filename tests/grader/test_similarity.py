@@ -245,18 +245,16 @@ def test_the_command_writes_its_files_and_names_what_it_could_not_read(tmp_path,
 
 
 def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_reads_writes(tmp_path, capsys):
-    import hashlib
     import json
-    import zlib
 
-    from grader.similarity import cache
+    from grader.similarity import cache, framing
     from grader.term.kept import content_of
     hand_ins(tmp_path / "class")
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "first") == 0
     kept = tmp_path / "first" / cache.FOLDER
     assert len(list(kept.glob("*.read"))) == 5   # every hand-in read to its end (eve is refused)
     for path in kept.glob("*.read"):             # nothing that a moved folder would not find
-        assert str(tmp_path) not in zlib.decompress(path.read_bytes().split(b"\n", 2)[2]).decode()
+        assert all(str(tmp_path).encode() not in part for part in framing.parts_of(path))
     ana = tmp_path / "class" / "ana" / "minitorch" / "ops_unary.py"
     ana.write_text(ana.read_text().replace("return grad * out  #", "return out * grad  #"))   # ana hands in again
     bo = kept / cache.name_of(cache.key_of("bo <b>", content_of(tmp_path / "class" / "bo <b>")))
@@ -265,9 +263,9 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     fay = kept / cache.name_of(cache.key_of("fay", content_of(tmp_path / "class" / "fay")))
     shutil.copyfile(fay, cy)                                                       # another's, in cy's place
     dee = kept / cache.name_of(cache.key_of("dee", content_of(tmp_path / "class" / "dee.zip")))
-    forged = zlib.compress(json.dumps({**json.loads(zlib.decompress(dee.read_bytes().split(b"\n", 2)[2])),
-                                       "codes": [[0, "not tokens"]]}).encode())
-    dee.write_bytes(cache.MAGIC + hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)   # its key, bad values
+    head, *rest = framing.parts_of(dee)
+    dee.write_bytes(framing.framed([json.dumps({**json.loads(head), "coded": [0]}).encode(), *rest]))   # its
+    # key, values of the wrong types
     (tmp_path / "first").rename(tmp_path / "moved")
     capsys.readouterr()
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "moved") == 0
@@ -292,9 +290,8 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     shares = (tmp_path / "moved" / "similarity.csv").read_text()
     assert "bo <b>,solutions/minitorch,2.2,1.000," in shares   # (its share is capped at 1)
     assert "2.2(999)" in (tmp_path / "moved" / "similarity-pairs.csv").read_text()
-    body = zlib.compress(b'[["a", "b", {"2.2": "many"}, {}, {}]]')   # the right hash, values of the wrong types
-    (tmp_path / "moved" / cache.FOLDER / details.DETAILS).write_bytes(
-        cache.MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    (tmp_path / "moved" / cache.FOLDER / details.DETAILS).write_bytes(   # the right hash, values of the wrong types
+        framing.framed([b'[["a", "b", {"2.2": "many"}, {}, {}]]']))
     assert details.load_details(tmp_path / "moved") == {}
 
 

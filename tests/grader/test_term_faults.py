@@ -64,8 +64,8 @@ def quick():
     import grader.similarity as similarity
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(jobs, "grade_stages", fake_grade)
-        patch.setattr(pool, "grade_class", lambda batch, workers, done, grade=jobs.grade_job:
-                      [done(*grade(job)) for job in batch])
+        patch.setattr(pool, "grade_class", lambda batch, workers, done, grade=jobs.grade_job, meanwhile=lambda: None:
+                      [meanwhile(), *[done(*grade(job)) for job in batch]])
         patch.setattr(publish, "plot_distribution", lambda *a: None)
         patch.setattr(classreport, "plot_mistakes", lambda *a: None)
         patch.setattr(similarity, "along_with_grading", lambda *a, **k: [])
