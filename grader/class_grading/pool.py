@@ -61,10 +61,17 @@ def _pool(jobs: list[GradeJob], workers: int, done, grade, meanwhile=lambda: Non
         return lost
     with _WARM.pop(max(1, workers), None) or _new(workers) as pool:
         futures = {pool.submit(grade, job): job for job in jobs}
-        meanwhile()
+        try:
+            meanwhile()
+        except Exception as error:  # noqa: BLE001 - raised once the results are in, none of them lost
+            failed: Exception | None = error
+        else:
+            failed = None
         for future in as_completed(futures):
             try:
                 done(*future.result())
             except BrokenProcessPool:
                 lost.append(futures[future])
+    if failed is not None:
+        raise failed
     return lost

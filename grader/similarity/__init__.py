@@ -61,7 +61,8 @@ def along_with_grading(found: list[Found], out: pathlib.Path, jobs: int, folder:
 class Beside:
     """The check as ``along_with_grading`` runs it, in a process forked as the run starts, so
     that it takes what of the cores the run's own set-up and grading leave free (it runs at
-    niceness 10; the copying check reads the hand-ins, never the grades). It reads and compares at once, and writes nothing until
+    niceness 5, yielding to them, and to any other work on the machine; it reads the
+    hand-ins, never the grades). It reads and compares at once, and writes nothing until
     ``go()`` (the run's plan made: the hand-ins kept, their times known); a run that stops
     before that ends it (``stop()``), and one killed takes it down. ``lines()`` waits for it
     and gives what it says; where it cannot be forked (threads running, no ``fork``), the
@@ -96,7 +97,7 @@ class Beside:
                 if os.read(wait, 1) != b"1":   # the run stopped before its plan: nothing written
                     os._exit(1)
             _die_with_parent(parent)
-            os.nice(10)   # the run's own set-up and grading first: it takes what they leave of the cores
+            os.nice(5)   # the run's own set-up and grading first
             said = _send(write, along_with_grading(*self.run, ready=ready))
         finally:
             os._exit(said)   # nothing of the parent's is flushed, closed or cleaned up twice

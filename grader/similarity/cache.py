@@ -69,8 +69,8 @@ def name_of(key: dict[str, str]) -> str:
 def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode], Prints, list[str]] | None:
     """The kept read of ``key`` (codes, fingerprints, notes), or None: none kept, or not one to trust."""
     try:
-        parts = parts_of(out / FOLDER / name_of(key), packed=(2, 3))   # the code unpacked when first asked for
-        if parts is None or len(parts) != 4:
+        parts = parts_of(out / FOLDER / name_of(key), 4, packed=(2, 3))   # the code unpacked when first asked for
+        if parts is None:
             return None
         head = json.loads(parts[0])
         if head["key"] != key:
@@ -82,8 +82,10 @@ def load(out: pathlib.Path, key: dict[str, str]) -> tuple[Mapping[str, TaskCode]
         if len(numbers) % 3:
             return None
         values, at, starts = (numbers[n * (len(numbers) // 3):(n + 1) * (len(numbers) // 3)] for n in range(3))
-        if len(at) and not 0 <= at.min() <= at.max() < len(tasks):
-            raise IndexError("a task index out of range")
+        if len(at) and not (0 <= at.min() <= at.max() < len(tasks) and 0 <= starts.min() <= starts.max() < 1 << 31):
+            raise IndexError("a task index or a token's place out of range")
+        if key["learner"] and not {tasks[t] for t in set(at.tolist())} <= set(coded):
+            raise KeyError("fingerprints of a task with no code")
         return Lazy(coded, parts[2:], files), LazyPrints(values.tolist(), at.tolist(), starts.tolist(), tasks), \
             _strings(head["notes"])
     except Exception:  # noqa: BLE001 - whatever is wrong with a kept reading, the hand-in is read again
@@ -156,7 +158,7 @@ class Lazy(Mapping[str, TaskCode]):
                     raise ValueError("not one column list a task")
                 columns = self._columns[part] = dict(zip(self._tasks, listed))
             return make(columns[task], self._files)
-        except (TypeError, IndexError, ValueError) as error:
+        except (TypeError, IndexError, ValueError, RecursionError) as error:
             raise ValueError(f"a kept read in {FOLDER}/ is not well formed ({error}): remove that folder "
                              "and run again") from None
 

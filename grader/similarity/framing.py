@@ -22,8 +22,8 @@ AT_MOST = 64 << 20           # bytes of a kept file, as stored and each part unp
 
 def unpack(path: pathlib.Path):
     """The JSON value a kept file of one part holds, or None: none there, or one damaged or cut short."""
-    parts = parts_of(path)
-    return json.loads(parts[0]) if parts is not None and len(parts) == 1 else None
+    parts = parts_of(path, count=1)
+    return None if parts is None else json.loads(parts[0])
 
 
 def pack(out: pathlib.Path, name: str, text: str) -> None:
@@ -40,36 +40,39 @@ def framed(parts: list[bytes]) -> bytes:
     return MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body
 
 
-def parts_of(path: pathlib.Path, packed: tuple[int, ...] = ()) -> list[bytes] | None:
-    """The parts a kept file holds, unpacked but for the parts ``packed`` (``unpacked``
-    unpacks one later), or None: none there, or one damaged or cut short."""
+def parts_of(path: pathlib.Path, count: int, packed: tuple[int, ...] = ()) -> list[bytes] | None:
+    """The ``count`` parts a kept file holds, unpacked but for the parts ``packed``
+    (``unpacked`` unpacks one later), or None: none there, another number of parts, or one
+    damaged, cut short, or larger than ``AT_MOST`` unpacked (all the parts unpacked here)."""
     if not path.is_file() or path.stat().st_size > AT_MOST:
         return None
     data = path.read_bytes()
     if not data.startswith(MAGIC):
         return None
     digest, body = data[len(MAGIC):len(MAGIC) + 64], data[len(MAGIC) + 65:]
-    if len(body) < 8 or hashlib.sha256(body).hexdigest().encode() != digest:
+    head = 8 * (1 + count)
+    if len(body) < head or hashlib.sha256(body).hexdigest().encode() != digest \
+            or struct.unpack_from("<Q", body)[0] != count:
         return None
-    count = struct.unpack_from("<Q", body)[0]
-    if not 0 < count <= 16 or len(body) < 8 * (1 + count):
+    sizes, at, parts, room = struct.unpack_from(f"<{count}Q", body, 8), head, [], AT_MOST
+    if sum(sizes) != len(body) - head:
         return None
-    sizes, at, parts = struct.unpack_from(f"<{count}Q", body, 8), 8 * (1 + count), []
     for n, size in enumerate(sizes):
         part = body[at:at + size]
         try:
-            parts.append(part if n in packed else unpacked(part))
+            parts.append(part if n in packed else unpacked(part, room))
         except ValueError:
             return None
+        room -= 0 if n in packed else len(parts[-1])
         at += size
-    return parts if at == len(body) else None
+    return parts
 
 
-def unpacked(part: bytes) -> bytes:
-    """A part as written; ``ValueError`` if it does not unpack whole within ``AT_MOST``."""
+def unpacked(part: bytes, most: int = AT_MOST) -> bytes:
+    """A part as written; ``ValueError`` if it does not unpack whole within ``most`` bytes."""
     unpack = zlib.decompressobj()
     try:
-        whole = unpack.decompress(part, AT_MOST)
+        whole = unpack.decompress(part, most)
     except zlib.error as error:
         raise ValueError(f"a part that does not unpack ({error})") from None
     if unpack.unconsumed_tail or not unpack.eof:
@@ -81,6 +84,8 @@ def pack_parts(out: pathlib.Path, name: str, parts: list[bytes]) -> None:
     """Keep ``parts`` under ``name``, whole or not at all: written to a temporary file and
     renamed into place. Any failure to write costs only the next run's time."""
     folder = out / FOLDER
+    if sum(map(len, parts)) > AT_MOST:   # it could not be taken back: not kept (the hand-in is read each run)
+        return
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, part = tempfile.mkstemp(prefix=".", suffix=".part", dir=folder)

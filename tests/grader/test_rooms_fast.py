@@ -32,6 +32,20 @@ def test_a_pool_grades_everyone_and_a_process_it_loses_costs_one_learner(tmp_pat
     assert not done["ann"].problems and not done["bob"].problems
 
 
+def test_what_the_run_does_while_the_pool_grades_fails_only_once_every_result_is_in(tmp_path):
+    import pytest
+    jobs = [GradeJob(name, name, str(tmp_path / name), str(tmp_path / "course"), str(tmp_path / "out"), Settings())
+            for name in ("ann", "bob", "cy")]
+    done: dict[str, LearnerResult] = {}
+
+    def meanwhile() -> None:
+        raise OSError("no space left on the device")
+    with pytest.raises(OSError, match="no space left"):
+        grade_class(jobs, 2, lambda result, seconds: done.setdefault(result.learner, result), grade=pretend_to_grade,
+                    meanwhile=meanwhile)
+    assert set(done) == {"ann", "bob", "cy"}
+
+
 def test_the_hubs_collect_copies_only_plain_files_and_dates_a_submission_by_its_last_change(tmp_path, caplog):
     from grader.hub.collect import OwnedCollect
     source, dest = tmp_path / "inbound", tmp_path / "submitted"

@@ -254,7 +254,7 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     kept = tmp_path / "first" / cache.FOLDER
     assert len(list(kept.glob("*.read"))) == 5   # every hand-in read to its end (eve is refused)
     for path in kept.glob("*.read"):             # nothing that a moved folder would not find
-        assert all(str(tmp_path).encode() not in part for part in framing.parts_of(path))
+        assert all(str(tmp_path).encode() not in part for part in framing.parts_of(path, 4))
     ana = tmp_path / "class" / "ana" / "minitorch" / "ops_unary.py"
     ana.write_text(ana.read_text().replace("return grad * out  #", "return out * grad  #"))   # ana hands in again
     bo = kept / cache.name_of(cache.key_of("bo <b>", content_of(tmp_path / "class" / "bo <b>")))
@@ -263,7 +263,7 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     fay = kept / cache.name_of(cache.key_of("fay", content_of(tmp_path / "class" / "fay")))
     shutil.copyfile(fay, cy)                                                       # another's, in cy's place
     dee = kept / cache.name_of(cache.key_of("dee", content_of(tmp_path / "class" / "dee.zip")))
-    head, *rest = framing.parts_of(dee)
+    head, *rest = framing.parts_of(dee, 4)
     dee.write_bytes(framing.framed([json.dumps({**json.loads(head), "coded": [0]}).encode(), *rest]))   # its
     # key, values of the wrong types
     (tmp_path / "first").rename(tmp_path / "moved")
@@ -341,3 +341,30 @@ def test_the_check_beside_a_run_writes_nothing_before_the_plan_and_nothing_for_a
     assert said[0].startswith("Similarity: 5 hand-in(s) and the reference read in ") and started.pid == 0
     assert {p.name for p in out.iterdir()} >= {"similarity-pairs.csv", "similarity.csv", "similarity.html",
                                                 "similarity-inputs.txt", "similarity-reads"}
+
+
+def test_a_kept_reading_is_taken_back_whole_or_not_at_all(tmp_path, monkeypatch):
+    import json
+
+    import numpy as np
+
+    from grader.similarity import cache, framing
+    from grader.similarity.code import TaskCode
+    codes = {"1.1": TaskCode([("x", "a.py", 3), ("=", "a.py", 3)], {"a.py: f": [(3, "x =")]})}
+    key, prints = cache.key_of("ana", "c0"), {7: [("1.1", 0)], -2**63: [("1.1", 1)]}
+    cache.store(tmp_path, key, codes, prints, ["a note"])
+    got = cache.load(tmp_path, key)
+    assert got is not None and dict(got[0]) == codes and dict(got[1]) == prints and got[2] == ["a note"]
+    assert cache.shown_of(got[0], "1.1") == {"a.py: f": [(3, "x =")]} and cache.shown_of(got[0], "2.1") is None
+    path = tmp_path / cache.FOLDER / cache.name_of(key)
+    head, numbers, *rest = framing.parts_of(path, 4, packed=(2, 3))
+    for forged in ([head, np.array([[7], [0], [-1]], dtype="<i8").tobytes(), *rest],        # a token's place < 0
+                   [head, np.array([[7], [5], [0]], dtype="<i8").tobytes(), *rest],         # no such task
+                   [json.dumps({**json.loads(head), "coded": []}).encode(), numbers, *rest],  # prints of no code
+                   [head, numbers]):                                                        # a part missing
+        path.write_bytes(framing.framed([p if i < 2 else framing.unpacked(p) for i, p in enumerate(forged)]))
+        assert cache.load(tmp_path, key) is None   # read again, never a crash
+    path.unlink()
+    monkeypatch.setattr(framing, "AT_MOST", 100)   # a reading too large to be taken back is not kept
+    cache.store(tmp_path, key, codes, prints, ["a note"])
+    assert not path.exists()
