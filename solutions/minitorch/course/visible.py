@@ -183,13 +183,6 @@ def check_backward(op: Any, inputs: Sequence[np.ndarray], upstream: Any = None, 
                  f"{np.shape(want)}: ctx.needs_input_grad[{i}] is True, so backward returns its gradient as element {i} "
                  f"of its tuple (None only for an input that needs none)" + (f"; it returns at {line}" if line else ""),
                  hint=hint_for(hint, f"None {i}") or hint_for(hint, "type"))
-        other = [j for j, a in enumerate(inputs) if j != i and isinstance(got, np.ndarray) and got.shape == np.shape(a)
-                 and got.shape not in (np.shape(want), np.shape(upstream))]
-        if other:  # a line copied from another input's (unbroadcast to a's shape for b)
-            fail(name, f"{what}: the gradient for input {i}", f"came back with shape {got.shape}; expected shape "
-                 f"{np.shape(want)}: the gradient for input {i} has input {other[0]}'s shape, not its own: "
-                 f"each input's gradient is summed back to that input's own shape (a line copied from another input's?)", got, np.asarray(want),
-                 hint_for(hint, "shape"))
         same(got, want, name, f"{what}: the gradient for input {i}", atol=max(atol, loose), rtol=max(1e-5, loose),
              dtype=dtype if dtype.kind == "f" else None, hint=hint,
              swapped=None if partner is None else np.asarray(expected[partner]),
