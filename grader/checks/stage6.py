@@ -91,6 +91,16 @@ def _spread(name: str, values: np.ndarray, bound: float, layer: str) -> str:
     return ""
 
 
+def _bound_taken(values: np.ndarray, fan_in: int, fan_out: int) -> str:
+    """Which other bound b the values look drawn from, uniform in [-b, b] (its largest size, mean and spread), or ""."""
+    top, mean, std = float(np.abs(values).max()), float(values.mean()), float(values.std())
+    for label, bound in ((f"1/in_features (1/{fan_in})", 1 / fan_in), (f"1/sqrt(out_features) (1/sqrt({fan_out}))",
+                         1 / np.sqrt(fan_out)), (f"1/out_features (1/{fan_out})", 1 / fan_out), ("1", 1.0)):
+        if 0.97 * bound <= top <= bound * (1 + 1e-6) and abs(mean) < bound / 10 and 0.9 < std / (bound / np.sqrt(3)) < 1.1:
+            return f": its bound is {label} = {bound:.4f}, where the API's is 1/sqrt(in_features)"
+    return ""
+
+
 def _linear_initialisation(w):
     """The weight and the bias each uniform in [-b, b] for b = 1/sqrt(in_features), as the
     API says (and PyTorch does): with 65,536 weights and 1,024 biases, their largest size,
@@ -104,7 +114,7 @@ def _linear_initialisation(w):
     for name, values in (("weight", weight), ("bias", bias)):
         problem = _spread(name, values, bound, "Linear(64, 1024)")
         if problem:
-            raise CheckFailure(f"{problem}. The API starts the weight and the bias alike, uniform in "
+            raise CheckFailure(f"{problem}{_bound_taken(values, 64, 1024)}. The API starts the weight and the bias alike, uniform in "
                                f"[-1/sqrt(in_features), 1/sqrt(in_features)] = [-{bound:.4f}, {bound:.4f}] (the "
                                "bias too: in_features, not out_features, and not zeros)", "initialisation")
     made = call_learner(w, "linear_seeded", "manual_seed(7), Linear(5, 3); manual_seed(7) again; manual_seed(8)",
@@ -139,6 +149,13 @@ def mlp(w, rng):
                                + (f" (its layers' in_features and out_features: {held}, expected {pairs}{where}: one "
                                   "Linear for each pair of neighbouring sizes, zip(sizes[:-1], sizes[1:]))"
                                   if held is not None and held != pairs else ""), "parameters missed")
+        held, pairs = seen.get("sizes"), [list(pair) for pair in zip(sizes, sizes[1:])]
+        if isinstance(held, list) and held != pairs and all(isinstance(n, int) for pair in held for n in pair):
+            swapped = held == [pair[::-1] for pair in pairs]
+            raise CheckFailure(f"MLP({sizes}) made its layers with (in_features, out_features) {held}, expected {pairs}"
+                               + (": each Linear was made with in and out swapped" if swapped else "") + ". One Linear "
+                               "for each pair of neighbouring sizes, Linear(sizes[i], sizes[i + 1])",
+                               "in and out swapped" if swapped else "parameters missed")
         h = x
         for k, (weight, bias) in enumerate(layers):
             h = h @ weight.T + bias

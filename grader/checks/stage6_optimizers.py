@@ -105,6 +105,16 @@ def _state_keys(label: str, keys) -> None:
                            "state key")
 
 
+def _step_counts(label: str, counts, steps: int) -> None:
+    """Right steps: state["step"] of each parameter is the number of steps it took (the second sat one out)."""
+    if not isinstance(counts, list) or counts[:2] != [steps, steps - 1]:
+        raise CheckFailure(f"optim.Adam({label}): every step is right, but state['step'] of the two parameters that got "
+                           f"gradients held {counts[:2] if isinstance(counts, list) else counts}; expected the number of "
+                           f"steps each took, [{steps}, {steps - 1}]: count the step (state['step'] += 1, from 0) before "
+                           "using it as t, so that t = 1 at the first step and state['step'] is the steps taken",
+                           "step count")
+
+
 def _in_place(name, label, held, history) -> None:
     """The values are right: the array each parameter held before a step must hold them
     after it too, as any other reference to that array sees it."""
@@ -167,14 +177,18 @@ def _optimizer_part(name, site, settings, label, lrs, run, scale=1.0):
                                                               for grads in steps]}
                 calls = [{"name": name, "starts": c["starts"], "steps": c["grads"], "kwargs": kwargs, "lrs": c["lrs"]}
                          for c in (case, fresh)]
+                adam = name == "Adam"  # Adam's edits must keep state["step"] the number of steps taken, too
                 raise located_value(failure, w, f"optim.{name}.step", "optimizer", calls, [run(**case), run(**fresh)],
-                                    right=_moves_as, fields=MOVES) from None
+                                    right=_counts_as if adam else _moves_as,
+                                    fields=MOVES + (("state_steps",) if adam else ())) from None
             _decay_apart(w, name, site, case, kwargs, run, failure)
         else:
             if not settings["weight_decay"] and not settings.get("momentum"):  # one part charges it
                 _in_place(name, label, seen.get("held"), seen["history"])
             if name == "SGD" and settings.get("momentum") and not settings["weight_decay"]:
                 _state_keys(label, seen.get("state_keys"))
+            if name == "Adam" and not settings["weight_decay"]:
+                _step_counts(label, seen.get("state_steps"), len(lrs))
     return judge
 
 
@@ -186,6 +200,11 @@ def _moves_as(seen, expected) -> bool:
     return isinstance(seen, dict) and isinstance(seen.get("idle"), np.ndarray) and \
         np.array_equal(seen["idle"], np.ones(2)) and isinstance(seen.get("history"), list) and \
         _trajectory_matches(seen["history"], expected)
+
+
+def _counts_as(seen, expected) -> bool:
+    """An Adam run that took exactly the ``expected`` steps, with state["step"] the number each parameter took."""
+    return _moves_as(seen, expected) and seen.get("state_steps", [])[:2] == [len(expected), len(expected) - 1]
 
 
 SGD_LRS = [0.1, 0.1, 0.04, 0.04, 0.2]

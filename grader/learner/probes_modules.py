@@ -131,8 +131,10 @@ def optimizer(mt, name: str, starts: list, steps: list, kwargs: dict, lrs: list 
     kept = getattr(opt, "state", None)  # each parameter's state's keys, where the state is a list of dicts
     keys = [sorted(str(k)[:40] for k in s) if isinstance(s, dict) else None for s in kept[:len(params)]] \
         if isinstance(kept, list) else None
+    counts = [s.get("step") if isinstance(s, dict) else None for s in kept[:len(params)]] if isinstance(kept, list) else []
+    counts = [int(n) if isinstance(n, (int, np.integer)) or isinstance(n, float) and n.is_integer() else None for n in counts]
     return {"history": history, "params": history[-1] if history else [], "idle": _data(idle), "held": held,
-            "grads_changed": changed, "state_keys": keys}
+            "grads_changed": changed, "state_keys": keys, "state_steps": counts}
 
 
 @probe

@@ -57,14 +57,25 @@ with checking("6.1"):
     model = nn.MLP([2, 8, 3])
     x = np.random.default_rng(0).standard_normal((50, 2))
     layer = model.layers[0]
+    held = [(getattr(linear, "in_features", None), getattr(linear, "out_features", None)) for linear in model.layers]
+    if held != [(2, 8), (8, 3)]:  # which layer is missing or extra, or swapped, from the sizes each one was made with
+        where = {str([(2, 8)]): ": the last layer is missing", str([(8, 3)]): ": the first layer is missing",
+                 str([(8, 2), (3, 8)]): ": each Linear was made with in and out swapped (the layers are right: MLP "
+                 "gave them their sizes the wrong way round)"}
+        fail("nn.MLP([2, 8, 3]).layers, each as (in_features, out_features)", "", f"came back as {held}; expected "
+             f"[(2, 8), (8, 3)]{where.get(str(held), '')}", hint="One Linear for each pair of neighbouring sizes, "
+             "in then out: zip(sizes[:-1], sizes[1:]).")
     same(tuple(layer.weight.shape), (8, 2), "nn.MLP([2, 8, 3]).layers[0].weight.shape", "Linear(2, 8)",
          hint="A Linear(in_features, out_features) keeps its weight as (out_features, in_features), as torch does; "
               "forward computes x @ weight.T.")
     wide = nn.Linear(64, 1024)  # 65,536 weights and 1,024 biases: their spread is close to a uniform's, (1/√64) / √3
     for name, values in (("weight", wide.weight.data), ("bias", wide.bias.data)):
         spread = np.array([np.abs(values).max() <= 1 / 8, abs(values.std() / (1 / 8 / np.sqrt(3)) - 1) < 0.1])
+        bound = next((f", as if drawn within ±{which}, not ±1/√in_features" for which, b in (("1/in_features = 1/64", 1 / 64),
+                      ("1/√out_features = 1/32", 1 / 32), ("1/out_features = 1/1024", 1 / 1024), ("1", 1.0))
+                      if 0.97 * b <= np.abs(values).max() <= b * (1 + 1e-6) and abs(values.std() / (b / np.sqrt(3)) - 1) < 0.1), "")
         same(spread, np.array([True, True]), f"nn.Linear(64, 1024).{name}: [within 1/√64, spread of a uniform]",
-             f"values from {values.min():.4f} to {values.max():.4f}, spread (std) {values.std():.4f}",
+             f"values from {values.min():.4f} to {values.max():.4f}, spread (std) {values.std():.4f}{bound}",
              hint="Both weight and bias start uniform in [-1/√in_features, 1/√in_features] (not zeros, not 1/√out).")
     small = nn.Linear(2, 3, dtype=np.float32)
     for name in ("weight", "bias"):
@@ -75,12 +86,6 @@ with checking("6.1"):
     same(square(mt.Tensor(x3)).data, x3 @ square.weight.data.T + square.bias.data, "nn.Linear(3, 3)(x)", "x of shape (4, 3)",
          known=("linear", {"x": x3, "weight": square.weight.data, "bias": square.bias.data}))
     same(layer(mt.Tensor(x)).data, x @ layer.weight.data.T + layer.bias.data, "Linear(2, 8)(x)", "x of shape (50, 2)")
-    held = [(getattr(linear, "in_features", None), getattr(linear, "out_features", None)) for linear in model.layers]
-    if held != [(2, 8), (8, 3)]:  # which layer is missing or extra, from the sizes each one was made with
-        where = {str([(2, 8)]): ": the last layer is missing", str([(8, 3)]): ": the first layer is missing"}
-        fail("nn.MLP([2, 8, 3]).layers, each as (in_features, out_features)", "", f"came back as {held}; expected "
-             f"[(2, 8), (8, 3)]{where.get(str(held), '')}", hint="One Linear for each pair of neighbouring sizes: "
-             "zip(sizes[:-1], sizes[1:]).")
     scores = model(mt.Tensor(x)).data
     same(scores.shape, (50, 3), "nn.MLP([2, 8, 3])(x).shape", "x of shape (50, 2)")
     layers = [(linear.weight.data, linear.bias.data) for linear in model.layers]
@@ -254,13 +259,17 @@ with checking("6.3"):
     for weight_decay in (0.0, 0.1):
         params = [nn.Parameter(start.copy()) for start in starts]
         adam = optim.Adam(params, lr=0.01, weight_decay=weight_decay)
-        ran = []  # each step: the parameters before it, the arrays they held (as they are after it), after it
+        ran, raised = [], None  # each step: the parameters before it, the arrays they held (as they are after it), after it
         for step in range(3):
             adam.lr = lrs[step]
             for p, steps in zip(params, grads):
                 p.grad = steps[step]
             before, held = kept(p.data for p in params), [p.data for p in params]
-            adam.step()
+            try:
+                adam.step()
+            except (ZeroDivisionError, ValueError) as error:  # your error: named below if a known mistake raises it here
+                raised = (step, error)
+                break
             ran.append((before, kept(held), kept(p.data for p in params)))
         cases = [{"starts": starts, "grads": [[steps[s] for steps in grads] for s in range(step + 1)],
                   "lrs": lrs[:step + 1], "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": weight_decay}
@@ -285,6 +294,18 @@ with checking("6.3"):
                           "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
                 in_place(held[i], after[i], f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()",
                          f"parameter {i} after step {step + 1}")
+        if raised:
+            step, error = raised
+            same(error, adam_by_hand(starts[0], grads[0][:step + 1], lrs, weight_decay),
+                 f"optim.Adam(lr=0.01, weight_decay={weight_decay}).step()", f"parameter 0 at step {step + 1}",
+                 known=("adam", {**cases[step], "param": 0}), hint="Per parameter: t counts from 1; "
+                 "p -= lr / (1 - beta1 ** t) * m / (sqrt(v) / sqrt(1 - beta2 ** t) + eps).")
+        counted = [s.get("step") if isinstance(s, dict) else None for s in list(adam.state)[:2]]
+        if counted != [3, 2]:  # parameter 1 sat out step 2
+            fail(f"optim.Adam(lr=0.01, weight_decay={weight_decay}).state", "3 right steps, parameters 0 and 1",
+                 f"held state['step'] {counted}; expected [3, 2], the number of steps each parameter took",
+                 hint="Count the step before using it: state['step'] += 1 (from 0), then t = state['step'], so that "
+                      "t = 1 at the first step and state['step'] is the number of steps taken.")
     print("Task 6.3 passes the visible checks")
 
 # %% [markdown]

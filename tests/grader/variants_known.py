@@ -524,6 +524,27 @@ BUGGY += [  # ---- a fifth fresh learner's weak cases (issue 45, learner 5)
      "known mistake: nothing added into the zeros"),
 ]
 
+BUGGY += [  # ---- learner 5's walk: a condition inverted, the decay term and the momentum buffer
+    ("unbroadcast sums the axes where shape is not 1", ("shapes.py", "if n == 1 and grad.shape[extra + i] != 1",
+                                                        "if n != 1 and grad.shape[extra + i] != 1"), "2.2",
+     "known mistake: size-1 condition inverted"),
+    ("sgd weight decay from the gradient", ("optim.py",
+        "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            if self.momentum:",
+        "            g = p.grad + self.weight_decay * p.grad if self.weight_decay else p.grad\n            if self.momentum:"),
+     "6.2", "known mistake: weight decay from the gradient"),
+    ("adam weight decay from the gradient", ("optim.py",
+        "            g = p.grad + self.weight_decay * p.data if self.weight_decay else p.grad\n            t = state",
+        "            g = p.grad + self.weight_decay * p.grad if self.weight_decay else p.grad\n            t = state"),
+     "6.3", "known mistake: weight decay missing"),  # Adam's step ignores a gradient's scale: g (1 + decay) is g
+    ("sgd momentum buffer kept but not used for the step", ("optim.py",
+        "                g = np.array(g) if buffer is None else self.momentum * buffer + g\n"
+        "                state[\"momentum_buffer\"] = g\n",
+        "                state[\"momentum_buffer\"] = np.array(g) if buffer is None else self.momentum * buffer + g\n"),
+     "6.2", "known mistake: momentum buffer not used"),
+    ("sgd steps along p.grad", ("optim.py", "p.data -= self.lr * g", "p.data -= self.lr * p.grad"), "6.2",
+     "known mistake: momentum buffer not used"),
+]
+
 ALTERNATIVES: list = []
 
 NAMED = {
@@ -639,13 +660,14 @@ NAMED.update({  # ---- stage 6: tests/grader/variants.py, variants_edges.py and 
     "linear forgets the transpose": "weight not transposed", "adam without the bias correction of m": "m not corrected",
     "adam with eps inside the square root": "eps under the root before the correction",
     "train_epoch never clears the gradients": "zero_grad missing",
+    "unbroadcast sums where shape is not 1": "size-1 condition inverted",
+    "sgd decays by the gradient": "weight decay from the gradient", "sgd ignores its buffer": "momentum buffer not used",
+    "adam uses the step count before counting it": "t from 0",
 })
 
 # Variants whose visible check first meets another of their faults (so it names no mistake
 # there, and never a wrong one): the float32 case of Task 3.1 runs before its x = 0 case.
 FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK = {"abs derivative 1 at zero"}
-# the learner's own step raises in the notebook (its exception is shown, a value's site names none): stage 6
-FIRST_FAILS_ELSEWHERE_IN_THE_NOTEBOOK |= {"adam counts the steps from 0", "adam bias correction multiplies by t"}
 
 
 # Variants whose visible check has no case that tells their mistake apart from another known one, so it names
@@ -658,7 +680,7 @@ NOT_SINGLED_OUT_IN_THE_NOTEBOOK = {"block swaps ln1 and ln2",
 # Adam without weight decay first fails on parameter 0's first step, where Adam's step is about lr whatever the decay:
 # the prediction lies within the table's 1e-7 of the right answer there, so the table keeps no entry (the hidden check,
 # whose first wrong step is a later one, names it).
-NOT_SINGLED_OUT_IN_THE_NOTEBOOK |= {"adam forgets the weight decay"}
+NOT_SINGLED_OUT_IN_THE_NOTEBOOK |= {"adam forgets the weight decay", "adam weight decay from the gradient"}
 # Attention's output check sets key = 0, so every score is 0 whatever q and k are: v split without the transpose gives
 # there what q, k and v all split without it give.
 NOT_SINGLED_OUT_IN_THE_NOTEBOOK |= {"attention splits v without the transpose"}

@@ -163,7 +163,25 @@ def _one_axis_too_many(grad, shape):
     return grad.sum(axis=tuple(range(extra + 1))).reshape(shape)
 
 
+def _ones_inverted(grad, shape):
+    """The leading axes summed, then the axes where shape is NOT 1 (and grad's is not 1) summed with keepdims, where
+    the axes where shape has a 1 belong (the condition inverted), then reshaped to shape: mostly the reshape raises."""
+    grad, shape = np.asarray(grad), tuple(shape)
+    extra = grad.ndim - len(shape)
+    out = grad.sum(axis=tuple(range(extra))) if extra else grad
+    axes = tuple(i for i, n in enumerate(shape) if n != 1 and out.shape[i] != 1)
+    if not axes:
+        return None
+    return out.sum(axis=axes, keepdims=True).reshape(shape)
+
+
 VALUE_MISTAKES = [
+    ValueMistake("2.2", "unbroadcast", "size-1 condition inverted",
+                 "the axes summed besides the leading ones are those where shape is not 1: the condition that picks the "
+                 "size-1 axes is inverted (n != 1 where it should be n == 1), so the axes shape keeps were summed and "
+                 "the stretched ones were not", "sum the axes where shape has a 1 and grad does not (n == 1), with "
+                 "keepdims, besides the leading ones", _ones_inverted,
+                 look="the condition that picks the axes where shape has a 1"),
     ValueMistake("2.2", "unbroadcast", "one axis too many summed",
                  "one axis too many was summed: range(grad.ndim - len(shape) + 1) takes the first axis that shape keeps "
                  "as well as the leading ones, so the sum lost an axis it should keep and the reshape to shape fails",

@@ -31,15 +31,16 @@ def _gradients(params: list, grads: list, none_as_zero: bool):
 
 
 def sgd_run(starts, grads, lrs, momentum, weight_decay, none_as_zero=False, dampened=False, lr_in_buffer=False,
-            decay_subtracted=False, decay_after=False, lr_twice=False) -> list:
+            decay_subtracted=False, decay_after=False, lr_twice=False, decay_of_grad=False, buffer_unused=False,
+            raw_grad=False) -> list:
     """Every parameter after every step of torch's SGD, or of a mistake's (an option)."""
     params = [np.array(s, np.float64) for s in starts]
     buffers: list = [None] * len(starts)
     history = []
     for lr, step in zip(lrs, grads):
         for i, g in _gradients(params, step, none_as_zero):
-            decay = weight_decay * params[i]
-            g = g - decay if decay_subtracted else g if decay_after else g + decay
+            decay = weight_decay * (g if decay_of_grad else params[i])
+            raw, g = g, g - decay if decay_subtracted else g if decay_after else g + decay
             if momentum and lr_in_buffer:
                 buffers[i] = -lr * g if buffers[i] is None else momentum * buffers[i] - lr * g
                 params[i] = params[i] + buffers[i]
@@ -47,8 +48,8 @@ def sgd_run(starts, grads, lrs, momentum, weight_decay, none_as_zero=False, damp
             if momentum:
                 buffers[i] = g if buffers[i] is None else \
                     momentum * buffers[i] + (1 - momentum if dampened else lr if lr_twice else 1) * g
-                g = buffers[i]
-            params[i] = params[i] - lr * (g + decay if decay_after else g)
+                g = g if buffer_unused else buffers[i]
+            params[i] = params[i] - lr * (raw if raw_grad else g + decay if decay_after else g)
         history.append([p.copy() for p in params])
     return history
 
@@ -131,6 +132,16 @@ VALUE_MISTAKES = [
     ValueMistake("6.2", "sgd", "weight decay subtracted",
                  "weight decay is subtracted from the gradient, g - weight_decay * p: it pulls the weights away from zero",
                  "add weight_decay * p to the gradient (an L2 penalty pulls toward zero)", _sgd(decay_subtracted=True)),
+    ValueMistake("6.2", "sgd", "weight decay from the gradient",
+                 "the decay term uses the gradient, weight_decay * p.grad, where it uses the parameter: L2 decay pulls "
+                 "each weight toward 0 by its own size", "g = p.grad + weight_decay * p.data: the parameter's values, "
+                 "not its gradient", _sgd(decay_of_grad=True)),
+    *[ValueMistake("6.2", "sgd", "momentum buffer not used",
+                   "the step moved along the gradient, not along the momentum buffer b: the buffer is kept, but p -= lr * g "
+                   "ignores it", "with momentum, step along the buffer: b = momentum * b + g in state['momentum_buffer'], "
+                   "then p -= lr * b", lambda starts, grads, lrs, momentum, weight_decay, param, how=how:
+                   None if not momentum else sgd_run(starts, grads, lrs, momentum, weight_decay, **how)[-1][param])
+      for how in ({"buffer_unused": True}, {"raw_grad": True})],
     ValueMistake("6.2", "sgd", "weight decay after the momentum",
                  "weight decay is added after the momentum buffer, p -= lr * (b + weight_decay * p), so the buffer never "
                  "holds it", "add weight_decay * p to the gradient first, then build the buffer from that sum",
@@ -139,7 +150,8 @@ VALUE_MISTAKES = [
     ValueMistake("6.3", "adam", "step count shared",
                  "one step count is shared by all the parameters, so the second parameter's first step uses t = 2",
                  "keep each parameter's own step count t in its state (state['step'])", _adam(shared_step=True)),
-    ValueMistake("6.3", "adam", "weight decay missing", *_NO_DECAY, _adam(no_decay=True)),
+    ValueMistake("6.3", "adam", "weight decay missing", _NO_DECAY[0] + " (a decay term of weight_decay * p.grad does "
+                 "that too: Adam's step does not change when the gradient is scaled)", _NO_DECAY[1], _adam(no_decay=True)),
     ValueMistake("6.3", "adam", "beta2 for m",
                  "m averages with beta2, m = beta2 * m + (1 - beta2) * g (v's rate, a copy-paste): the first step is "
                  "(1 - beta2) / (1 - beta1) of the right one", "m = beta1 * m + (1 - beta1) * g: beta1 for m, beta2 for v",
@@ -160,7 +172,8 @@ VALUE_MISTAKES = [
                  "negative from t = 2, and the square root of a negative number fails",
                  "1 - beta ** t, a power, not a product: it lies between 0 and 1 for every t >= 1", _adam(product=True)),
     ValueMistake("6.3", "adam", "t from 0",
-                 "the step count t starts at 0, so the first bias correction divides by 1 - beta ** 0 = 0",
+                 "the step count t is used before the step is counted (t = 0 at the first step), so the first bias "
+                 "correction divides by 1 - beta ** 0 = 0",
                  "count the step before using it (t = 1 at the first step)", _adam(t_from_zero=True)),
     ValueMistake("6.3", "adam", "t one ahead", "the step count is one ahead: the first step uses t = 2",
                  "the first step uses t = 1: count each step once, before using it", _adam(t_ahead=True)),
