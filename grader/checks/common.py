@@ -60,6 +60,9 @@ def call_learner(w, probe: str, doing: str, **args):
         raise learner_raised(error, doing) from None
 
 
+NONE = "came back as None: the function ended without returning its value (a `return` missing?)"
+
+
 # ---- explaining a wrong array ------------------------------------------------------------
 def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5, atol: float = 1e-7,
             kind: str = "", full: tuple | None = None) -> None:
@@ -71,7 +74,7 @@ def explain(what: str, got: Any, expected: npt.ArrayLike, *, rtol: float = 1e-5,
     gradient's upstream shape (the forward output's), says when one came back in that shape."""
     expected = np.asarray(expected)
     if got is None:
-        raise CheckFailure(f"{what}: got None, expected an array of shape {expected.shape}", "returned None")
+        raise CheckFailure(f"{what}: {NONE}; expected an array of shape {expected.shape}", "returned None")
     if (too_large := oversized(got)) is not None:
         raise CheckFailure(f"{what}: got {too_large}, expected an array of shape {expected.shape}; so large a value "
                            "is not sent back (only this value is lost)", kind=Failure.OVERSIZED)

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from grader.checks import part
-from grader.checks.common import CheckFailure, call_learner, explain
+from grader.checks.common import NONE, CheckFailure, call_learner, explain
 from grader.checks.naming import judge_value, name_value_mistake, value_mistake_raised
 from grader.checks.repair import located_value
 
@@ -21,10 +21,12 @@ def _central(w, f: str, shown: str, values: list, arg: int = 0, eps: float = 1e-
     call = f"central_difference({shown}, {', '.join(f'{v:.3g}' for v in values)}" + \
         "".join(f", {k}={v:g}" for k, v in kwargs.items()) + ")"
     got = call_learner(w, "central_difference", call, f=f, values=values, kwargs=kwargs)
-    if not isinstance(got, (int, float, np.floating)) or isinstance(got, bool):
-        raise CheckFailure(f"{call} gave {got!r}, expected a number", "wrong type")
     expected = options.pop("expected")
     try:
+        if got is None:
+            raise CheckFailure(f"{call}: {NONE}; expected a number", "returned None")
+        if not isinstance(got, (int, float, np.floating)) or isinstance(got, bool):
+            raise CheckFailure(f"{call} gave {got!r}, expected a number", "wrong type")
         judge_value(call, "central difference", {"f": f, "values": values, "arg": arg, "eps": eps}, np.float64(got),
                     np.float64(expected), **options)
     except CheckFailure as failure:  # a repair search on this case, every other kind of case and fresh points

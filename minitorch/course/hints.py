@@ -72,8 +72,8 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "If keepdims was True, grad already has its size-1 axes; otherwise insert them with np.expand_dims at "
             "ctx.axes. Sum does not divide; Mean divides by the count, the product of the reduced axes' sizes only."),
     "3.3": ("Only the elements equal to the maximum get gradient; when several tie, they share it equally.",
-            "First put the reduced axes back as in 3.2. Then compare x with out (which broadcasts) to find the "
-            "winners.",
+            "First put the reduced axes back as in 3.2. Then compare x == out (which broadcasts) to find the "
+            "winners: equal, not >= or <=.",
             "Count the winners along ctx.axes (keepdims, in grad's dtype) and give each winner grad divided by that "
             "count; every other element gets 0."),
     "4.1": ("Reshaping, transposing and the like move values without changing them: the backward moves the gradient "
@@ -82,7 +82,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "its reverse is your unbroadcast.",
             "Reshape, squeeze and unsqueeze: reshape grad to ctx.shape. Transpose: apply the inverse permutation "
             "(input axis i went to position axes.index(i)), not the forward's permutation again, nor all axes reversed (the "
-            "inverse only of a swap of two axes)."),
+            "inverse only of a swap of two axes), nor axes[::-1], the permutation read backwards."),
     "4.2": ("Indexing picks elements; each picked element sends its gradient back to the place it came from, and "
             "one picked twice gets both.",
             "Start from zeros of ctx.shape and ctx.dtype (the input's shape, not grad's). Plain full[index] += grad "

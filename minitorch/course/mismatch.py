@@ -57,7 +57,12 @@ def _values(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float, **k
     return found.where, found.text
 
 
+NONE = "came back as None: the function ended without returning its value (a `return` missing?)"
+
+
 def _scalar_wrong(got: Any, expected: float, rtol: float, atol: float) -> str:
+    if got is None:
+        return f"{NONE}; expected the Python float {expected!r}"
     if not isinstance(got, float):
         return f"came back as {_kind(got)}; expected the Python float {expected!r}"
     found = diagnose.value_pattern(np.array(got), np.array(expected), rtol=rtol, atol=atol)
@@ -79,6 +84,8 @@ def compare(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol:
     if isinstance(expected, type) and issubclass(expected, BaseException):  # the call should have raised
         fail(call, case, f"came back as {got!r}; expected a {expected.__name__}", hint=hint_for(hint, "values"))
     if isinstance(expected, tuple) or isinstance(expected, (bool, int, str)) and not isinstance(expected, float):
+        if got is None:
+            fail(call, case, f"{NONE}; expected {expected!r}", hint=hint_for(hint, "type"))
         if type(got) is not type(expected) or got != expected:
             more = f" ({type(got).__name__}, not {type(expected).__name__})" if type(got) is not type(expected) else ""
             fail(call, case, f"came back as {got!r}{more}; expected {expected!r}", hint=hint_for(hint, "type" if more else "values"))
@@ -90,7 +97,7 @@ def compare(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol:
     expected = np.asarray(expected)
     want = np.dtype(dtype) if dtype is not None else expected.dtype
     if got is None:
-        fail(call, case, f"came back as None; expected an array of shape {expected.shape}", hint=hint_for(hint, "type"))
+        fail(call, case, f"{NONE}; expected an array of shape {expected.shape}", hint=hint_for(hint, "type"))
     if isinstance(got, np.generic) and not expected.shape:
         got = np.asarray(got)  # a NumPy scalar is a 0-d array to NumPy
     if not isinstance(got, np.ndarray):

@@ -83,10 +83,14 @@ CUES: dict = {
     "bias summed over axis 0 only": "not only axis 0",
 }
 CUES["leading axes only"] = "the axes where shape has a 1"  # Task 2.2's, missing here before
+CUES.update({  # ---- a fifth fresh learner's (issue 45, learner 5)
+    "compared with >= or <=": "not >= or <=", "reversed permutation": "the permutation read backwards",
+    "mean over the classes": "sum target times log_p along axis 1",
+    "nothing added into the zeros": "given the zeros, ctx.index and grad"})
 CUES.update({  # ---- a fourth fresh learner's (issue 45, stages 2 to 5)
     "first shape's size taken": "the size that is not 1", "last shape's size taken": "the size that is not 1",
     "largest size taken": "not the largest", "a missing from b's gradient": "-grad a / b^2",
-    "log of |a|": "NaN for a negative base", "the whole array's extreme": "compare x with out",
+    "log of |a|": "NaN for a negative base", "the whole array's extreme": "compare x == out",
 })
 CUES.update({  # ---- stage 6: modules, optimizers, the training loop
     "sub-modules not searched": "into sub-modules", "lists and dicts not searched": "lists, tuples and dicts",

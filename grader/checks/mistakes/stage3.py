@@ -32,6 +32,14 @@ def _shared(x, g, axis, keepdims, extreme, count_all=False, share=True):
     return hit * _back(g, x, axis, keepdims) / (count if share else 1)
 
 
+def _at_least(x, g, axis, keepdims, extreme):
+    """The mask x >= out (or x <= out) for x == out: every element for a Min (for a Max, only the maximum)."""
+    axes = _axes(x, axis)
+    out = extreme(x, axis=axes, keepdims=True)
+    hit = (x >= out if extreme is np.min else x <= out).astype(np.float64)
+    return hit * _back(g, x, axis, keepdims) / hit.sum(axis=axes, keepdims=True)
+
+
 def _count_flat(x, g, axis, keepdims, extreme):
     """The right rule, but with the ties counted without keepdims (the count lacks the reduced axes)."""
     axes = _axes(x, axis)
@@ -151,6 +159,12 @@ MISTAKES = [
             "every tied minimum gets the whole gradient; ties share it equally",
             "divide by the number of ties in each reduced group",
             lambda x, g, axis=None, keepdims=False: _shared(x[0], g, axis, keepdims, np.min, share=False)),
+    *[Mistake("3.3", f"ops_reduce.{op}", 0, "compared with >= or <=",
+              f"the mask takes every element {side} the {word} (x {sign} out), which is every element of each group: "
+              f"only the elements equal to the {word} are its extremes", "compare with ==: x == out",
+              lambda x, g, axis=None, keepdims=False, e=extreme: _at_least(x[0], g, axis, keepdims, e))
+      for op, side, word, sign, extreme in (("Min", "at least", "minimum", ">=", np.min),
+                                            ("Max", "at most", "maximum", "<=", np.max))],
     Mistake("3.3", "ops_reduce.Max", 0, "ties counted over everything",
             "the ties are counted over the whole array, not per reduced group",
             "count the ties along the reduced axes only, keeping them as size 1",

@@ -23,6 +23,13 @@ def _all_reversed(x, g, axes=None):
     return None if back == tuple(reversed(range(x[0].ndim))) else np.transpose(g)
 
 
+def _reversed_order(x, g, axes=None):
+    """Transpose's backward with the forward's permutation read backwards (axes[::-1]): not its inverse."""
+    forward = tuple(a % x[0].ndim for a in axes) if axes is not None else tuple(reversed(range(x[0].ndim)))
+    back = tuple(int(i) for i in np.argsort(forward))
+    return None if forward[::-1] in (back, forward) or axes is None else np.transpose(g, forward[::-1])
+
+
 def _put_back_at(position):
     """Squeeze's backward putting one size-1 axis back at a fixed ``position`` (np.expand_dims(grad, position))."""
     def wrong(x, g, axis=None):
@@ -66,6 +73,8 @@ def _getitem(kind):
             full[index] = g
         elif kind == "counted, not the gradient":
             np.add.at(full, index, 1.0)
+        elif kind == "nothing added into the zeros":
+            pass  # np.add.at(grad, index, full) adds the zeros into grad: full comes back as it was made
         elif kind == "zeros of the output's shape":
             full = np.zeros(g.shape)
             np.add.at(full, index, g)  # raises where the index does not fit the output's shape
@@ -85,6 +94,11 @@ GETITEM = [("repeats kept once", "an element picked more than once got one of it
            ("zeros of the output's shape", "the zeros the gradient is added into have the output's shape "
             "(zeros_like(grad)); the index points into the input, so they need the input's shape",
             "start from zeros of ctx.shape and ctx.dtype"),
+           ("nothing added into the zeros", "the zeros came back as they were made: nothing was added into "
+            "them. np.add.at(a, index, b) adds b into a, in place, and returns None; with its arguments swapped it "
+            "adds the zeros into grad (changing grad) and leaves the zeros as they were",
+            "np.add.at(zeros, ctx.index, grad): the zeros of ctx.shape first, the upstream gradient last; then "
+            "return the zeros"),
            ("counted, not the gradient", "each picked place got 1 for each time it was picked (how often it was "
             "used), not the upstream gradient", "add grad itself at ctx.index, not ones")]
 
@@ -111,6 +125,10 @@ MISTAKES = [
             "the backward reverses all the axes (grad.T, or np.transpose without axes): that undoes a transpose of two "
             "axes, or a permutation that is its own reverse, but not this one",
             "apply the inverse permutation, np.argsort(axes): input axis i went to position axes.index(i)", _all_reversed),
+    Mistake("4.1", "ops_shape.Transpose", 0, "reversed permutation",
+            "the backward applies the forward's permutation read backwards (axes[::-1]); that is not its inverse",
+            "apply the inverse permutation, np.argsort(axes), not the reversed one: input axis i went to position "
+            "axes.index(i)", _reversed_order),
     *[Mistake("4.1", "ops_shape.Squeeze", 0, f"size-1 axis put back at {where}",
               f"a size-1 axis went back at position {position} (np.expand_dims(grad, {position})), whatever axis the "
               "forward squeezed", "put back exactly the axes the forward removed: reshape grad to the input's shape, "

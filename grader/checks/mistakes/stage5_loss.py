@@ -98,7 +98,20 @@ def _every_pair(logits, target, reduction):
     return losses.sum() if reduction == "sum" else losses.sum() / len(losses)
 
 
+def _mean_over_classes(logits, target, reduction):
+    """With class probabilities, each sample's loss as a mean over the classes: the sum divided by C."""
+    target = np.asarray(target)
+    if target.dtype.kind in "iu" or np.ndim(logits) != 2:
+        return None
+    losses = -np.sum(target * _log_softmax(logits), axis=1) / np.shape(logits)[1]
+    return losses if reduction == "none" else losses.sum() if reduction == "sum" else losses.mean()
+
+
 VALUE_MISTAKES = [
+    ValueMistake("5.4", "cross-entropy forward", "mean over the classes",
+                 "each sample's loss is a mean over the classes (divided by the number of classes); it is a sum over "
+                 "the classes of target times log_p", "sum over the classes (axis 1); only the reduction 'mean' "
+                 "divides, and by the number of samples", _mean_over_classes),
     ValueMistake("5.4", "cross-entropy forward", "every row of every class",
                  "log_p[:, target] takes, for every row, the log-probability of every sample's class (an (N, N) "
                  "array): a slice with ':' pairs each row with every index, not with its own",
