@@ -28,7 +28,8 @@ from grader.checks.numeric import numeric_vjp
 from grader.results import Failure
 
 SEARCH, BUDGET = 2.0, 5.0
-WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  # edit_kinds.KINDS (a test holds them equal)
+WORDS = {"return": "a `return` missing (the function ended without returning its value)",
+         "sign": "the sign of one term", "swap": "the order of two operands",  # edit_kinds.KINDS (a test holds them equal)
          "axis": "an axis, keepdims or a transpose",
          "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
          "constant": "a constant (a number or a power)",

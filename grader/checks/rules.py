@@ -16,7 +16,7 @@ from grader.boundary.runner import Raised
 from grader.boundary.wire import oversized
 from grader.checks.common import CheckFailure, describe_params, explain, learner_raised, scaled_atol
 from grader.checks.mistakes import predict
-from grader.checks.naming import known_for, name_known, named_raise, seen_gradient, swapped_with
+from grader.checks.naming import judge_value, known_for, name_known, named_raise, seen_gradient, swapped_with
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
 from grader.checks.repair import drift_located, located, origin_located
 
@@ -78,14 +78,16 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
                rng: np.random.Generator, differentiable: Sequence[int] | None = None, label: str = "",
                rtol: float = 1e-5, atol: float = 1e-7, kind: str = "", swaps: dict | None = None,
                views: Sequence[int] = (), mistakes: Sequence[tuple[int, str, str, Callable]] = (),
-               upstream_order: str = "C", missing: dict[int, str] | None = None, **params: Any) -> None:
+               upstream_order: str = "C", missing: dict[int, str] | None = None, value: tuple[str, dict] | None = None,
+               **params: Any) -> None:
     """The forward against ``reference`` and each gradient against central differences of
     it, in float64, for a random upstream gradient. ``mistakes`` are known wrong rules,
     (input, what the mistake is, its name for the class report, ``f(arrays, upstream)``
     giving the wrong gradient): a wrong gradient that equals one is explained in its words.
     ``upstream_order="F"`` sends the upstream gradient laid out in memory column by column
     (as a transposed array is): a rule must read it by index, never by memory order.
-    ``missing``: for an input, what its gradient is, said when it comes back None."""
+    ``missing``: for an input, what its gradient is, said when it comes back None. ``value``: the
+    forward's site in the library of value mistakes and its case, to name one a wrong output fits."""
     arrays = [np.asarray(a, dtype=np.float64) if np.asarray(a).dtype.kind == "f" else np.asarray(a) for a in arrays]
     expected_out = np.asarray(reference(*arrays))
     upstream = np.asarray(rng.standard_normal(expected_out.shape), order=upstream_order)  # type: ignore[call-overload]
@@ -99,7 +101,10 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
         raise located(failure, w, function, reference, arrays, upstream, differentiable, params, swaps, views) from None
     name = function.rpartition(".")[2] + label
     shapes = " and ".join(str(a.shape) + (" (a transposed view)" if i in views else "") for i, a in enumerate(arrays))
-    explain(f"{name}.forward on input shape(s) {shapes}", out, expected_out, rtol=1e-7, atol=1e-10)
+    if value is None:
+        explain(f"{name}.forward on input shape(s) {shapes}", out, expected_out, rtol=1e-7, atol=1e-10)
+    else:  # the case gives the evidence for a value mistake of the forward's, as a value check's would
+        judge_value(f"{name}.forward on input shape(s) {shapes}", *value, out, expected_out, rtol=1e-7, atol=1e-10)
     for i in (range(len(arrays)) if differentiable is None else differentiable):
         expected = numeric_vjp(reference, arrays, upstream, i)
         what = f"{name}.backward: the gradient for input {i} (shape {arrays[i].shape}, inputs {shapes})"

@@ -72,7 +72,7 @@ def _getitem(w, x, index, rng, label):
 @part("4.2", "ints, slices, None, Ellipsis")
 def getitem_basic(w, rng):
     x = rng.standard_normal((3, 4, 2))
-    cases = {"0": (0,), "::2": (slice(None, None, 2),), "..., 1": (Ellipsis, 1), "None, 1:3": (None, slice(1, 3)),
+    cases = {"::-1": (slice(None, None, -1),), "0": (0,), "::2": (slice(None, None, 2),), "..., 1": (Ellipsis, 1), "None, 1:3": (None, slice(1, 3)),
              ":, -1, ::-1": (slice(None), -1, slice(None, None, -1)), "-1": -1}
     for label, index in cases.items():
         _getitem(w, x, index, rng, label)

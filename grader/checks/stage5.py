@@ -196,12 +196,13 @@ def cross_entropy_probabilities(w, rng):
             logits, probs = rng.standard_normal((n, c)) * 2, rng.dirichlet(np.ones(c), n)
             check_rule(w, "losses.CrossEntropy", lambda a, t: cross_entropy(a, t, reduction), [logits, probs], rng,
                        label=f"(probabilities, reduction={reduction!r})", swaps=LSE_SWAP, reduction=reduction,
-                       missing={1: TARGET_GRADIENT})
+                       missing={1: TARGET_GRADIENT}, value=_forward(logits, probs, reduction))
         # weighted soft labels, whose rows do not sum to 1 (PyTorch takes them): p alone minus the target is wrong here
         weighted = rng.dirichlet(np.ones(3), 4) * np.array([[0.5], [2.0], [1.5], [3.0]])
+        logits = rng.standard_normal((4, 3)) * 2
         check_rule(w, "losses.CrossEntropy", lambda a, t: cross_entropy(a, t, reduction),
-                   [rng.standard_normal((4, 3)) * 2, weighted], rng, swaps=LSE_SWAP, reduction=reduction,
-                   missing={1: TARGET_GRADIENT},
+                   [logits, weighted], rng, swaps=LSE_SWAP, reduction=reduction,
+                   missing={1: TARGET_GRADIENT}, value=_forward(logits, weighted, reduction),
                    label=f"(probabilities whose rows sum to 0.5, 2, 1.5 and 3, reduction={reduction!r})")
     check_float32(w, "losses.CrossEntropy", [np.ones((2, 3)), np.full((2, 3), 1 / 3)],
                   lambda a, t: cross_entropy(a, t, "mean"), swaps=LSE_SWAP, reduction="mean")
@@ -214,6 +215,11 @@ def cross_entropy_probabilities(w, rng):
                            "gradient (ctx.needs_input_grad[1] is False), reduction='mean', gave the target a gradient; "
                            "expected None: return None for an input whose ctx.needs_input_grad is False",
                            "gradient not needed")
+
+
+def _forward(logits, target, reduction):
+    """The forward's site among the value mistakes, with this case (a wrong loss names one on evidence)."""
+    return "cross-entropy forward", {"logits": logits, "target": target, "reduction": reduction}
 
 
 def _extreme_cross_entropy(w, target, kind):

@@ -25,7 +25,9 @@ PLANTED = {  # task: (file, the reference's text, the mistake, what the message 
     "5.3": ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
             "np.exp(out) * np.sum(grad, axis=ctx.axis)", "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward)",
             "keepdims=True"),
-    "3.3": ("ops_reduce.py", "hit = x == out", "hit = x >= out", "", ""),  # Min's ties: no one edit mends both
+    # the mask inverted: no edit of the model mends a comparison, and no known mistake predicts it (x >= out, every
+    # element for a Min, is one: "compared with >= or <=", tests/grader/variants_known.py)
+    "3.3": ("ops_reduce.py", "hit = x == out", "hit = x != out", "", ""),
     # Adam's m corrected twice in the step moves the first step as "corrected m stored back" does: the later steps,
     # kept as evidence before the first is judged, tell them apart, so no mistake is named
     "6.3": ("optim.py", "p.data -= (self.lr / (1 - beta1 ** t)) * m / denom",

@@ -65,6 +65,18 @@ def _index(spec):
     return tuple(one(i) for i in spec) if isinstance(spec, tuple) else one(spec)
 
 
+def _add_at_fits(a, index, b):
+    """Raise as np.add.at(a, index, b) does where the index does not fit a or b does not fit a[index]. (NumPy 2.4
+    crashes on some such calls, (..., 1) among them, rather than raise: they are never made here.)"""
+    place = np.shape(a[index])
+    try:
+        fits = np.broadcast_shapes(np.shape(b), place) == place
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError("array is not broadcastable to correct shape")
+
+
 def _getitem(kind):
     """GetItem's backward with one mistake: ``kind`` names it."""
     def wrong(x, g, index=()):
@@ -73,11 +85,12 @@ def _getitem(kind):
             full[index] = g
         elif kind == "counted, not the gradient":
             np.add.at(full, index, 1.0)
-        elif kind == "nothing added into the zeros":
-            pass  # np.add.at(grad, index, full) adds the zeros into grad: full comes back as it was made
+        elif kind == "np.add.at's arguments swapped":  # np.add.at(grad, index, full): the zeros added into grad
+            _add_at_fits(g, index, full)  # raises where the index or the zeros do not fit grad
         elif kind == "zeros of the output's shape":
             full = np.zeros(g.shape)
-            np.add.at(full, index, g)  # raises where the index does not fit the output's shape
+            _add_at_fits(full, index, g)  # raises where the index does not fit the output's shape
+            np.add.at(full, index, g)
         else:  # "gradient in the output's shape": grad as it came (wrong even where the shapes agree)
             return g
         return full
@@ -94,9 +107,10 @@ GETITEM = [("repeats kept once", "an element picked more than once got one of it
            ("zeros of the output's shape", "the zeros the gradient is added into have the output's shape "
             "(zeros_like(grad)); the index points into the input, so they need the input's shape",
             "start from zeros of ctx.shape and ctx.dtype"),
-           ("nothing added into the zeros", "the zeros came back as they were made: nothing was added into "
-            "them. np.add.at(a, index, b) adds b into a, in place, and returns None; with its arguments swapped it "
-            "adds the zeros into grad (changing grad) and leaves the zeros as they were",
+           ("np.add.at's arguments swapped", "np.add.at was called with its arguments swapped, as "
+            "np.add.at(grad, ctx.index, zeros): np.add.at(a, index, b) adds b into a at index, in place (and "
+            "returns None), so this adds the zeros into grad (where the index and the zeros fit grad at all) and "
+            "the zeros come back as they were made",
             "np.add.at(zeros, ctx.index, grad): the zeros of ctx.shape first, the upstream gradient last; then "
             "return the zeros"),
            ("counted, not the gradient", "each picked place got 1 for each time it was picked (how often it was "
