@@ -38,7 +38,9 @@ WORDS = {"sign": "the sign of one term", "swap": "the order of two operands",  #
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
-         "index": "an index missing (a value used whole where the loop's own part of it belongs)"}
+         "index": "an index missing (a value used whole where the loop's own part of it belongs)",
+         "operator": "an operator (* for ** and the like: * and /, + and *)",
+         "function": "which function is applied (such as abs for sign, exp for log, sum for mean)"}
 FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
 RAISED_AT = re.compile(r" at (minitorch/[\w/]+\.py), line (\d+), in \w+: ")  # common.failure_of's words for your line
 

@@ -29,7 +29,7 @@ LAYERS = [
 # hints): its modules may import any engine module, and each other one way only; no engine
 # module imports the room, except that the package's ``__init__`` re-exports two names.
 ROOM = [
-    {"course.importable"},
+    {"course.importable", "course.edit_swaps"},
     {"course", "course.plotting_training", "course.progress", "course.inplace", "course.diagnose",
      "course.heatmaps", "course.hints", "course.edit_kinds", "course.evidence", "course.earlier",
      "course.own_lines"},
