@@ -152,9 +152,12 @@ def _inputs(name, rng, a_shape, b_shape):
 def _binary_part(name):
     def check(w, rng):
         function = f"ops_binary.{name}"
-        for a_shape, b_shape in shapes_pairs(rng, 2):
-            a, b = _inputs(name, rng, a_shape, b_shape)
-            check_rule(w, function, BINARY[name], [a, b], rng, kind="broadcast", swaps=SWAP)
+        # both inputs broadcast first (on a generator of its own: the later cases stay as they were), where a's shape
+        # read for b's gradient (a line copied) is told apart from a gradient not summed back at all
+        pairs = [((2, 1), (3,), np.random.default_rng(7))] + [(x, y, rng) for x, y in shapes_pairs(rng, 2)]
+        for a_shape, b_shape, drawn in pairs:
+            a, b = _inputs(name, drawn, a_shape, b_shape)
+            check_rule(w, function, BINARY[name], [a, b], drawn, kind="broadcast", swaps=SWAP)
         if name in ("Maximum", "Minimum"):
             _ties(w, name)
         if name == "Pow":

@@ -145,6 +145,8 @@ def _names(child: ast.AST, where: Scope) -> Iterator[tuple[str, Callable]]:
         for other, kind in where.names.items():
             if kind == "value":
                 yield "variable", lambda c, o=other: ast.Name(o, ast.Load())
+    if isinstance(child, ast.Attribute):
+        yield from bases(child, where.names)  # a.shape -> b.shape
 
 
 def _operations(child: ast.BinOp) -> Iterator[tuple[str, Callable]]:

@@ -44,7 +44,7 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
     "axis": ("arrays[0] - arrays[0].mean(axis=-1, keepdims=True)", "return grad - np.mean(grad, axis=-1)",
              lambda x: x - x.mean(axis=-1, keepdims=True), [np.arange(12.0).reshape(3, 4) ** 0.5],
              "whether a reduction keeps its reduced axis as size 1", "keepdims=True)"),
-    "outside the model": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
+    "outside the model": ("np.sin(arrays[0])", "return grad * np.tanh(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
     # the kinds added for a fresh learner's mistakes (issue 45): each written as that learner wrote it
     "grad forgotten": ("np.log(arrays[0])", "return 1 / x", np.log, [np.array([0.5, 1.5, 3.0])],
                        "a factor missing (a variable or a named constant to multiply by)", "grad * "),
@@ -54,8 +54,14 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
                        "a function missing (such as exp or log)", "np.exp(x)"),
     "a divisor too many": ("arrays[0] ** 2 / 2", "return grad * x / (1 - 0.5)", lambda x: x ** 2 / 2,
                            [np.array([0.3, -1.2, 0.7])], "one factor or divisor too many", "grad * x\n"),
+    # fb6's: one thing put for its usual twin (edit_swaps.py)
+    "a function for its twin": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])],
+                                "which function is applied (such as abs for sign, exp for log, sum for mean)", "np.cos(x)"),
+    "an operator for its twin": ("arrays[0] ** 3", "return grad * 3 * (x * 2)", lambda x: x ** 3,
+                                 [np.array([0.3, -1.2, 0.7])], "an operator (* for ** and the like: * and /, + and *)", "x ** 2"),
 }
-ONLY = {"grad forgotten", "a call too many", "a call missing", "a divisor too many"}  # no other kind is accepted
+ONLY = {"grad forgotten", "a call too many", "a call missing", "a divisor too many", "a function for its twin",
+        "an operator for its twin"}  # no other kind is accepted
 
 
 class Context:

@@ -65,6 +65,16 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
              "return grad - np.exp(out) * np.sum(grad, axis=-1, keepdims=True)",
              "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward) makes every case of this check pass: look "
              "there at an axis, keepdims or a transpose.", "ctx.axis")},
+    # fb6: one thing put for its usual twin (edit_swaps.py): an operator, a NumPy function, the variable whose shape is read
+    {"1.2": ("scalar.py", "-g * a.data / (b.data * b.data)", "-g * a.data / (b.data * 2)",
+             "line 122 of minitorch/scalar.py (Scalar.__truediv__) makes every case of this check pass: look there at "
+             "an operator (* for ** and the like: * and /, + and *).", "b.data * b.data"),
+     "3.1": ("ops_unary.py", "return grad * np.sign(x)", "return grad * np.abs(x)",
+             "line 104 of minitorch/ops_unary.py (Abs.backward) makes every case of this check pass: look there at "
+             "which function is applied (such as abs for sign, exp for log, sum for mean).", "np.sign"),
+     "2.3": ("ops_binary.py", "unbroadcast(grad * a, b.shape)", "unbroadcast(grad * a, a.shape)",
+             "line 76 of minitorch/ops_binary.py (Mul.backward) makes every case of this check pass: look there at "
+             "which variable is used.", "b.shape")},
 ]
 RUNNER = r"""
 import json, sys, pathlib
