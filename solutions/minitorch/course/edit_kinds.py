@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edit_swaps import KINDS as SWAPS, bases, functions, operators
+from .edit_swaps import TWIN_KINDS, bases, functions, operators
 
 KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
          "axis": "an axis, keepdims or a transpose",
@@ -27,7 +27,7 @@ KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
-         "index": "an index missing (a value used whole where the loop's own part of it belongs)", **SWAPS}
+         "index": "an index missing (a value used whole where the loop's own part of it belongs)", **TWIN_KINDS}
 ORDER = list(KINDS)  # the common kinds first: a search cut short has tried those
 AXIS_CALLS = {"swapaxes", "moveaxis", "expand_dims", "squeeze", "transpose", "flip", "roll", "concatenate", "stack",
               "split", "take_along_axis", "argmax", "argmin", "cumsum"}

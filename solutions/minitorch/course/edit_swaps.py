@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
-KINDS = {"operator": "an operator (* for ** and the like: * and /, + and *)",
+TWIN_KINDS = {"operator": "an operator (* for ** and the like: * and /, + and *)",
          "function": "which function is applied (such as abs for sign, exp for log, sum for mean)"}
 TWINS = {"abs": "sign", "sign": "abs", "exp": "log", "log": "exp", "sin": "cos", "cos": "sin", "max": "min",
          "min": "max", "maximum": "minimum", "minimum": "maximum", "argmax": "argmin", "argmin": "argmax",
