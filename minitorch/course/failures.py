@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from . import diagnose, earlier, evidence, mutants, repair
+from . import diagnose, earlier, evidence, made_at, mutants, repair
 
 ROOM = pathlib.Path(__file__).resolve().parent  # minitorch/course/: the checks' machinery
 PACKAGE = ROOM.parent
@@ -164,6 +164,9 @@ def raised(error: Exception, call: str, case: str, hint: str = "", named: str = 
         shown = pathlib.Path(frame.filename).relative_to(PACKAGE.parent).as_posix()
         whose = "your line" if learner else "raised"
         text += f"\n  {whose}: {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
+    meant = made_at.explained(error, mutants.own_line, lambda p: pathlib.Path(p).resolve().relative_to(PACKAGE.parent)
+                              .as_posix())  # what NumPy's words mean, and the line of yours that made the value
+    text += f"\n  {meant}" if meant else ""
     # no hint of the task's own unless it addresses this error (the check passes one that does); no shape pattern
     # read from your own raise statement's words (the shapes it names are the case's, not arrays of yours)
     own = bool(learner) and (learner[-1].line or "").strip().startswith("raise")

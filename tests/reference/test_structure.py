@@ -33,7 +33,7 @@ ROOM = [
     {"course", "course.plotting_training", "course.progress", "course.inplace", "course.diagnose",
      "course.heatmaps", "course.hints", "course.edit_kinds", "course.evidence", "course.earlier",
      "course.own_lines"},
-    {"course.mutants"},
+    {"course.mutants", "course.made_at"},
     {"course.task_code"},
     {"course.repair"},
     {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},
