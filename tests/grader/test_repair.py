@@ -166,8 +166,25 @@ def test_a_search_sends_no_more_arrays_than_a_frame_carries(tmp_path, monkeypatc
     assert repair.located(failure, learner, "Planted", reference, [x], np.ones_like(x), None, {}) is failure
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_the_first_nan_of_the_learners_own_code_is_named_with_how_its_line_makes_it(tmp_path, monkeypatch):
+    """A NaN where the answer is finite (0/0 at x = 0): the learner's process runs the case once more under a tracer
+    and names the line and the divisor that holds a 0; the grader words it (nothing expected is sent)."""
+    monkeypatch.setitem(CASES, "nan", ("arrays[0]", "return grad * x / x", lambda x: x, [np.array([0.0, 1.0])], "", ""))
+    learner = Learner(planted(tmp_path, "nan"))
+    failure = CheckFailure("Planted.backward: the gradient for input 0 is wrong.", not_finite=True)
+    message = str(repair.not_finite_located(failure, learner, "Planted", [np.array([0.0, 1.0])], np.ones(2), {}))
+    assert "The first NaN or inf of your code on this case is made at line 15 of minitorch/planted.py " \
+        "(Planted.backward): it returns one there; that line divides by zero (x is 0 on this case)." in message, message
+
+
 def test_both_sides_word_each_kind_of_edit_alike():
     assert repair.WORDS == mutants.KINDS
+    from grader.learner import made_at  # and where the first NaN is made
+    for how in ("", "divides", "log", "power", "exp"):
+        for small in ([], ["a"], ["a", "b"]):
+            found = (119, "minitorch/ops_binary.py", "Pow.backward", "grad_a", how, small)
+            assert repair.not_finite_words(*found) == made_at.words(*found)
 
 
 def test_a_value_check_is_searched_too_and_names_the_precedence_mistake(tmp_path):

@@ -119,4 +119,16 @@ BUGGY = [
      ("ops_binary.py", "unbroadcast(grad * a, b.shape)", "unbroadcast(grad * a, a.shape)"), "2.3",
      "a small edit of line 76 of minitorch/ops_binary.py (Mul.backward) makes this case and fresh random ones right: "
      "look there at which variable is used."),
+    # fb6: where a value went wrong before anything refused it: the first NaN of the learner's own code and how its line
+    # makes it (0/0 at a = 0, where b * a ** (b - 1) is finite), and what NumPy's words mean for rng.choice's p with the
+    # line that made p (normalised over every row at once)
+    ("pow's gradient for a as b * out / a (0/0 at a zero base)",
+     ("ops_binary.py", "grad * np.where(b == 0, 0, b * a ** (b - 1)).astype(grad.dtype, copy=False)",
+      "grad * b * out / a"), "2.3",
+     "the first NaN or inf of your code on this case is made at line 119 of minitorch/ops_binary.py (Pow.backward): "
+     "grad_a holds one there; that line divides by zero (a is 0 on this case)"),
+    ("sample_next normalises p over every row at once",
+     ("language.py", "p /= p.sum(axis=-1, keepdims=True)", "p = p / p.sum()"), "7.4",
+     "the probabilities of one draw (one row) must sum to 1: normalise each row by its own sum (axis=-1, "
+     "keepdims=True). p was made at line 112 of minitorch/language.py (sample_next): p = p / p.sum()"),
 ]
