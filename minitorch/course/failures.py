@@ -218,7 +218,8 @@ def _located(failure: CheckFailed, task: str, error: BaseException, began: float
     """``failure`` with the line a repair search of your code points at, second (``repair.py``)."""
     cell = next((f for f, _ in traceback.walk_tb(error.__traceback__)
                  if not pathlib.Path(f.f_code.co_filename).resolve().is_relative_to(PACKAGE)), None)
-    found = repair.found_line(task, error, cell, PACKAGE, began)
+    found = " ".join(w for w in (repair.not_finite_line(task, error, PACKAGE),  # where your first NaN is made
+                                 repair.found_line(task, error, cell, PACKAGE, began)) if w)
     if not found:
         return failure
     first, _, more = str(failure).partition("\n")

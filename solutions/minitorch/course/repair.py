@@ -166,7 +166,8 @@ def not_finite_line(task: str, error: BaseException, package: pathlib.Path) -> s
     """Where the first NaN or inf of yours is made, for an answer with one where the right one is finite: the case
     once more under a tracer (``made_at.first_not_finite``), in words; "" when no line of yours makes one."""
     case = _state["case"]
-    if case is None or _state["searching"] or "NaN or inf where the answer is finite" not in str(error):
+    if case is None or _state["searching"] or "NaN or inf where the answer is finite" not in str(error) or \
+            "known mistake" in str(error):
         return ""
     suspects, _state["searching"] = _suspects(task, error, package), True
     try:
@@ -187,7 +188,7 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
         drift = drift_line(task, error, package)
         if drift:
             return drift
-    made = origin_line(task, error, package) or not_finite_line(task, error, package)
+    made = origin_line(task, error, package)
     if made:
         return made
     if SECONDS <= 0 or _state["searching"] or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or \
