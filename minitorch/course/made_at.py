@@ -19,15 +19,16 @@ from typing import Any
 
 from .own_lines import _owners, names_at
 
-MEANT = [  # NumPy's words, and what they mean for the value the learner's line passed on
+MEANT = [  # NumPy's words, what they mean for the value the learner's line passed on, and whether the line that made
+    # it is the one to look at (a NaN may come from any line above it: it is not named)
     (re.compile(r"[Pp]robabilities do not sum to 1"), "the probabilities of one draw (one row) must sum to 1: "
-     "normalise each row by its own sum (axis=-1, keepdims=True)"),
+     "normalise each row by its own sum (axis=-1, keepdims=True)", True),
     (re.compile(r"[Pp]robabilities contain NaN"), "a probability is NaN: an exp overflowed (subtract each row's "
-     "max first) or a 0/0"),
+     "max first), or a division by 0 or a 0/0 came before", False),
     (re.compile(r"probabilities are not non-negative"), "a probability is negative: probabilities come from exp "
-     "(a softmax), never from the logits themselves"),
+     "(a softmax), never from the logits themselves", True),
     (re.compile(r"'a' and 'p' must have same size"), "p must hold one probability per choice: one row, as long as "
-     "the number of choices, per draw"),
+     "the number of choices, per draw", True),
 ]
 
 
@@ -35,10 +36,10 @@ def explained(error: BaseException, own: Callable[[types.FrameType, int], bool],
     """What NumPy's words mean, for an error of ``MEANT``, and the line of the learner's own
     (``own(frame, line)``) that last stored a value the raising line reads (``shown(path)``:
     the file as the message names it); "" for any other error."""
-    meant = next((words for pattern, words in MEANT if pattern.search(str(error))), "")
+    meant, line = next(((words, line) for pattern, words, line in MEANT if pattern.search(str(error))), ("", False))
     if not meant:
         return ""
-    frames = [(f, n) for f, n in _walk(error.__traceback__) if own(f, n)]
+    frames = [(f, n) for f, n in _walk(error.__traceback__) if own(f, n)] if line else []
     for frame, number in reversed(frames):  # the innermost of yours first, then those it was called from
         code = frame.f_code
         for name in sorted(names_at(code, number, stored=False)):
