@@ -52,6 +52,12 @@ PLANTED = [  # (what, file, the reference's text, the mistake, task)
     ("Adam's corrected m stored (a divisor too many)", "optim.py",
      'm = state["m"] = beta1 * state.get("m", 0) + (1 - beta1) * g',
      'm = state["m"] = (beta1 * state.get("m", 0) + (1 - beta1) * g) / (1 - beta1 ** t)', "6.3"),
+    # fb6 (a real learner's): one thing put for its usual twin, the kinds of edit_swaps.py
+    ("b * 2 for b ** 2 (Scalar div)", "scalar.py", "-g * a.data / (b.data * b.data)", "-g * a.data / (b.data * 2)",
+     "1.2"),
+    ("abs for sign (Abs)", "ops_unary.py", "return grad * np.sign(x)", "return grad * np.abs(x)", "3.1"),
+    ("a.shape for b.shape (Mul)", "ops_binary.py", "unbroadcast(grad * a, b.shape)", "unbroadcast(grad * a, a.shape)",
+     "2.3"),
 ]
 
 NOTEBOOK = r"""

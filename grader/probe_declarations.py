@@ -44,6 +44,7 @@ PROBES: dict[str, Probe] = {
     "call_edits": Probe(("{function}",)),
     "dtype_origin": Probe(("{function}",)),
     "value_origin": Probe(("{function}",)),
+    "nan_origin": Probe(("{function}",)),
     "unbroadcast_effects": Probe(("unbroadcast",)),
     "central_difference": Probe(("central_difference",)),
     "scalar_op": Probe(("Scalar",)),

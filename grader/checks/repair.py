@@ -39,7 +39,9 @@ WORDS = {"return": "a `return` missing (the function ended without returning its
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
-         "index": "an index missing (a value used whole where the loop's own part of it belongs)"}
+         "index": "an index missing (a value used whole where the loop's own part of it belongs)",
+         "operator": "an operator (* for ** and the like: * and /, + and *)",
+         "function": "which function is applied (such as abs for sign, exp for log, sum for mean)"}
 FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
 RAISED_AT = re.compile(r" at (minitorch/[\w/]+\.py), line (\d+), in \w+: ")  # common.failure_of's words for your line
 
@@ -152,6 +154,44 @@ def origin_located(failure: CheckFailure, w: Any, function: str, arrays: Sequenc
     text = str(failure).rstrip()
     return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{words}", failure.mistake, failure.keep,
                         failure.kind, failure.not_finite)
+
+
+def not_finite_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence[np.ndarray], upstream: Any,
+                       params: dict, swaps: dict | None = None, views: Sequence[int] = ()) -> CheckFailure:
+    """``failure`` (a rule's answer with a NaN or an inf where the right one is finite), with the first line of the
+    learner's own code that makes one, and how (``learner/probes_repair.nan_origin``: the case once more under a
+    tracer); unchanged for a named known mistake, or when no line of theirs is found."""
+    if not failure.not_finite or "known mistake" in str(failure):
+        return failure
+    try:
+        found = w.call("nan_origin", doing=f"finding where {function}'s NaN is made", function=function,
+                       arrays=list(arrays), upstream=upstream, params=params, swaps=swaps or {}, views=list(views),
+                       task=str(getattr(w, "task", "") or ""))
+    except (Raised, Lost):
+        return failure
+    file, name, line, local, how, small = (found.get(k) for k in ("file", "function", "line", "name", "how", "small")) \
+        if isinstance(found, dict) else (None,) * 6
+    if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
+            and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
+            and how in ("", "divides", "log", "power", "exp") and isinstance(small, list)
+            and all(isinstance(n, str) and n.isidentifier() for n in small)):
+        return failure
+    text = str(failure).rstrip()
+    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{not_finite_words(line, file, name, local, how, small)}",
+                        failure.mistake, failure.keep, failure.kind, failure.not_finite)
+
+
+def not_finite_words(line: int, file: str, function: str, name: str, how: str, small: list[str]) -> str:
+    """``nan_origin``'s finding in words, as the notebooks' ``made_at.words`` says it (a test holds them alike)."""
+    value = f": {name} holds one there" if name else ": it returns one there"
+    zero = " or ".join(f"{n} is 0" for n in small)
+    cause = {"divides": f"; that line divides by zero ({zero} on this case)" if small else "; that line divides",
+             "log": f"; that line takes a log or a square root of 0 or less ({zero} or less on this case)" if small
+             else "; that line takes a log or a square root", "power": "; that line raises to a power (0 to a "
+             f"negative power?{f' {zero} on this case' if small else ''})", "exp": "; that line takes an exp (of a "
+             "large number: it overflows)"}.get(how, "")
+    return (f"The first NaN or inf of your code on this case is made at line {line} of {file} ({function}){value}"
+            f"{cause}. Guard that case (np.where) or compute it another way.")
 
 
 def _budgeted(failure: CheckFailure, w: Any, search: Callable[[float], str]) -> CheckFailure:

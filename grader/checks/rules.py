@@ -18,7 +18,7 @@ from grader.checks.common import CheckFailure, describe_params, explain, learner
 from grader.checks.mistakes import predict
 from grader.checks.naming import judge_value, known_for, name_known, named_raise, seen_gradient, swapped_with
 from grader.checks.numeric import numeric_vjp, numeric_vjp_relative
-from grader.checks.repair import drift_located, located, origin_located
+from grader.checks.repair import drift_located, located, not_finite_located, origin_located
 
 
 def run_rule(w, function: str, arrays: Sequence[np.ndarray], upstream: npt.ArrayLike, label: str = "",
@@ -128,6 +128,7 @@ def check_rule(w, function: str, reference: Callable[..., np.ndarray], arrays: S
             partner = swapped_with(grads, i, expected, lambda j: numeric_vjp(reference, arrays, upstream, j)
                                    if float_input(j) and arrays[j].shape == arrays[i].shape else None, rtol, atol)
             name_known(known, i, what, grads[i], expected, rtol, tolerance, partner)
+            failure = not_finite_located(failure, w, function, sent, upstream, params, swaps, views)
             raise located(failure, w, function, reference, arrays, upstream, differentiable, params, swaps, views,
                           rtol, atol) from None
         seen_gradient(function, i, grads[i], expected, rtol, scaled_atol(expected, atol),

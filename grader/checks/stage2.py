@@ -9,6 +9,7 @@ from grader.checks import part
 from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
 from grader.checks.naming import judge, judge_value, name_value_mistake, seen_value, value_mistake_raised
 from grader.checks.numeric import unbroadcast_by_loops
+from grader.checks.repair import not_finite_located
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
 from grader.results import Failure
 
@@ -152,9 +153,12 @@ def _inputs(name, rng, a_shape, b_shape):
 def _binary_part(name):
     def check(w, rng):
         function = f"ops_binary.{name}"
-        for a_shape, b_shape in shapes_pairs(rng, 2):
-            a, b = _inputs(name, rng, a_shape, b_shape)
-            check_rule(w, function, BINARY[name], [a, b], rng, kind="broadcast", swaps=SWAP)
+        # both inputs broadcast first (on a generator of its own: the later cases stay as they were), where a's shape
+        # read for b's gradient (a line copied) is told apart from a gradient not summed back at all
+        pairs = [((2, 1), (3,), np.random.default_rng(7))] + [(x, y, rng) for x, y in shapes_pairs(rng, 2)]
+        for a_shape, b_shape, drawn in pairs:
+            a, b = _inputs(name, drawn, a_shape, b_shape)
+            check_rule(w, function, BINARY[name], [a, b], drawn, kind="broadcast", swaps=SWAP)
         if name in ("Maximum", "Minimum"):
             _ties(w, name)
         if name == "Pow":
@@ -185,7 +189,10 @@ def _pow_edges(w, rng):
     a, b = np.array([0.0, 2.0, 0.0, 0.0]), np.array([2.0, 0.0, 3.0, 0.0])
     _, grads = run_rule(w, "ops_binary.Pow", [a, b], np.ones(4), " at a zero base or a zero exponent", SWAP)
     case = "Pow.backward at a zero base or a zero exponent (a = [0, 2, 0, 0], b = [2, 0, 3, 0], upstream ones)"
-    explain(f"{case}: the gradient for a (b * a ** (b - 1), and 0 where b = 0)", grads[0], np.zeros(4))
+    try:
+        explain(f"{case}: the gradient for a (b * a ** (b - 1), and 0 where b = 0)", grads[0], np.zeros(4))
+    except CheckFailure as failure:  # a NaN where the answer is finite: the line of the learner's that makes it
+        raise not_finite_located(failure, w, "ops_binary.Pow", [a, b], np.ones(4), {}, SWAP) from None
     explain(f"{case}: the gradient for b (a ** b * log(a), and 0 where a = 0 and b >= 0)", grads[1],
             np.array([0.0, np.log(2.0), 0.0, 0.0]))
     # a negative base: b's gradient is NaN there (the log of a negative number), as PyTorch gives

@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-KINDS = {"return": "a `return` missing (the function ended without returning its value)",
-         "sign": "the sign of one term", "swap": "the order of two operands",
+from .edit_swaps import TWIN_KINDS, bases, functions, operators
+
+KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
          "axis": "an axis, keepdims or a transpose",
          "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
          "constant": "a constant (a number or a power)",
@@ -28,7 +29,7 @@ KINDS = {"return": "a `return` missing (the function ended without returning its
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
-         "index": "an index missing (a value used whole where the loop's own part of it belongs)"}
+         "index": "an index missing (a value used whole where the loop's own part of it belongs)", **TWIN_KINDS}
 ORDER = list(KINDS)  # the common kinds first: a search cut short has tried those
 AXIS_CALLS = {"swapaxes", "moveaxis", "expand_dims", "squeeze", "transpose", "flip", "roll", "concatenate", "stack",
               "split", "take_along_axis", "argmax", "argmin", "cumsum"}
@@ -144,6 +145,8 @@ def _names(child: ast.AST, where: Scope) -> Iterator[tuple[str, Callable]]:
         for other, kind in where.names.items():
             if kind == "value":
                 yield "variable", lambda c, o=other: ast.Name(o, ast.Load())
+    if isinstance(child, ast.Attribute):
+        yield from bases(child, where.names)  # a.shape -> b.shape
 
 
 def _operations(child: ast.BinOp) -> Iterator[tuple[str, Callable]]:
@@ -186,14 +189,13 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
     """The kinds of edit that apply to ``child`` (under ``parent``), each with a function
     making the edited node from a copy of it."""
     yield from _names(child, where)
-    if isinstance(child, ast.Expr) and not isinstance(child.value, (ast.Constant, ast.Call)):  # a value computed, then lost
-        yield "return", lambda c: ast.Return(c.value)
     if isinstance(child, ast.BinOp):
         for kind, change in _operations(child):
             if kind == "term" and isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div)) \
                     and number(change(child)) in (1, 1.0):
                 kind = "factor"  # x / (1 - b) -> x / 1: a divisor dropped, whatever the tree calls it
             yield kind, change
+        yield from operators(child)
     value = number(child)
     if value is not None:  # a literal, -1 included: another number
         if not isinstance(parent, ast.UnaryOp):
@@ -223,6 +225,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
             yield "axis", lambda c, v=axis: ast.keyword("axis", ast.Constant(v))
     if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
         yield from _calls(child, where)
+        yield from functions(child, MODULES)
     if isinstance(child, ast.Subscript) and isinstance(child.slice, ast.Tuple):  # a[..., 0, :] -> a[..., :, 0]
         items = child.slice.elts
         for i in [i for i in range(len(items) - 1) if ast.unparse(items[i]) != ast.unparse(items[i + 1])]:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from grader.boundary import wire
-from grader.learner import mutants
+from grader.learner import made_at, mutants
 from grader.learner.probes import PROBES, plain, probe, resolve, rule
 
 
@@ -179,3 +179,25 @@ def value_origin(mt: Any, function: str, arrays: list, upstream: Any, params: di
     return {"file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/"), "function": method.__qualname__,
             "line": line, "read": [{"name": name, "line": made, "shape": None if shape is None else list(shape),
                                     "code": linecache.getline(path, made).strip()[:200]} for name, made, shape in read]}
+
+
+@probe
+def nan_origin(mt: Any, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
+               views: list | None = None, task: str = "") -> dict:
+    """Where the first NaN or inf of the learner's own code is made (``made_at.first_not_finite``): the rule run
+    once on the case under a tracer; the line, the local that holds one, how the line makes it and the names there
+    that hold a 0 (or less); {} when no line does. It judges nothing: the grader saw the NaN."""
+    owner = resolve(mt, function)
+    root = os.path.dirname(os.path.realpath(mt.__file__))
+
+    def run() -> None:
+        with warnings.catch_warnings(), contextlib.suppress(Exception):
+            warnings.simplefilter("ignore")
+            rule(mt, function, arrays, upstream, params, swaps, views)
+    found = made_at.first_not_finite(run, _suspects(owner, task))
+    if found is None:
+        return {}
+    method, line, name, how, small = found
+    path = os.path.realpath(method.__code__.co_filename)
+    return {"file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/"), "function": method.__qualname__,
+            "line": line, "name": name, "how": how, "small": small}

@@ -22,7 +22,7 @@ import traceback
 import warnings
 from typing import Any
 
-from grader.learner import mutants
+from grader.learner import made_at, mutants
 from grader.learner.probes import probe
 
 LABEL = "# Task "  # a learner's function holds a "# Task X.Y:" line above its region
@@ -117,7 +117,9 @@ def describe(error: BaseException, package: pathlib.Path) -> dict:
     caller = next((line for path, line in reversed(lines) if path != lines[-1][0]), None) if lines and not yours else None
     if caller:
         where += f" (called from {caller})"
-    return {"type": type(error).__name__, "message": str(error)[:1500], "where": where[:500]}
+    meant = made_at.explained(error, mutants.own_line, lambda p: f"minitorch/{pathlib.Path(p).relative_to(package)}")
+    where = where[:500] + (f". {meant}" if where and meant else "")  # what NumPy's words mean, where the value was made
+    return {"type": type(error).__name__, "message": str(error)[:1500], "where": where[:1000]}
 
 
 def main(config_json: str) -> None:

@@ -44,7 +44,7 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
     "axis": ("arrays[0] - arrays[0].mean(axis=-1, keepdims=True)", "return grad - np.mean(grad, axis=-1)",
              lambda x: x - x.mean(axis=-1, keepdims=True), [np.arange(12.0).reshape(3, 4) ** 0.5],
              "whether a reduction keeps its reduced axis as size 1", "keepdims=True)"),
-    "outside the model": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
+    "outside the model": ("np.sin(arrays[0])", "return grad * np.tanh(x)", np.sin, [np.array([0.3, 1.2, -0.7])], "", ""),
     # the kinds added for a fresh learner's mistakes (issue 45): each written as that learner wrote it
     "grad forgotten": ("np.log(arrays[0])", "return 1 / x", np.log, [np.array([0.5, 1.5, 3.0])],
                        "a factor missing (a variable or a named constant to multiply by)", "grad * "),
@@ -54,8 +54,14 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
                        "a function missing (such as exp or log)", "np.exp(x)"),
     "a divisor too many": ("arrays[0] ** 2 / 2", "return grad * x / (1 - 0.5)", lambda x: x ** 2 / 2,
                            [np.array([0.3, -1.2, 0.7])], "one factor or divisor too many", "grad * x\n"),
+    # fb6's: one thing put for its usual twin (edit_swaps.py)
+    "a function for its twin": ("np.sin(arrays[0])", "return grad * np.sin(x)", np.sin, [np.array([0.3, 1.2, -0.7])],
+                                "which function is applied (such as abs for sign, exp for log, sum for mean)", "np.cos(x)"),
+    "an operator for its twin": ("arrays[0] ** 3", "return grad * 3 * (x * 2)", lambda x: x ** 3,
+                                 [np.array([0.3, -1.2, 0.7])], "an operator (* for ** and the like: * and /, + and *)", "x ** 2"),
 }
-ONLY = {"grad forgotten", "a call too many", "a call missing", "a divisor too many"}  # no other kind is accepted
+ONLY = {"grad forgotten", "a call too many", "a call missing", "a divisor too many", "a function for its twin",
+        "an operator for its twin"}  # no other kind is accepted
 
 
 class Context:
@@ -160,8 +166,25 @@ def test_a_search_sends_no_more_arrays_than_a_frame_carries(tmp_path, monkeypatc
     assert repair.located(failure, learner, "Planted", reference, [x], np.ones_like(x), None, {}) is failure
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_the_first_nan_of_the_learners_own_code_is_named_with_how_its_line_makes_it(tmp_path, monkeypatch):
+    """A NaN where the answer is finite (0/0 at x = 0): the learner's process runs the case once more under a tracer
+    and names the line and the divisor that holds a 0; the grader words it (nothing expected is sent)."""
+    monkeypatch.setitem(CASES, "nan", ("arrays[0]", "return grad * x / x", lambda x: x, [np.array([0.0, 1.0])], "", ""))
+    learner = Learner(planted(tmp_path, "nan"))
+    failure = CheckFailure("Planted.backward: the gradient for input 0 is wrong.", not_finite=True)
+    message = str(repair.not_finite_located(failure, learner, "Planted", [np.array([0.0, 1.0])], np.ones(2), {}))
+    assert "The first NaN or inf of your code on this case is made at line 15 of minitorch/planted.py " \
+        "(Planted.backward): it returns one there; that line divides by zero (x is 0 on this case)." in message, message
+
+
 def test_both_sides_word_each_kind_of_edit_alike():
     assert repair.WORDS == mutants.KINDS
+    from grader.learner import made_at  # and where the first NaN is made
+    for how in ("", "divides", "log", "power", "exp"):
+        for small in ([], ["a"], ["a", "b"]):
+            found = (119, "minitorch/ops_binary.py", "Pow.backward", "grad_a", how, small)
+            assert repair.not_finite_words(*found) == made_at.words(*found)
 
 
 def test_a_value_check_is_searched_too_and_names_the_precedence_mistake(tmp_path):

@@ -104,4 +104,31 @@ BUGGY = [
         "            grad_b = product_like(np.swapaxes(a2, -1, -2), grad2, b2)\n            if b.ndim == 1:\n"
         "                grad_b = grad_b[..., 0, :]\n            grad_b = unbroadcast(grad_b, b.shape)"), "5.1",
      "grad_b, of shape (1,), which that line passes on, was made at line 49 of minitorch/ops_linalg.py (MatMul.backward)"),
+    # fb6 (a real learner's): one thing put for its usual twin, an edit kind each (edit_swaps.py): an operator (b * 2 for
+    # b ** 2), a NumPy function (abs for sign), the variable whose shape is read (a.shape copied for b.shape; the hidden
+    # check's first case broadcasts both inputs, where that is told apart from a gradient never summed back)
+    ("div's square of b written as b * 2",
+     ("scalar.py", "-g * a.data / (b.data * b.data)", "-g * a.data / (b.data * 2)"), "1.2",
+     "a small edit of line 122 of minitorch/scalar.py (Scalar.__truediv__) makes every case of this check right: "
+     "look there at an operator (* for ** and the like: * and /, + and *)."),
+    ("abs's gradient from abs, not sign",
+     ("ops_unary.py", "return grad * np.sign(x)", "return grad * np.abs(x)"), "3.1",
+     "a small edit of line 104 of minitorch/ops_unary.py (Abs.backward) makes this case and fresh random ones right: "
+     "look there at which function is applied (such as abs for sign, exp for log, sum for mean)."),
+    ("mul's gradient for b summed back to a's shape (a line copied)",
+     ("ops_binary.py", "unbroadcast(grad * a, b.shape)", "unbroadcast(grad * a, a.shape)"), "2.3",
+     "a small edit of line 76 of minitorch/ops_binary.py (Mul.backward) makes this case and fresh random ones right: "
+     "look there at which variable is used."),
+    # fb6: where a value went wrong before anything refused it: the first NaN of the learner's own code and how its line
+    # makes it (0/0 at a = 0, where b * a ** (b - 1) is finite), and what NumPy's words mean for rng.choice's p with the
+    # line that made p (normalised over every row at once)
+    ("pow's gradient for a as b * out / a (0/0 at a zero base)",
+     ("ops_binary.py", "grad * np.where(b == 0, 0, b * a ** (b - 1)).astype(grad.dtype, copy=False)",
+      "grad * b * out / a"), "2.3",
+     "the first NaN or inf of your code on this case is made at line 119 of minitorch/ops_binary.py (Pow.backward): "
+     "grad_a holds one there; that line divides by zero (a is 0 on this case)"),
+    ("sample_next normalises p over every row at once",
+     ("language.py", "p /= p.sum(axis=-1, keepdims=True)", "p = p / p.sum()"), "7.4",
+     "the probabilities of one draw (one row) must sum to 1: normalise each row by its own sum (axis=-1, "
+     "keepdims=True). p was made at line 112 of minitorch/language.py (sample_next): p = p / p.sum()"),
 ]

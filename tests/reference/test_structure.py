@@ -29,11 +29,11 @@ LAYERS = [
 # hints): its modules may import any engine module, and each other one way only; no engine
 # module imports the room, except that the package's ``__init__`` re-exports two names.
 ROOM = [
-    {"course.importable"},
+    {"course.importable", "course.edit_swaps"},
     {"course", "course.plotting_training", "course.progress", "course.inplace", "course.diagnose",
      "course.heatmaps", "course.hints", "course.edit_kinds", "course.evidence", "course.earlier",
      "course.own_lines"},
-    {"course.mutants"},
+    {"course.mutants", "course.made_at"},
     {"course.task_code"},
     {"course.repair"},
     {"course.plotting", "course.reloader", "course.handin", "course.failures", "course.known_mistakes"},

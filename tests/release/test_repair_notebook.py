@@ -67,6 +67,16 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
              "return grad - np.exp(out) * np.sum(grad, axis=-1, keepdims=True)",
              "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward) makes every case of this check pass: look "
              "there at an axis, keepdims or a transpose.", "ctx.axis")},
+    # fb6: one thing put for its usual twin (edit_swaps.py): an operator, a NumPy function, the variable whose shape is read
+    {"1.2": ("scalar.py", "-g * a.data / (b.data * b.data)", "-g * a.data / (b.data * 2)",
+             "line 122 of minitorch/scalar.py (Scalar.__truediv__) makes every case of this check pass: look there at "
+             "an operator (* for ** and the like: * and /, + and *).", "b.data * b.data"),
+     "3.1": ("ops_unary.py", "return grad * np.sign(x)", "return grad * np.abs(x)",
+             "line 104 of minitorch/ops_unary.py (Abs.backward) makes every case of this check pass: look there at "
+             "which function is applied (such as abs for sign, exp for log, sum for mean).", "np.sign"),
+     "2.3": ("ops_binary.py", "unbroadcast(grad * a, b.shape)", "unbroadcast(grad * a, a.shape)",
+             "line 76 of minitorch/ops_binary.py (Mul.backward) makes every case of this check pass: look there at "
+             "which variable is used.", "b.shape")},
 ]
 RUNNER = r"""
 import json, sys, pathlib
@@ -190,3 +200,18 @@ def test_a_value_a_given_call_refused_names_the_line_that_made_it(tmp_path):
     assert "grad_b, of shape (1,), which that line passes on, was made at line 49 of minitorch/ops_linalg.py " \
         "(MatMul.backward): grad_b = grad_b[..., 0, :]" in message, message
     assert "your line: minitorch/ops_linalg.py, line 50" in message, message
+
+
+def test_a_nan_and_numpy_words_name_the_line_of_yours_that_made_the_value(tmp_path):
+    """fb6: the first NaN of the learner's own code, and how its line makes it (Pow's b * out / a, 0/0 at a = 0),
+    and what NumPy's "Probabilities do not sum to 1" means, with the line that made p (normalised over every row)."""
+    planted = {"2.3": ("ops_binary.py", "grad * np.where(b == 0, 0, b * a ** (b - 1)).astype(grad.dtype, copy=False)",
+                       "grad * b * out / a"),
+               "7.4": ("language.py", "p /= p.sum(axis=-1, keepdims=True)", "p = p / p.sum()")}
+    messages = _messages(tmp_path, planted)
+    assert "The first NaN or inf of your code on this case is made at line 119 of minitorch/ops_binary.py " \
+        "(Pow.backward): grad_a holds one there; that line divides by zero (a is 0 on this case)." in messages["2.3"]
+    assert "NumPy's words mean: the probabilities of one draw (one row) must sum to 1: normalise each row by its own " \
+        "sum (axis=-1, keepdims=True). p was made at line 112 of minitorch/language.py (sample_next): p = p / p.sum()" \
+        in messages["7.4"], messages["7.4"]
+

@@ -22,7 +22,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from . import diagnose, earlier, evidence, mutants, repair
+from . import diagnose, earlier, evidence, made_at, mutants, repair
 
 ROOM = pathlib.Path(__file__).resolve().parent  # minitorch/course/: the checks' machinery
 PACKAGE = ROOM.parent
@@ -164,6 +164,9 @@ def raised(error: Exception, call: str, case: str, hint: str = "", named: str = 
         shown = pathlib.Path(frame.filename).relative_to(PACKAGE.parent).as_posix()
         whose = "your line" if learner else "raised"
         text += f"\n  {whose}: {shown}, line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
+    meant = made_at.explained(error, mutants.own_line, lambda p: pathlib.Path(p).resolve().relative_to(PACKAGE.parent)
+                              .as_posix())  # what NumPy's words mean, and the line of yours that made the value
+    text += f"\n  {meant}" if meant else ""
     # no hint of the task's own unless it addresses this error (the check passes one that does); no shape pattern
     # read from your own raise statement's words (the shapes it names are the case's, not arrays of yours)
     own = bool(learner) and (learner[-1].line or "").strip().startswith("raise")
@@ -215,7 +218,8 @@ def _located(failure: CheckFailed, task: str, error: BaseException, began: float
     """``failure`` with the line a repair search of your code points at, second (``repair.py``)."""
     cell = next((f for f, _ in traceback.walk_tb(error.__traceback__)
                  if not pathlib.Path(f.f_code.co_filename).resolve().is_relative_to(PACKAGE)), None)
-    found = repair.found_line(task, error, cell, PACKAGE, began)
+    found = " ".join(w for w in (repair.not_finite_line(task, error, PACKAGE),  # where your first NaN is made
+                                 repair.found_line(task, error, cell, PACKAGE, began)) if w)
     if not found:
         return failure
     first, _, more = str(failure).partition("\n")

@@ -24,7 +24,7 @@ import types
 import warnings
 from typing import Any, Callable
 
-from . import diagnose, mutants, task_code
+from . import diagnose, made_at, mutants, task_code
 
 SECONDS = 1.0      # at most this long per failing check
 _state: dict[str, Any] = {"searching": False, "case": None}
@@ -160,6 +160,22 @@ def origin_line(task: str, error: BaseException, package: pathlib.Path) -> str:
     return diagnose.made_words(str(error), [(name, shape, line, file, qualname.strip("()"),
                                             linecache.getline(function.__code__.co_filename, line).strip())
                                            for name, line, shape in read])
+
+
+def not_finite_line(task: str, error: BaseException, package: pathlib.Path) -> str:
+    """Where the first NaN or inf of yours is made, for an answer with one where the right one is finite: the case
+    once more under a tracer (``made_at.first_not_finite``), in words; "" when no line of yours makes one."""
+    case = _state["case"]
+    if case is None or _state["searching"] or "NaN or inf where the answer is finite" not in str(error) or \
+            "known mistake" in str(error):
+        return ""
+    suspects, _state["searching"] = _suspects(task, error, package), True
+    try:
+        found = made_at.first_not_finite(lambda: _passes(case[1]), [f for _, f in suspects])
+    finally:
+        _state["searching"] = False
+    file, _, qualname = next((w for w, f in suspects if found and f is found[0]), "").partition(" ")
+    return made_at.words(found[1], file, qualname.strip("()"), *found[2:]) if found else ""
 
 
 def found_line(task: str, error: BaseException, cell: types.FrameType | None, package: pathlib.Path,
