@@ -17,7 +17,8 @@ from typing import Any
 
 from .edit_swaps import TWIN_KINDS, bases, functions, operators
 
-KINDS = {"sign": "the sign of one term", "swap": "the order of two operands",
+KINDS = {"return": "a `return` missing (the function ended without returning its value)",
+         "sign": "the sign of one term", "swap": "the order of two operands",
          "axis": "an axis, keepdims or a transpose",
          "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
          "constant": "a constant (a number or a power)",
@@ -187,6 +188,8 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
     """The kinds of edit that apply to ``child`` (under ``parent``), each with a function
     making the edited node from a copy of it."""
     yield from _names(child, where)
+    if isinstance(child, ast.Expr) and not isinstance(child.value, (ast.Constant, ast.Call)):  # a value computed, then lost
+        yield "return", lambda c: ast.Return(c.value)
     if isinstance(child, ast.BinOp):
         for kind, change in _operations(child):
             if kind == "term" and isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div)) \
