@@ -146,12 +146,14 @@ def reuse(jobs: list[GradeJob], grading: list[GradeJob] | None = None,
           after: list[LearnerResult] | None = None) -> list[LearnerResult]:
     """The results of learners whose verdicts and gradebook record stand, with the corrections
     and late policy applied again, and their feedback written again. ``grading``: the jobs
-    graded meanwhile by other processes: the plots are imported too, and a learner whose kept
+    graded meanwhile by other processes: the plots and the gradebook are imported too, and a learner whose kept
     verdicts one of them writes (a hand-in the same as one graded again) is left for later;
     ``after``: the results taken so before, not taken again."""
     from grader.outputs import feedback, publish
     if grading is not None:
         publish.ahead()
+    if grading:   # recorded in the gradebook next: nbgrader's imports (a second) while they are graded
+        import nbgrader.api  # noqa: F401
     writing, taken = {job.verdicts for job in grading or ()}, {result.learner for result in after or ()}
     results = []
     for job in jobs:

@@ -84,6 +84,7 @@ def plan(term: Term, manual: dict, found: list[Found], given: Sheets, base: dict
     here = {f.learner: f for f in found}
     seen = {f.learner: {k.content for k in kept.entries(out, f.sid)} for f in found}   # kept before this run
     now = {f.learner: kept.keep(out, f.sid, f.path, times[f.learner].at, times[f.learner].source) for f in found}
+    kept.save_marks(out)   # the hashes just taken, for the next run
     corrections = corrections_of(given.corrections, manual, term, sids, given.comments)
     for learner, sid in sorted(sids.items()):
         entries = kept.entries(out, sid)

@@ -85,7 +85,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         refused += download.refused
     entries = len(found) + len(refused)
     if not shard:   # hashed once, here: the copying check forked next and the run's plan both take them
-        kept.hash_ahead(f.path for f in found)
+        kept.hash_ahead((f.path for f in found), out)
         beside.append(Beside(list(found), out, jobs, folder, lock.fd))   # reads while the run sets up
     if not broker:
         warm_up(jobs)   # the grading processes start while the run sets up too

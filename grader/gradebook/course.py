@@ -17,11 +17,14 @@ maps them back.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
+import json
 import os
 import pathlib
 import shutil
+import sqlite3
 import sys
 import warnings
 from typing import Any
@@ -33,6 +36,7 @@ from grader.settings import Settings
 from grader.tasks import PARTS, STAGES, TASKS, marker, tasks_of
 
 GRADER = pathlib.Path(__file__).resolve().parents[1]
+MADE = "made.json"   # what create left, to tell a re-run that nothing needs making
 COMMENTS = "comments"   # each stage's cell whose formgrader comment is the reason of its manual grades
 COMMENT_CELL = "# Your instructor's comments on this stage, if any, are below."
 warnings.filterwarnings("ignore", module="sqlalchemy")  # nbgrader's ORM chatter
@@ -131,7 +135,6 @@ class Course:
         its config. A stage whose tasks changed since its assignment was made (a task added,
         changed or dropped) is made again, its recorded grades with it: ``regenerated``
         names those stages, and a stage dropped from the course leaves the gradebook."""
-        import nbformat
         bin_dir = str(pathlib.Path(sys.executable).parent)  # nbgrader runs `alembic` from PATH
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
         self.root.mkdir(parents=True, exist_ok=True)
@@ -139,6 +142,9 @@ class Course:
             root=str(GRADER.parent), course=str(self.root), settings=self.settings.as_dict(),
             late_penalty=self.late.percent_per_day))
         self.regenerated: list[str] = []
+        if self._as_made():
+            return self
+        import nbformat
         for stage, name in STAGES.items():
             source = self.root / "source" / name / f"{name}.ipynb"
             fresh = grading_notebook(stage)
@@ -159,7 +165,36 @@ class Course:
                 self.regenerated.append(assignment)
             for name in STAGES.values():
                 gradebook.update_or_create_assignment(name, duedate=self.late.deadline)
+        (self.root / MADE).write_text(json.dumps(self._made()))
         return self
+
+    def _made(self) -> dict:
+        """What ``create`` leaves: each stage's graded cells and the gradebook's assignments
+        with their due dates, as the database holds them (read with sqlite3)."""
+        stages = {name: [[marker(t), sum(PARTS[t].values())] for t in tasks_of(stage)] for stage, name in STAGES.items()}
+        with contextlib.closing(sqlite3.connect(f"{(self.root / 'gradebook.db').as_uri()}?mode=ro", uri=True,
+                                                timeout=120)) as db:
+            rows = sorted(map(list, db.execute("SELECT name, duedate FROM assignment")))
+        return {"deadline": str(self.late.deadline), "stages": stages, "assignments": rows}
+
+    def _as_made(self) -> bool:
+        """Whether the course is as the last ``create`` left it, for the same stages and
+        deadline (a re-run's case), so that nothing needs nbformat or nbgrader (about a
+        second of imports): the sources still hold the graded cells it wrote, each stage
+        has its release, and the gradebook's assignments and due dates are unchanged."""
+        try:
+            made = self._made()
+            if json.loads((self.root / MADE).read_text()) != made:
+                return False
+            for name, cells in made["stages"].items():
+                source = json.loads((self.root / "source" / name / f"{name}.ipynb").read_text())
+                made = [[c["metadata"]["nbgrader"]["grade_id"], c["metadata"]["nbgrader"]["points"]]
+                        for c in source["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+                if made != cells or not (self.root / "release" / name / f"{name}.ipynb").is_file():
+                    return False
+        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
+            return False
+        return True
 
     def _forget(self, name: str) -> None:
         """An assignment out of the gradebook and the course's folders, to be made again."""

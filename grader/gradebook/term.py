@@ -7,10 +7,12 @@ typed with them, their reason."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import sqlite3
 from typing import TYPE_CHECKING, Any
 
-from grader.gradebook.course import Course
+from grader.gradebook.course import COMMENTS, Course
 from grader.lateness import days_and_percent
 from grader.tasks import STAGES, TASKS, marker, stage_of
 
@@ -18,36 +20,45 @@ if TYPE_CHECKING:
     from grader.gradebook.batch import Book
 
 
+# nbgrader's tables, read with sqlite3: the re-run's set-up then needs neither nbgrader nor
+# SQLAlchemy (about a second of imports), as only the rows with a manual value are read
+_SCORES = ("SELECT sa.student_id, cell.name, g.manual_score FROM grade g JOIN base_cell cell ON g.cell_id = cell.id "
+           "JOIN submitted_notebook sn ON g.notebook_id = sn.id JOIN submitted_assignment sa ON sn.assignment_id = "
+           "sa.id WHERE g.manual_score IS NOT NULL")
+_COMMENTS = ("SELECT sa.student_id, cell.name, nb.name, c.manual_comment FROM comment c JOIN base_cell cell ON "
+             "c.cell_id = cell.id JOIN submitted_notebook sn ON c.notebook_id = sn.id JOIN notebook nb ON "
+             "sn.notebook_id = nb.id JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
+             "WHERE c.manual_comment IS NOT NULL")
+
+
+def _rows(course: Course, query: str) -> list[tuple]:
+    """The rows of ``query`` in the course's gradebook, read only (none without one)."""
+    path = course.root / "gradebook.db"
+    if not path.is_file():
+        return []
+    with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=120)) as db:
+        return db.execute(query).fetchall()
+
+
 def manual_scores(course: Course) -> dict[str, dict[str, float]]:
     """{safe id: {task: manual score}} for every grade that has one (one query)."""
     tasks = {marker(t): t for t in TASKS}
     found: dict[str, dict[str, float]] = {}
-    if not (course.root / "gradebook.db").is_file():
-        return found
-    from nbgrader.api import Grade
-    with course.gradebook() as gradebook:
-        for grade in gradebook.db.query(Grade).filter(Grade.manual_score.isnot(None)).all():
-            if grade.name in tasks:
-                found.setdefault(grade.notebook.assignment.student.id, {})[tasks[grade.name]] = float(grade.manual_score)
+    for student, cell, score in _rows(course, _SCORES):
+        if cell in tasks:
+            found.setdefault(student, {})[tasks[cell]] = float(score)
     return found
 
 
 def manual_comments(course: Course) -> dict[str, dict[str, str]]:
     """{safe id: {task: comment}}: what the instructor typed in formgrader's comment box of a
     stage (under its first cell), for each task of the stage (one query)."""
-    found: dict[str, dict[str, str]] = {}
-    if not (course.root / "gradebook.db").is_file():
-        return found
-    from nbgrader.api import Comment
-
-    from grader.gradebook.course import COMMENTS
     stages = {name: stage for stage, name in STAGES.items()}
-    with course.gradebook() as gradebook:
-        for comment in gradebook.db.query(Comment).filter(Comment.manual_comment.isnot(None)).all():
-            text, notebook = (comment.manual_comment or "").strip(), comment.notebook
-            if comment.name == COMMENTS and text and notebook.name in stages:
-                found.setdefault(notebook.assignment.student.id, {}).update(
-                    (task, text) for task in TASKS if stage_of(task) == stages[notebook.name])
+    found: dict[str, dict[str, str]] = {}
+    for student, cell, notebook, comment in _rows(course, _COMMENTS):
+        text = (comment or "").strip()
+        if cell == COMMENTS and text and notebook in stages:
+            found.setdefault(student, {}).update((task, text) for task in TASKS if stage_of(task) == stages[notebook])
     return found
 
 

@@ -82,17 +82,56 @@ def _read(path: pathlib.Path) -> bytes:
 
 
 _AHEAD: dict[str, str] = {}   # path -> content hash, worked out as the run starts (``hash_ahead``)
+_MARKS: dict[str, list[str]] = {}   # entry name -> [its files' stat mark, content hash], for the next run
+MARKS = "marks.json"   # under KEPT: the last run's marks (a cache: losing it only costs reading again)
+SETTLED_NS = 2_000_000_000   # a file changed this recently may change again within its time's tick
 
 
-def hash_ahead(paths) -> None:
+def hash_ahead(paths, out: pathlib.Path | None = None) -> None:
     """Work out the content hashes of the hand-ins at ``paths`` now, once for the run: the
-    next ``content_of`` of each takes its hash from here (in a process forked after, too)."""
+    next ``content_of`` of each takes its hash from here (in a process forked after, too).
+    A hand-in whose files have the names, sizes, inodes and change times that the last run
+    of ``out`` saw (``save_marks``) takes that run's hash instead of being read again (as
+    git's index does); one changed in the last two seconds is read."""
     _AHEAD.clear()
+    _MARKS.clear()
+    try:
+        known = json.loads((out / files.KEPT / MARKS).read_text(encoding="utf-8")) if out else {}
+    except (OSError, ValueError):
+        known = {}
     for path in paths:
         try:
-            _AHEAD[os.fspath(path)] = content_of(path)
+            mark, name = _mark(pathlib.Path(path)), pathlib.Path(path).name
+            cached = known.get(name) if isinstance(known, dict) else None
+            same = mark is not None and isinstance(cached, list) and len(cached) == 2 and cached[0] == mark
+            content = cached[1] if same else content_of(path)
+            _AHEAD[os.fspath(path)] = content
+            if mark is not None:
+                _MARKS[name] = [mark, content]
         except (OSError, ValueError):
             continue
+
+
+def save_marks(out: pathlib.Path) -> None:
+    """Keep this run's marks (``hash_ahead``) for the next run of ``out``."""
+    if _MARKS and (out / files.KEPT).is_dir():
+        _write_json(out / files.KEPT / MARKS, _MARKS)
+
+
+def _mark(path: pathlib.Path) -> str | None:
+    """What stat says of a hand-in's files, hashed; None when one changed too recently."""
+    recent, digest = time.time_ns() - SETTLED_NS, hashlib.sha256()
+    listed = _files(path) if stat.S_ISDIR(os.lstat(path).st_mode) else [("", "top", path)]
+    for relative, kind, full in listed:
+        if kind == "left-out":   # counted by its name only, as content_of counts it
+            digest.update(f"{kind}:{relative}\0".encode())
+            continue
+        st = os.lstat(full)
+        if max(st.st_mtime_ns, st.st_ctime_ns) > recent:
+            return None
+        digest.update(f"{kind}:{relative}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
+                      "\0".encode())
+    return digest.hexdigest()[:32]
 
 
 def content_of(path: pathlib.Path) -> str:
@@ -163,9 +202,13 @@ def _keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | Non
 
 
 def _write(index: pathlib.Path, listed: list[Kept]) -> None:
-    part = index.with_suffix(".part")
-    part.write_text(json.dumps([asdict(k) for k in listed], indent=1), encoding="utf-8")
-    os.replace(part, index)
+    _write_json(index, [asdict(k) for k in listed], indent=1)
+
+
+def _write_json(path: pathlib.Path, value: object, indent: int | None = None) -> None:
+    part = path.with_suffix(".part")
+    part.write_text(json.dumps(value, indent=indent), encoding="utf-8")
+    os.replace(part, path)
 
 
 def entries(out: pathlib.Path, sid: str) -> list[Kept]:
