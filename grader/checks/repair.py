@@ -6,10 +6,8 @@ optimizer's steps), edits of the package function that computes it, on every kin
 check's cases and fresh ones. It sends back what each edit gave; the comparison with the
 expected values happens here, and those values never leave this process. When every edit that
 makes all the cases right changes the same line, the message names that line and the kind
-of change, never the edited code.
-
-Time: one search takes at most ``SEARCH`` seconds, and a hand-in's learner process at most
-``BUDGET`` seconds of searches in all (later failures go without one).
+of change, never the edited code. Time: one search (or NaN trace) takes at most ``SEARCH``
+seconds, a hand-in's learner process at most ``BUDGET`` seconds of them (later ones go without).
 """
 
 from __future__ import annotations
@@ -158,27 +156,28 @@ def origin_located(failure: CheckFailure, w: Any, function: str, arrays: Sequenc
 
 def not_finite_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence[np.ndarray], upstream: Any,
                        params: dict, swaps: dict | None = None, views: Sequence[int] = ()) -> CheckFailure:
-    """``failure`` (a rule's answer with a NaN or an inf where the right one is finite), with the first line of the
-    learner's own code that makes one, and how (``learner/probes_repair.nan_origin``: the case once more under a
-    tracer); unchanged for a named known mistake, or when no line of theirs is found."""
-    if not failure.not_finite or "known mistake" in str(failure):
-        return failure
+    """``failure`` (an answer with a NaN or an inf where the right one is finite), with the first line of the learner's
+    that makes one, and how (``nan_origin``: the case once more under a tracer, within the search's budget)."""
+    return _budgeted(failure, w, lambda seconds: _not_finite_note(w, function, arrays, upstream, params, swaps, views,
+                                                                   seconds)) if failure.not_finite else failure
+
+
+def _not_finite_note(w: Any, function: str, arrays: Sequence[np.ndarray], upstream: Any, params: dict,
+                     swaps: dict | None, views: Sequence[int], seconds: float) -> str:
     try:
         found = w.call("nan_origin", doing=f"finding where {function}'s NaN is made", function=function,
                        arrays=list(arrays), upstream=upstream, params=params, swaps=swaps or {}, views=list(views),
-                       task=str(getattr(w, "task", "") or ""))
+                       task=str(getattr(w, "task", "") or ""), seconds=seconds)
     except (Raised, Lost):
-        return failure
-    file, name, line, local, how, small = (found.get(k) for k in ("file", "function", "line", "name", "how", "small")) \
-        if isinstance(found, dict) else (None,) * 6
+        return ""
+    file, name, line, local, how, small = (found.get(k) if isinstance(found, dict) else None for k in (
+        "file", "function", "line", "name", "how", "small"))
     if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
             and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
             and how in ("", "divides", "log", "power", "exp") and isinstance(small, list)
             and all(isinstance(n, str) and n.isidentifier() for n in small)):
-        return failure
-    text = str(failure).rstrip()
-    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}{not_finite_words(line, file, name, local, how, small)}",
-                        failure.mistake, failure.keep, failure.kind, failure.not_finite)
+        return ""
+    return not_finite_words(line, file, name, local, how, small)
 
 
 def not_finite_words(line: int, file: str, function: str, name: str, how: str, small: list[str]) -> str:

@@ -32,12 +32,19 @@ _COMMENTS = ("SELECT sa.student_id, cell.name, nb.name, c.manual_comment FROM co
 
 
 def _rows(course: Course, query: str) -> list[tuple]:
-    """The rows of ``query`` in the course's gradebook, read only (none without one)."""
+    """The rows of ``query`` in the course's gradebook (none without one, or before nbgrader
+    made its tables). Opened for writing, as nbgrader opens it, so that a run killed in the
+    middle of a write has its journal rolled back here, not refused."""
     path = course.root / "gradebook.db"
     if not path.is_file():
         return []
-    with contextlib.closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=120)) as db:
-        return db.execute(query).fetchall()
+    with contextlib.closing(sqlite3.connect(path, timeout=120)) as db:
+        try:
+            return db.execute(query).fetchall()
+        except sqlite3.OperationalError as error:
+            if "no such table" in str(error):   # a first run killed while nbgrader made them: no grade yet
+                return []
+            raise
 
 
 def manual_scores(course: Course) -> dict[str, dict[str, float]]:

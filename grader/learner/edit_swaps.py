@@ -18,7 +18,8 @@ TWIN_KINDS = {"operator": "an operator (* for ** and the like: * and /, + and *)
 TWINS = {"abs": "sign", "sign": "abs", "exp": "log", "log": "exp", "sin": "cos", "cos": "sin", "max": "min",
          "min": "max", "maximum": "minimum", "minimum": "maximum", "argmax": "argmin", "argmin": "argmax",
          "amax": "amin", "amin": "amax", "sum": "mean", "mean": "sum", "log1p": "expm1", "expm1": "log1p",
-         "sqrt": "square", "square": "sqrt", "tanh": "sigmoid"}
+         "sqrt": "square", "square": "sqrt"}
+IN_MATH = {"exp", "log", "sin", "cos", "log1p", "expm1"}   # the twins the math module has both of
 METHODS = {"sum", "mean", "max", "min", "argmax", "argmin"}  # x.sum() -> x.mean(): a method of the array
 SHAPES = {"shape", "dtype", "ndim", "size"}
 
@@ -48,6 +49,8 @@ def functions(child: ast.Call, modules: set[str]) -> Iterator[tuple[str, Callabl
     if not isinstance(func, ast.Attribute) or func.attr not in TWINS:
         return
     module = isinstance(func.value, ast.Name) and func.value.id in modules
+    if module and func.value.id == "math" and func.attr not in IN_MATH:
+        return
     if module or func.attr in METHODS:
         yield "function", lambda c, t=TWINS[func.attr]: ast.Call(ast.Attribute(c.func.value, t, ast.Load()), c.args, c.keywords)
 

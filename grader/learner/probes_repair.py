@@ -183,7 +183,7 @@ def value_origin(mt: Any, function: str, arrays: list, upstream: Any, params: di
 
 @probe
 def nan_origin(mt: Any, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
-               views: list | None = None, task: str = "") -> dict:
+               views: list | None = None, task: str = "", seconds: float = 2.0) -> dict:
     """Where the first NaN or inf of the learner's own code is made (``made_at.first_not_finite``): the rule run
     once on the case under a tracer; the line, the local that holds one, how the line makes it and the names there
     that hold a 0 (or less); {} when no line does. It judges nothing: the grader saw the NaN."""
@@ -194,7 +194,7 @@ def nan_origin(mt: Any, function: str, arrays: list, upstream: Any, params: dict
         with warnings.catch_warnings(), contextlib.suppress(Exception):
             warnings.simplefilter("ignore")
             rule(mt, function, arrays, upstream, params, swaps, views)
-    found = made_at.first_not_finite(run, _suspects(owner, task))
+    found = made_at.first_not_finite(run, _suspects(owner, task), seconds)   # traced that long at most
     if found is None:
         return {}
     method, line, name, how, small = found

@@ -13,12 +13,14 @@ import ast
 import linecache
 import re
 import sys
+import time
 import types
 from collections.abc import Callable
 from typing import Any
 
 from .own_lines import _owners, names_at
 
+P_GIVEN = re.compile(r"\bp\s*=\s*([A-Za-z_]\w*)")   # the probabilities handed to rng.choice, p=probs[b]
 MEANT = [  # NumPy's words, what they mean for the value the learner's line passed on, and whether the line that made
     # it is the one to look at (a NaN may come from any line above it: it is not named)
     (re.compile(r"[Pp]robabilities do not sum to 1"), "the probabilities of one draw (one row) must sum to 1: "
@@ -42,13 +44,17 @@ def explained(error: BaseException, own: Callable[[types.FrameType, int], bool],
     frames = [(f, n) for f, n in _walk(error.__traceback__) if own(f, n)] if line else []
     for frame, number in reversed(frames):  # the innermost of yours first, then those it was called from
         code = frame.f_code
-        for name in sorted(names_at(code, number, stored=False)):
-            made = next((n for n in range(number - 1, code.co_firstlineno, -1)
-                         if name in names_at(code, n, stored=True) and own(frame, n)), None)
-            if made is not None:
-                text = linecache.getline(code.co_filename, made).strip()
-                return (f"NumPy's words mean: {meant}. {name} was made at line {made} of "
-                        f"{shown(code.co_filename)} ({code.co_qualname}): {text}")
+        read = names_at(code, number, stored=False)
+        given = P_GIVEN.search(linecache.getline(code.co_filename, number))
+        names = [given.group(1)] if given and given.group(1) in read else \
+            [n for n in read if getattr(getattr(frame.f_locals.get(n), "dtype", None), "kind", "") == "f"]
+        stores = [(n, name) for name in names for n in range(number - 1, code.co_firstlineno, -1)
+                  if name in names_at(code, n, stored=True) and own(frame, n)]
+        if stores:   # the nearest line above that made one of them (the probabilities, p=, when named)
+            made, name = max(stores)
+            text = linecache.getline(code.co_filename, made).strip()
+            return (f"NumPy's words mean: {meant}. {name} was made at line {made} of "
+                    f"{shown(code.co_filename)} ({code.co_qualname}): {text}")
     return f"NumPy's words mean: {meant}."
 
 
@@ -60,14 +66,16 @@ def _walk(tb: types.TracebackType | None) -> list[tuple[types.FrameType, int]]:
     return found
 
 
-def first_not_finite(run: Callable[[], Any], functions: list[Callable]) -> tuple[Callable, int, str, str, list] | None:
+def first_not_finite(run: Callable[[], Any], functions: list[Callable],
+                     seconds: float = 2.0) -> tuple[Callable, int, str, str, list] | None:
     """``run`` once under a tracer: the first line of the learner's own code in ``functions``
     (or functions made in them) after which a local holds a float array or number with a NaN
     or an inf, or which returns one, where the arguments held none: (the function, the line,
     the local's name or "", how that line makes it, the names it reads that hold a 0 or less);
-    None when no line does."""
+    None when no line does, or none within ``seconds`` of tracing."""
     owners = _owners(functions)
     found: list = []
+    until = time.monotonic() + seconds   # then the run goes on untraced: it costs what it costs without
 
     def bad(value: Any) -> bool:
         kind = getattr(getattr(value, "dtype", None), "kind", "")
@@ -75,17 +83,18 @@ def first_not_finite(run: Callable[[], Any], functions: list[Callable]) -> tuple
                                                                                (abs(value) != float("inf")).all())
 
     def called(frame: types.FrameType, event: str, _: Any) -> Any:
-        if frame.f_code not in owners or found or any(bad(v) for v in frame.f_locals.values()):
+        if frame.f_code not in owners or found or time.monotonic() > until \
+                or any(bad(v) for v in frame.f_locals.values()):
             return None
         function, below = owners[frame.f_code]
         seen = {name: id(value) for name, value in frame.f_locals.items()}
         last = [0]
 
         def step(frame: types.FrameType, event: str, arg: Any) -> Any:
-            if found:
+            if found or time.monotonic() > until:
                 return None
-            held = dict(frame.f_locals)
-            made = [n for n, v in held.items() if seen.get(n) != id(v) and bad(v)]
+            held = dict(frame.f_locals)   # a new value with one, or one made in place (g /= a keeps g's id)
+            made = [n for n, v in held.items() if (seen.get(n) != id(v) or type(v).__module__ == "numpy") and bad(v)]
             seen.update({n: id(v) for n, v in held.items()})
             if last[0] > below and (made or event == "return" and bad(arg)):
                 found.append((function, frame.f_code, last[0], made[0] if made else "", held))
@@ -130,14 +139,16 @@ def _how(text: str) -> tuple[str, bool, list[str]]:
     nodes = list(ast.walk(tree))
     names = lambda places: list(dict.fromkeys(n.id for p in places for n in ast.walk(p)  # noqa: E731
                                               if isinstance(n, ast.Name)))
-    divisors = [n.right for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Div, ast.FloorDiv))]
+    divisors = [n.right if isinstance(n, ast.BinOp) else n.value for n in nodes  # x / a, and x /= a in place
+                if isinstance(n, (ast.BinOp, ast.AugAssign)) and isinstance(n.op, (ast.Div, ast.FloorDiv))]
     if divisors:
         return "divides", False, names(divisors)
     logs = [a for n in nodes if isinstance(n, ast.Call) and getattr(n.func, "attr", "") in ("log", "log2", "sqrt")
             for a in n.args]
     if logs:
         return "log", True, names(logs)
-    powers = [n.left for n in nodes if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)]
+    powers = [n.left if isinstance(n, ast.BinOp) else n.target for n in nodes
+              if isinstance(n, (ast.BinOp, ast.AugAssign)) and isinstance(n.op, ast.Pow)]
     if powers:
         return "power", False, names(powers)
     if any(isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "exp" for n in nodes):

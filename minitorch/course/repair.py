@@ -171,7 +171,7 @@ def not_finite_line(task: str, error: BaseException, package: pathlib.Path) -> s
         return ""
     suspects, _state["searching"] = _suspects(task, error, package), True
     try:
-        found = made_at.first_not_finite(lambda: _passes(case[1]), [f for _, f in suspects])
+        found = made_at.first_not_finite(lambda: _passes(case[1]), [f for _, f in suspects], SECONDS / 2)
     finally:
         _state["searching"] = False
     file, _, qualname = next((w for w, f in suspects if found and f is found[0]), "").partition(" ")

@@ -7,12 +7,15 @@ import datetime as dt
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 
 import pytest
 
 from grader.gradebook import course as course_module
 from grader.gradebook.course import Course
+from grader.gradebook.term import manual_scores
 from grader.lateness import LatePolicy
 from grader.settings import Settings
 from grader.term import kept
@@ -38,6 +41,7 @@ def test_an_unchanged_hand_in_is_not_read_again_and_one_changed_in_place_is(tmp_
     kept.save_marks(out)
     ops = bo / "minitorch" / "ops.py"
     before = os.stat(ops)
+    time.sleep(0.05)   # a change time a coarse clock can tell from the first
     ops.write_text("x = 2\n")   # the same size, and its modification time put back
     os.utime(ops, ns=(before.st_atime_ns, before.st_mtime_ns))
     read = []
@@ -95,3 +99,24 @@ def test_a_course_is_made_again_only_when_it_changed(tmp_path, monkeypatch):
     graded["metadata"]["nbgrader"]["points"] += 1   # a task's points changed since the stage was made
     source.write_text(json.dumps(notebook))
     assert Course(root, Settings(), later).create().regenerated == ["02_broadcasting"]
+
+
+KILLED_WRITING = """
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA cache_size=1")   # the change spills into the database file before any commit
+db.execute("BEGIN")
+for i in range(3000):
+    db.execute("INSERT INTO student (id, first_name) VALUES (?, ?)", (f"s{i}", "x" * 200))
+os._exit(0)   # killed: its journal is left behind, hot
+"""
+
+
+def test_a_gradebook_left_by_a_killed_run_is_read(tmp_path):
+    root = tmp_path / "course"
+    Course(root, Settings()).create()
+    subprocess.run([sys.executable, "-c", KILLED_WRITING, str(root / "gradebook.db")], check=True, timeout=120)
+    assert (root / "gradebook.db-journal").stat().st_size > 0
+    assert manual_scores(Course(root, Settings())) == {}   # rolled back, not refused
+    with sqlite3.connect(root / "gradebook.db") as db:
+        assert db.execute("SELECT count(*) FROM student").fetchone() == (0,)

@@ -521,7 +521,7 @@ BUGGY += [  # ---- a fifth fresh learner's weak cases (issue 45, learner 5)
      "known mistake: mean over the classes"),
     ("getitem's np.add.at with its arguments swapped", ("ops_index.py", "np.add.at(full, ctx.index, grad)",
                                                         "np.add.at(grad, ctx.index, full)"), "4.2",
-     "known mistake: np.add.at's arguments swapped"),
+     "known mistake: zeros came back untouched"),
 ]
 
 BUGGY += [  # ---- learner 5's walk: a condition inverted, the decay term and the momentum buffer
@@ -550,7 +550,7 @@ ALTERNATIVES: list = []
 NAMED = {
     "transpose back with the reversed permutation": "reversed permutation", "min's mask compares with >=":
     "compared with >= or <=", "cross entropy means over the classes": "mean over the classes",
-    "getitem's np.add.at with its arguments swapped": "np.add.at's arguments swapped",
+    "getitem's np.add.at with its arguments swapped": "zeros came back untouched",
     "mul sums b's gradient to a's shape": "missing unbroadcast",
     # tests/grader/variants.py
     "sub wrong sign": "sign lost on b", "log derivative inverted": "times x", "sqrt forgets the 2": "the 2 missing",

@@ -86,7 +86,7 @@ CUES["leading axes only"] = "the axes where shape has a 1"  # Task 2.2's, missin
 CUES.update({  # ---- a fifth fresh learner's (issue 45, learner 5)
     "compared with >= or <=": "not >= or <=", "reversed permutation": "the permutation read backwards",
     "mean over the classes": "sum target times log_p along axis 1",
-    "np.add.at's arguments swapped": "given the zeros, ctx.index and grad"})
+    "zeros came back untouched": "given the zeros, ctx.index and grad"})
 CUES.update({  # ---- a fourth fresh learner's (issue 45, stages 2 to 5)
     "first shape's size taken": "the size that is not 1", "last shape's size taken": "the size that is not 1",
     "largest size taken": "not the largest", "a missing from b's gradient": "-grad a / b^2",

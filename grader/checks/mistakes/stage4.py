@@ -85,7 +85,7 @@ def _getitem(kind):
             full[index] = g
         elif kind == "counted, not the gradient":
             np.add.at(full, index, 1.0)
-        elif kind == "np.add.at's arguments swapped":  # np.add.at(grad, index, full): the zeros added into grad
+        elif kind == "zeros came back untouched":  # np.add.at(grad, index, full): the zeros added into grad
             _add_at_fits(g, index, full)  # raises where the index or the zeros do not fit grad
         elif kind == "zeros of the output's shape":
             full = np.zeros(g.shape)
@@ -107,10 +107,10 @@ GETITEM = [("repeats kept once", "an element picked more than once got one of it
            ("zeros of the output's shape", "the zeros the gradient is added into have the output's shape "
             "(zeros_like(grad)); the index points into the input, so they need the input's shape",
             "start from zeros of ctx.shape and ctx.dtype"),
-           ("np.add.at's arguments swapped", "np.add.at was called with its arguments swapped, as "
-            "np.add.at(grad, ctx.index, zeros): np.add.at(a, index, b) adds b into a at index, in place (and "
-            "returns None), so this adds the zeros into grad (where the index and the zeros fit grad at all) and "
-            "the zeros come back as they were made",
+           ("zeros came back untouched", "the zeros come back as they were made: nothing was added into them. "
+            "np.add.at(a, index, b) adds b into a at index, in place (and returns None): with its arguments "
+            "swapped, np.add.at(grad, ctx.index, zeros), it adds into grad instead (where the index and the zeros "
+            "fit grad at all); a sum added into a copy, or a result not kept, is lost the same way",
             "np.add.at(zeros, ctx.index, grad): the zeros of ctx.shape first, the upstream gradient last; then "
             "return the zeros"),
            ("counted, not the gradient", "each picked place got 1 for each time it was picked (how often it was "
