@@ -111,7 +111,7 @@ def _by_shape(got: tuple, expected: tuple, full: tuple | None = None) -> Finding
         return Finding(f"It still needs a sum over axes {tuple(axes)} (the ones the input was stretched along, as "
                        "unbroadcast does) to get the input's shape.", "missing unbroadcast")
     if len(got) >= 2 and got[:-2] == expected[:-2] and got[-2:] == expected[-1:-3:-1]:
-        return Finding("It is transposed: check the order of the operands and which of them is transposed.",
+        return Finding("It is transposed: check which value is transposed (or the order of a product's operands).",
                        "transposed")
     if len(got) == len(expected) and sorted(got) == sorted(expected):
         return Finding("Its axes are in the wrong order.", "axes in the wrong order")
@@ -217,8 +217,8 @@ def value_pattern(got: np.ndarray, expected: np.ndarray, *, rtol: float = 1e-5, 
             return Finding(f"It is off by a constant factor of {factor:.4g} (every value is {factor:.4g} times the "
                            "right one).", "constant factor", where)
     if e.ndim >= 2 and e.shape[-1] == e.shape[-2] and fits(np.swapaxes(e, -1, -2)):
-        return Finding("It is the transpose of the right answer: check the order of the operands and which of them "
-                       "is transposed.", "transposed", where)
+        return Finding("It is the transpose of the right answer: check which value is transposed (or the order of a "
+                       "product's operands).", "transposed", where)
     if swapped is not None and np.shape(swapped) == e.shape and not np.allclose(swapped, e) and fits(swapped):
         return Finding("It is the other input's gradient: the two inputs' gradients are swapped.",
                        "gradients swapped", where)
