@@ -107,6 +107,15 @@ MISTAKES = [
                                            "    else:\n        z = logits / temperature"), "7.4",
      ["language.sample_next(logits, 0, rng) with 3 rows of 4 logits, temperature 0 raised", "your line: minitorch/language.py",
       "with no draw: dividing by 0"]),
+    ("training steps before backward", ("language.py", "        loss.backward()\n        optimizer.step()",
+                                         "        optimizer.step()\n        loss.backward()"), "7.4",
+     ["known mistake: gradients cleared before the step", "the step comes before backward"]),
+    # learner 6: the same, in a model whose attention scales its scores another way (the same maths, other last
+    # bits): the case the check hands the library is made by the learner's own model, and must still be found
+    ("training steps before backward, scores scaled alike", [
+        ("nn/transformer.py", "scores = (q @ k) * (1.0 / math.sqrt(d))", "scores = (q @ k) / math.sqrt(d)"),
+        ("language.py", "        loss.backward()\n        optimizer.step()", "        optimizer.step()\n        loss.backward()")],
+     "7.4", ["known mistake: gradients cleared before the step", "the step comes before backward"]),
     # ---- issue 45, learner 3: not caught, or caught without a cause
     ("training loop swaps the loss's arguments", ("training.py", "loss = loss_fn(model(Tensor(x[batch])), y[batch])",
                                                    "loss = loss_fn(y[batch], model(Tensor(x[batch])))"), "6.4",

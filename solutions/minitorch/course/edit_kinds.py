@@ -18,13 +18,11 @@ from typing import Any
 from .edit_swaps import TWIN_KINDS, bases, functions, operators
 
 KINDS = {"return": "a `return` missing (the function ended without returning its value)",
-         "sign": "the sign of one term", "swap": "the order of two operands",
-         "axis": "an axis, keepdims or a transpose",
+         "sign": "the sign of one term", "swap": "the order of two operands", "axis": "an axis, keepdims or a transpose",
          "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
          "constant": "a constant (a number or a power)",
          "group": "which operations group first (parentheses around a product or quotient)",
-         "variable": "which variable is used", "term": "one term of a sum (one too many)",
-         "factor": "one factor or divisor too many",
+         "variable": "which variable is used", "term": "one term of a sum (one too many)", "factor": "one factor or divisor too many",
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
