@@ -53,14 +53,16 @@ def _fold(h: Any, value: Any) -> None:
     elif isinstance(value, np.ndarray):
         h.update(f"|{value.dtype}{value.shape}|".encode() + np.ascontiguousarray(_near(value)).tobytes())
     else:
-        h.update(f"|{_near(value) if isinstance(value, (float, np.floating)) else value!r}".encode())
+        h.update(f"|{value!r}".encode())
 
 
-def _near(value: Any) -> Any:
-    """Floats to float32's precision: a case made by the learner's own code (the gradients of their model) differs
-    from the reference's in its last bits, and is still the case the table was made for."""
+def _near(value: np.ndarray) -> np.ndarray:
+    """A float array to float32's precision: a case made by the learner's own code (the gradients of their model)
+    differs from the reference's in its last bits, and is still the case the table was made for."""
+    if value.dtype.kind != "f":
+        return value
     with np.errstate(over="ignore"):
-        return np.asarray(value).astype(np.float32) if np.asarray(value).dtype.kind == "f" else value
+        return value.astype(np.float32)
 
 
 def value_key(site: str, case: dict) -> str:
