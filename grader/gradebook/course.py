@@ -188,9 +188,9 @@ class Course:
                 return False
             for name, cells in made["stages"].items():
                 source = json.loads((self.root / "source" / name / f"{name}.ipynb").read_text())
-                made = [[c["metadata"]["nbgrader"]["grade_id"], c["metadata"]["nbgrader"]["points"]]
-                        for c in source["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
-                if made != cells or not (self.root / "release" / name / f"{name}.ipynb").is_file():
+                graded = [[c["metadata"]["nbgrader"]["grade_id"], c["metadata"]["nbgrader"]["points"]]
+                          for c in source["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade")]
+                if graded != cells or not (self.root / "release" / name / f"{name}.ipynb").is_file():
                     return False
         except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
             return False

@@ -48,8 +48,9 @@ def functions(child: ast.Call, modules: set[str]) -> Iterator[tuple[str, Callabl
     func = child.func
     if not isinstance(func, ast.Attribute) or func.attr not in TWINS:
         return
-    module = isinstance(func.value, ast.Name) and func.value.id in modules
-    if module and func.value.id == "math" and func.attr not in IN_MATH:
+    owner = func.value.id if isinstance(func.value, ast.Name) else None
+    module = owner in modules
+    if module and owner == "math" and func.attr not in IN_MATH:
         return
     if module or func.attr in METHODS:
         yield "function", lambda c, t=TWINS[func.attr]: ast.Call(ast.Attribute(c.func.value, t, ast.Load()), c.args, c.keywords)

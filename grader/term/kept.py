@@ -103,8 +103,10 @@ def hash_ahead(paths, out: pathlib.Path | None = None) -> None:
         try:
             mark, name = _mark(pathlib.Path(path)), pathlib.Path(path).name
             cached = known.get(name) if isinstance(known, dict) else None
-            same = mark is not None and isinstance(cached, list) and len(cached) == 2 and cached[0] == mark
-            content = cached[1] if same else content_of(path)
+            if mark is not None and isinstance(cached, list) and len(cached) == 2 and cached[0] == mark:
+                content = str(cached[1])
+            else:
+                content = content_of(path)
             _AHEAD[os.fspath(path)] = content
             if mark is not None:
                 _MARKS[name] = [mark, content]
