@@ -117,6 +117,13 @@ class LazyPrints(Mapping[int, list[tuple[str, int]]]):
     def __contains__(self, value: object) -> bool:
         return value in self._values
 
+    def occurrences(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+        """``engine.occurrences`` of these fingerprints, from the columns at once (a pair
+        worked out again needs no mapping made)."""
+        values, at, starts = (np.asarray(c, dtype=np.int64) for c in self._columns[:3])
+        order = np.argsort(values, kind="stable")   # a value's occurrences stay in their order
+        return values[order], at[order], starts[order], list(self._columns[3])
+
     def task_counts(self) -> Counter[str]:
         """How many fingerprints first occur in each task (tables.py's sizes)."""
         values, at, _, tasks = self._columns

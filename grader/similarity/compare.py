@@ -72,7 +72,7 @@ class Compared:
 
 
 def compare_class(codes: dict[str, Mapping[str, TaskCode]], prints: dict[str, Prints], detailed: int = DETAILED,
-                  names: dict[str, str] | None = None, kept: dict[tuple[str, str], Detail] | None = None) -> Compared:
+                  names: dict[str, str] | None = None, kept: Mapping[tuple[str, str], Detail] | None = None) -> Compared:
     """Every pair that shares code, ranked, with its verdict; tasks and lines for the first
     ``detailed`` and every flagged pair (engine.matched_lines). A pair's details depend on its
     two reads alone: ``kept`` holds those of an earlier run, by the ``names`` of both sides'
@@ -111,12 +111,18 @@ def compare_class(codes: dict[str, Mapping[str, TaskCode]], prints: dict[str, Pr
     for rank, pair in enumerate(pairs):
         if rank < detailed or pair.flagged:
             both = (names.get(pair.a, ""), names.get(pair.b, ""))
+            got = None
             if all(both) and both in kept:
-                pair.tasks, pair.lines = kept[both]
+                try:
+                    got = kept[both]
+                except (TypeError, ValueError):   # a kept pair's lines of the wrong types: worked out again
+                    got = None
+            if got is not None:
+                pair.tasks, pair.lines = got
             else:
                 detail(pair, codes, prints, found)
-            if all(both):
-                found.details[both] = (pair.tasks, pair.lines)
+            if all(both):   # (one kept is the same object: written back as it was read)
+                found.details[both] = got if got is not None else (pair.tasks, pair.lines)
     return found
 
 

@@ -85,6 +85,11 @@ def occurrences(prints: Prints, places: dict | None = None) -> tuple[np.ndarray,
     kept = places.get(id(prints)) if places is not None else None
     if kept is not None and kept[0] is prints:
         return kept[1]
+    if hasattr(prints, "occurrences"):   # a kept read's (cache.LazyPrints): its columns are these already
+        found = prints.occurrences()
+        if places is not None:
+            places[id(prints)] = (prints, found)
+        return found
     values: list[int] = []
     tasks: list[int] = []
     starts: list[int] = []

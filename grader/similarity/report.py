@@ -65,13 +65,15 @@ def write_html(compared: Compared, codes: dict[str, Mapping[str, TaskCode]], not
                      "similarity-pairs.csv and similarity.csv, with its matched lines.</p>")
     if len(pairs) > LISTED:
         parts.append(f"<p>{len(pairs) - LISTED} more pair(s) with less shared code are in similarity-pairs.csv.</p>")
+    made: dict = {}   # a side's code as shown, by learner, task and lines marked: the reference's repeats
     for i, pair in enumerate(pairs[:LISTED], 1):
         if id(pair) in shown:
-            parts.append(_pair(i, pair, codes, times))
+            parts.append(_pair(i, pair, codes, times, made))
     target.write_text("\n".join(parts) + "\n</body></html>\n", encoding="utf-8")
 
 
-def _pair(number: int, pair: Pair, codes: dict[str, Mapping[str, TaskCode]], times: dict[str, HandedIn]) -> str:
+def _pair(number: int, pair: Pair, codes: dict[str, Mapping[str, TaskCode]], times: dict[str, HandedIn],
+          made: dict) -> str:
     title = f"{number}. {name(pair.a)} and {name(pair.b)}: {pair.amount} fingerprints shared, score {pair.score:.2f}"
     if pair.flagged:
         title += ", matches the reference" if pair.with_reference else ", flagged"
@@ -84,8 +86,11 @@ def _pair(number: int, pair: Pair, codes: dict[str, Mapping[str, TaskCode]], tim
         label = task_name(task) + (f": {TASKS[task]}" if task in TASKS else "")
         out.append(f"<h3>{e(label)} — {shared} fingerprints shared</h3><div class=sides>")
         for side, learner in enumerate((pair.a, pair.b)):
-            shown = shown_of(codes[learner], task)
-            out.append(f"<div><p>{e(name(learner))}</p>{_code(shown, pair.lines[side].get(task, set()))}</div>")
+            marked = frozenset(pair.lines[side].get(task, ()))
+            code = made.get((learner, task, marked))
+            if code is None:
+                code = made[learner, task, marked] = _code(shown_of(codes[learner], task), marked)
+            out.append(f"<div><p>{e(name(learner))}</p>{code}</div>")
         out.append("</div>")
     return "\n".join(out)
 
@@ -99,7 +104,7 @@ def _times(learner: str, handed: HandedIn | None) -> str:
     return f"<p><b>{e(learner)}</b>: handed in {e(handed.shown())} ({e(handed.source)}); kept hand-ins:</p>{kept}"
 
 
-def _code(shown: dict[str, list[tuple[int, str]]] | None, marked: set[tuple[str, int]]) -> str:
+def _code(shown: dict[str, list[tuple[int, str]]] | None, marked: frozenset[tuple[str, int]]) -> str:
     if shown is None:
         return "<p>(the matched code is elsewhere in this hand-in: see the other tasks)</p>"
     blocks = []

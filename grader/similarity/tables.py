@@ -55,11 +55,17 @@ def write_tasks(compared: Compared, prints: dict[str, Prints], target: pathlib.P
     with target.open("w", newline="", encoding="utf-8") as file:
         writer = SafeWriter(file)
         writer.writerow(TASK_COLUMNS)
+        ranges: dict[tuple[str, str, frozenset], str] = {}   # a side's, by learner, task and lines
+
+        def of(side: int, p: Pair, task: str) -> str:
+            key = ((p.a, p.b)[side], task, frozenset(p.lines[side].get(task, ())))
+            if key not in ranges:   # (the reference's lines are one set in many pairs)
+                ranges[key] = line_ranges(key[2])
+            return ranges[key]
         for p in detailed(compared):
             for task, n in p.tasks.items():
                 smaller = min(sizes[p.a][task], sizes[p.b][task]) or n
-                writer.writerow([p.a, p.b, task, f"{min(1.0, n / smaller):.3f}",
-                                 f"{line_ranges(p.lines[0].get(task, ()))} | {line_ranges(p.lines[1].get(task, ()))}"])
+                writer.writerow([p.a, p.b, task, f"{min(1.0, n / smaller):.3f}", f"{of(0, p, task)} | {of(1, p, task)}"])
 
 
 def line_ranges(lines) -> str:

@@ -368,3 +368,36 @@ def test_a_kept_reading_is_taken_back_whole_or_not_at_all(tmp_path, monkeypatch)
     monkeypatch.setattr(framing, "AT_MOST", 100)   # a reading too large to be taken back is not kept
     cache.store(tmp_path, key, codes, prints, ["a note"])
     assert not path.exists()
+
+
+def test_a_kept_pairs_lines_are_made_when_asked_for_and_written_back_as_read(tmp_path):
+    import json
+
+    from grader.similarity import details, framing
+    from grader.similarity.cache import FOLDER
+    (tmp_path / FOLDER).mkdir()
+    rows = [["a", "b", {"2.2": 3}, {"2.2": [["shapes.py", 71], ["shapes.py", 70]]}, {}],
+            ["c", "d", {"2.2": 1}, {"2.2": [["shapes.py"]]}, {}]]   # c and d's lines cut short
+    (tmp_path / FOLDER / details.DETAILS).write_bytes(framing.framed([json.dumps(rows).encode()]))
+    kept = details.load_details(tmp_path)
+    assert sorted(kept) == [("a", "b"), ("c", "d")]
+    assert kept["a", "b"] == ({"2.2": 3}, ({"2.2": {("shapes.py", 70), ("shapes.py", 71)}}, {}))
+    with pytest.raises((TypeError, ValueError)):
+        kept["c", "d"]
+    made = ({"2.2": 1}, ({"2.2": {("shapes.py", 9), ("shapes.py", 8)}}, {}))   # worked out again
+    details.store_details(tmp_path, {("a", "b"): kept["a", "b"], ("c", "d"): made}, kept)
+    again = framing.unpack(tmp_path / FOLDER / details.DETAILS)
+    assert again == [rows[0], ["c", "d", {"2.2": 1}, {"2.2": [["shapes.py", 8], ["shapes.py", 9]]}, {}]]
+
+
+def test_a_kept_reads_occurrences_are_those_of_its_fingerprints(tmp_path):
+    from grader.similarity import cache, engine
+    codes = {"3.1": next(iter(read_reference().codes.values()))}
+    prints = engine.fingerprint(codes, frozenset())
+    cache.store(tmp_path, cache.key_of("ana", "c1"), codes, prints, [])
+    lazy = cache.load(tmp_path, cache.key_of("ana", "c1"))[1]
+    mine, plain = engine.occurrences(lazy), engine.occurrences(dict(prints))
+    for one, other in zip(mine[:3], plain[:3]):
+        assert len(one) > 10 and one.shape == other.shape
+    assert mine[0].tolist() == plain[0].tolist() and mine[2].tolist() == plain[2].tolist()
+    assert [mine[3][t] for t in mine[1].tolist()] == [plain[3][t] for t in plain[1].tolist()]
