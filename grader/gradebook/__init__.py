@@ -4,3 +4,26 @@ verdicts written into a notebook's graded cells, ``preprocessor.py`` what nbgrad
 autograde runs instead of executing a notebook, and the course's late rule, ``term.py`` what a term settles in a gradebook
 (extensions, corrections, formgrader's grades), ``hubbook.py`` the JupyterHub course's
 gradebook as a term's."""
+
+
+def without_server_extensions() -> None:
+    """Let ``import nbgrader.api`` skip nbgrader's package ``__init__``, which imports its
+    Jupyter server extensions (tornado, jupyter_server, nbconvert's filters: a third of a
+    second of a core in every run that records grades) that a gradebook never uses. nbgrader's
+    modules import each other relatively and its apps read only ``nbgrader.__version__`` of
+    the package, which is set here. Where nbgrader is imported already (a Jupyter server,
+    nbgrader's own commands) or cannot be found, nothing changes."""
+    import importlib
+    import importlib.util
+    import sys
+    if "nbgrader" in sys.modules:
+        return
+    spec = importlib.util.find_spec("nbgrader")
+    if spec is None or spec.submodule_search_locations is None:
+        return
+    package = importlib.util.module_from_spec(spec)   # the package, its __init__ not run
+    sys.modules["nbgrader"] = package
+    try:
+        package.__version__ = importlib.import_module("nbgrader._version").__version__
+    except Exception:  # noqa: BLE001 - an nbgrader laid out otherwise: imported as it is
+        del sys.modules["nbgrader"]

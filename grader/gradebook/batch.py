@@ -16,8 +16,8 @@ the same happens in two steps:
   (``determine_grade`` on those notebooks) and late penalties, in one gradebook session
   (a cell whose score did not change keeps its record, formgrader's flags included).
 
-``tests/grader/test_gradebook_batch.py`` records a learner both ways and compares the
-gradebook and the autograded folders. ``nbgrader autograde`` run by hand in the course
+``tests/grader/test_class.py`` (``test_the_gradebook_holds_what_nbgraders_own_autograde_writes``)
+records a class both ways and compares the gradebook and the autograded folders. ``nbgrader autograde`` run by hand in the course
 still grades through ``GradeFromChecks``.
 """
 
