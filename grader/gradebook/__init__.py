@@ -24,6 +24,6 @@ def without_server_extensions() -> None:
     package = importlib.util.module_from_spec(spec)   # the package, its __init__ not run
     sys.modules["nbgrader"] = package
     try:
-        setattr(package, "__version__", importlib.import_module("nbgrader._version").__version__)
+        package.__dict__["__version__"] = importlib.import_module("nbgrader._version").__version__
     except Exception:  # noqa: BLE001 - an nbgrader laid out otherwise: imported as it is
         del sys.modules["nbgrader"]
