@@ -17,13 +17,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edit_swaps import TWIN_KINDS, bases, functions, operators
+from .edit_swaps import TWIN_KINDS, bases, functions, halved, helped, helpers, operators
 
 KINDS = {"return": "a `return` missing (the function ended without returning its value)",
          "sign": "the sign of one term", "swap": "the order of two operands", "axis": "an axis, keepdims or a transpose",
          "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
-         "constant": "a constant (a number or a power)",
-         "group": "which operations group first (parentheses around a product or quotient)",
+         "constant": "a constant (a number or a power)", "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)", "factor": "one factor or divisor too many",
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
@@ -55,6 +54,7 @@ class Scope:
     axes: list[ast.expr] = field(default_factory=list)
     returned: set[int] = field(default_factory=set)
     constants: list[str] = field(default_factory=list)
+    helpers: tuple[list[str], list[str]] = ([], [])  # the module's helpers, and the variables they are called on
 
 
 def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | None = None) -> Scope:
@@ -91,7 +91,7 @@ def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | N
     constants = [n for n, v in dict(module_names).items() if n.isupper() and type(v) is float][:4]
     return Scope({n: "loop" if n in loops else "object" if n in objects else "value"
                   for n in dict.fromkeys(names) if n not in UNNAMED}, list(attributes.values()), tops, module,
-                 list({ast.unparse(a): a for a in axes}.values()), returned, constants)
+                 list({ast.unparse(a): a for a in axes}.values()), returned, constants, helpers(dict(module_names), node, forward))
 
 
 def _swapaxes(value: ast.expr) -> ast.expr:
@@ -188,6 +188,8 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
     """The kinds of edit that apply to ``child`` (under ``parent``), each with a function
     making the edited node from a copy of it."""
     yield from _names(child, where)
+    yield from helped(parent, child, where.helpers, where.names)
+    yield from halved(parent, child)
     if isinstance(child, ast.Expr) and not isinstance(child.value, (ast.Constant, ast.Call)):  # a value computed, then lost
         yield "return", lambda c: ast.Return(c.value)
     if isinstance(child, ast.BinOp):
