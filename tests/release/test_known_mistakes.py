@@ -42,7 +42,7 @@ CUES: dict = {
     "ties counted twice": "half of grad", "square missing": "1 - out^2", "derivative from the input": "not the input",
     "operator precedence": "parentheses", "the 2 missing": "twice out", "times x": "divided by x",
     "sign lost": "cos has a minus sign", "sign added": "no minus", "factor missing": "out (1 - out)",
-    "sign of x missing": "sign of x", "1 at the kink": "times (x > 0)", "count missing": "divides by the count",
+    "sign of x missing": "sign of x", "1 at the kink": "times (x > 0)", "mask from grad": "times (x > 0)", "count missing": "divides by the count",
     "divided by every element": "reduced axes' sizes only", "divided by the count": "Sum does not divide",
     "ties not shared": "share it equally", "ties counted over everything": "along ctx.axes",
     "expand_dims missing": "expand_dims", "forward permutation reused": "not the forward's permutation",
