@@ -54,7 +54,7 @@ class Scope:
     axes: list[ast.expr] = field(default_factory=list)
     returned: set[int] = field(default_factory=set)
     constants: list[str] = field(default_factory=list)
-    helpers: tuple[list[str], list[str]] = ([], [])  # the module's helpers, and the variables they are called on
+    helpers: tuple[list[str], list[str]] | None = None  # a backward's helpers, and the variables they are called on
 
 
 def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | None = None) -> Scope:
@@ -189,7 +189,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
     making the edited node from a copy of it."""
     yield from _names(child, where)
     yield from helped(parent, child, where.helpers, where.names)
-    yield from halved(parent, child)
+    yield from halved(parent, child, where.helpers is not None)
     if isinstance(child, ast.Expr) and not isinstance(child.value, (ast.Constant, ast.Call)):  # a value computed, then lost
         yield "return", lambda c: ast.Return(c.value)
     if isinstance(child, ast.BinOp):

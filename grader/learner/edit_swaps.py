@@ -69,11 +69,13 @@ def bases(child: ast.Attribute, names: dict[str, str]) -> Iterator[tuple[str, Ca
                 yield "variable", lambda c, o=other: ast.Attribute(ast.Name(o, ast.Load()), c.attr, ast.Load())
 
 
-def helpers(module_names: dict, node: ast.FunctionDef, forward: ast.FunctionDef | None) -> tuple[list[str], list[str]]:
+def helpers(module_names: dict, node: ast.FunctionDef, forward: ast.FunctionDef | None) \
+        -> tuple[list[str], list[str]] | None:
     """A backward's helpers: the module's own public functions of one array (``normal_pdf``, ``normal_cdf``; not an
-    op's wrapper, which calls ``apply``), and the variables the backward or its forward calls them on (``x``)."""
+    op's wrapper, which calls ``apply``), and the variables the backward or its forward calls them on (``x``); None
+    for a function that is no Function's backward."""
     if forward is None:
-        return [], []
+        return None
     found = [n for n, v in module_names.items() if isinstance(v, types.FunctionType) and not n.startswith("_")
              and v.__module__ == module_names.get("__name__") and "apply" not in v.__code__.co_names
              and v.__code__.co_argcount - len(v.__defaults__ or ()) == 1][:4]
@@ -82,11 +84,11 @@ def helpers(module_names: dict, node: ast.FunctionDef, forward: ast.FunctionDef 
     return (found, list(dict.fromkeys(called))[:2]) if called else ([], [])
 
 
-def helped(parent: ast.AST, child: ast.AST, found: tuple[list[str], list[str]],
+def helped(parent: ast.AST, child: ast.AST, found: tuple[list[str], list[str]] | None,
            names: dict[str, str]) -> Iterator[tuple[str, Callable]]:
     """A helper's value where a value is used in an operation (``cdf`` -> ``normal_pdf(x)``), and one helper's call for
     another's (``normal_cdf(x)`` -> ``normal_pdf(x)``)."""
-    functions, inputs = found
+    functions, inputs = found or ([], [])
     if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and names.get(child.id) == "value" \
             and isinstance(parent, ast.BinOp):
         for function in functions:
@@ -98,9 +100,10 @@ def helped(parent: ast.AST, child: ast.AST, found: tuple[list[str], list[str]],
                 yield "helper", lambda c, f=function: ast.Call(ast.Name(f, ast.Load()), c.args, c.keywords)
 
 
-def halved(parent: ast.AST, child: ast.AST) -> Iterator[tuple[str, Callable]]:
-    """One term of a sum, a product, times 1/2 or 2: the constant factor of one term missing or too many."""
-    if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub)) and isinstance(child, ast.BinOp) \
-            and isinstance(child.op, (ast.Mult, ast.Div)):
+def halved(parent: ast.AST, child: ast.AST, backward: bool) -> Iterator[tuple[str, Callable]]:
+    """One term of a sum (a product, a variable or a call) of a Function's backward times 1/2 or 2: its constant
+    factor missing or too many (a derivative's; a longer function, an optimizer's step, is not searched for it)."""
+    if backward and isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub)) and (isinstance(child, (ast.Name, ast.Call))
+            or isinstance(child, ast.BinOp) and isinstance(child.op, (ast.Mult, ast.Div))):
         for factor in (0.5, 2):
             yield "halved", lambda c, f=factor: ast.BinOp(ast.Constant(f), ast.Mult(), c)
