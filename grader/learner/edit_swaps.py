@@ -5,8 +5,9 @@ operator for another (``b * 2`` for ``b ** 2``, ``*`` for ``/``), a NumPy functi
 usual twin (``np.abs`` for ``np.sign``, ``exp`` for ``log``, ``sum`` for ``mean``), and the
 variable whose shape (or dtype, ndim, size) is read (``a.shape`` for ``b.shape``, a line
 copied), a helper of the module's for a value or another helper (``x * cdf`` for ``x * normal_pdf(x)``), and
-one term of a sum without its 1/2 or 2 (``x * (1 - t * t) * du`` for ``x * 0.5 * (1 - t * t) * du``). ``edit_kinds.changes`` yields them with its own; standard library only (the
-grader's learner process holds a copy, written by ``make release``).
+one term of a sum without its 1/2 or 2 (``x * (1 - t * t) * du`` for ``x * 0.5 * (1 - t * t) * du``).
+``edit_kinds.changes`` yields them with its own; standard library only (the grader's learner process holds a
+copy, written by ``make release``).
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ def functions(child: ast.Call, modules: set[str]) -> Iterator[tuple[str, Callabl
         yield "function", lambda c, t=TWINS[func.attr]: ast.Call(ast.Attribute(c.func.value, t, ast.Load()), c.args, c.keywords)
 
 
+def swap_last(value: ast.expr) -> ast.expr:
+    """``value`` with its last two axes swapped (``value.swapaxes(-1, -2)``)."""
+    args: list[ast.expr] = [ast.UnaryOp(ast.USub(), ast.Constant(1)), ast.UnaryOp(ast.USub(), ast.Constant(2))]
+    return ast.Call(ast.Attribute(value, "swapaxes", ast.Load()), args, [])
+
+
 def bases(child: ast.Attribute, names: dict[str, str]) -> Iterator[tuple[str, Callable]]:
     """Another variable of the function whose shape is read: ``a.shape`` -> ``b.shape``."""
     if child.attr in SHAPES and isinstance(child.ctx, ast.Load) and isinstance(child.value, ast.Name) \
@@ -87,7 +94,9 @@ def helpers(module_names: dict, node: ast.FunctionDef, forward: ast.FunctionDef 
 def helped(parent: ast.AST, child: ast.AST, found: tuple[list[str], list[str]] | None,
            names: dict[str, str]) -> Iterator[tuple[str, Callable]]:
     """A helper's value where a value is used in an operation (``cdf`` -> ``normal_pdf(x)``), and one helper's call for
-    another's (``normal_cdf(x)`` -> ``normal_pdf(x)``)."""
+    another's (``normal_cdf(x)`` -> ``normal_pdf(x)``), in a Function's backward (``found`` not None); and there one
+    term of a sum times 1/2 or 2 (``halved``)."""
+    yield from halved(parent, child, found is not None)
     functions, inputs = found or ([], [])
     if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) and names.get(child.id) == "value" \
             and isinstance(parent, ast.BinOp):
@@ -103,7 +112,8 @@ def helped(parent: ast.AST, child: ast.AST, found: tuple[list[str], list[str]] |
 def halved(parent: ast.AST, child: ast.AST, backward: bool) -> Iterator[tuple[str, Callable]]:
     """One term of a sum (a product, a variable or a call) of a Function's backward times 1/2 or 2: its constant
     factor missing or too many (a derivative's; a longer function, an optimizer's step, is not searched for it)."""
-    if backward and isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub)) and (isinstance(child, (ast.Name, ast.Call))
-            or isinstance(child, ast.BinOp) and isinstance(child.op, (ast.Mult, ast.Div))):
+    product = isinstance(child, ast.BinOp) and isinstance(child.op, (ast.Mult, ast.Div))
+    if backward and isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub)) and \
+            (product or isinstance(child, (ast.Name, ast.Call))):
         for factor in (0.5, 2):
             yield "halved", lambda c, f=factor: ast.BinOp(ast.Constant(f), ast.Mult(), c)

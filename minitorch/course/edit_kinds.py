@@ -15,12 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edit_swaps import TWIN_KINDS, bases, functions, halved, helped, helpers, operators
+from .edit_swaps import TWIN_KINDS, bases, functions, helped, helpers, operators, swap_last
 
 KINDS = {"return": "a `return` missing (the function ended without returning its value)",
          "sign": "the sign of one term", "swap": "the order of two operands", "axis": "an axis, keepdims or a transpose",
          "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
-         "constant": "a constant (a number or a power)", "group": "which operations group first (parentheses around a product or quotient)",
+         "constant": "a constant (a number or a power)",
+         "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)", "factor": "one factor or divisor too many",
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
@@ -92,11 +93,6 @@ def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | N
                  list({ast.unparse(a): a for a in axes}.values()), returned, constants, helpers(dict(module_names), node, forward))
 
 
-def _swapaxes(value: ast.expr) -> ast.expr:
-    args: list[ast.expr] = [ast.UnaryOp(ast.USub(), ast.Constant(1)), ast.UnaryOp(ast.USub(), ast.Constant(2))]
-    return ast.Call(ast.Attribute(value, "swapaxes", ast.Load()), args, [])
-
-
 def _numbers(value: Any, axis: bool) -> list:
     if axis:
         return [v for v in dict.fromkeys([value - 1, value + 1, -value, -1, 0]) if v != value]
@@ -162,8 +158,8 @@ def _operations(child: ast.BinOp) -> Iterator[tuple[str, Callable]]:
     if isinstance(child.right, ast.BinOp):  # a op (b op2 c) -> (a op b) op2 c
         yield "group", lambda c: ast.BinOp(ast.BinOp(c.left, c.op, c.right.left), c.right.op, c.right.right)
     if isinstance(child.op, ast.MatMult):
-        yield "axis", lambda c: ast.BinOp(_swapaxes(c.left), c.op, c.right)
-        yield "axis", lambda c: ast.BinOp(c.left, c.op, _swapaxes(c.right))
+        yield "axis", lambda c: ast.BinOp(swap_last(c.left), c.op, c.right)
+        yield "axis", lambda c: ast.BinOp(c.left, c.op, swap_last(c.right))
 
 
 def _calls(child: ast.Call, where: Scope) -> Iterator[tuple[str, Callable]]:
@@ -186,8 +182,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
     """The kinds of edit that apply to ``child`` (under ``parent``), each with a function
     making the edited node from a copy of it."""
     yield from _names(child, where)
-    yield from helped(parent, child, where.helpers, where.names)
-    yield from halved(parent, child, where.helpers is not None)
+    yield from helped(parent, child, where.helpers, where.names)  # and a 1/2 or 2 on one term, in a backward
     if isinstance(child, ast.Expr) and not isinstance(child.value, (ast.Constant, ast.Call)):  # a value computed, then lost
         yield "return", lambda c: ast.Return(c.value)
     if isinstance(child, ast.BinOp):
@@ -240,7 +235,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
             yield "index", lambda c, n=loop: ast.Subscript(c, ast.Name(n, ast.Load()), ast.Load())
     if isinstance(child, ast.Attribute) and child.attr == "T" and isinstance(child.ctx, ast.Load):
         yield "axis", lambda c: c.value
-        yield "transpose", lambda c: _swapaxes(c.value)  # .T reverses every axis: of a batch, only the last two
+        yield "transpose", lambda c: swap_last(c.value)  # .T reverses every axis: of a batch, only the last two
     module = where.module
     if module and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) \
             and where.names.get(child.id) == "value" and isinstance(parent, ast.BinOp) \
