@@ -58,6 +58,11 @@ PLANTED = [  # (what, file, the reference's text, the mistake, task)
     ("abs for sign (Abs)", "ops_unary.py", "return grad * np.sign(x)", "return grad * np.abs(x)", "3.1"),
     ("a.shape for b.shape (Mul)", "ops_binary.py", "unbroadcast(grad * a, b.shape)", "unbroadcast(grad * a, a.shape)",
      "2.3"),
+    # fb7's kinds: a helper of the module's for a value, a 1/2 missing on one term of a sum
+    ("the cdf for the density (exact Gelu)", "ops_activation.py", "return grad * (cdf + x * normal_pdf(x))",
+     "return grad * (cdf + x * cdf)", "5.2"),
+    ("a 1/2 missing on one term (tanh Gelu)", "ops_activation.py", "            return grad * (cdf + 2 * x * cdf * (1 - cdf) * du)",
+     "            t = 2 * cdf - 1\n            return grad * (cdf + x * (1 - t * t) * du)", "5.2"),
 ]
 
 NOTEBOOK = r"""

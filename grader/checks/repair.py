@@ -30,16 +30,17 @@ WORDS = {"return": "a `return` missing (the function ended without returning its
          "sign": "the sign of one term", "swap": "the order of two operands",  # edit_kinds.KINDS (a test holds them equal)
          "axis": "an axis, keepdims or a transpose",
          "keepdims": "whether a reduction keeps its reduced axis as size 1 (dropped, it no longer lines up)",
-         "constant": "a constant (a number or a power)",
+         "constant": "a constant (a number or a power)", "factor": "one factor or divisor too many",
          "group": "which operations group first (parentheses around a product or quotient)",
          "variable": "which variable is used", "term": "one term of a sum (one too many)",
-         "factor": "one factor or divisor too many",
          "multiply": "a factor missing (a variable or a named constant to multiply by)",
          "unwrap": "a function applied once too often", "wrap": "a function missing (such as exp or log)",
          "transpose": "a transpose (.T reverses every axis; of a batch of matrices only the last two swap)",
          "index": "an index missing (a value used whole where the loop's own part of it belongs)",
          "operator": "an operator (* for ** and the like: * and /, + and *)",
-         "function": "which function is applied (such as abs for sign, exp for log, sum for mean)"}
+         "function": "which function is applied (such as abs for sign, exp for log, sum for mean)",
+         "helper": "which function or variable is used (a helper's value, such as a density, for another value)",
+         "halved": "a constant factor on one term (a 1/2 or a 2 missing or too many)"}
 FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
 RAISED_AT = re.compile(r" at (minitorch/[\w/]+\.py), line (\d+), in \w+: ")  # common.failure_of's words for your line
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .edit_swaps import TWIN_KINDS, bases, functions, operators
+from .edit_swaps import TWIN_KINDS, bases, functions, helped, helpers, operators, swap_last
 
 KINDS = {"return": "a `return` missing (the function ended without returning its value)",
          "sign": "the sign of one term", "swap": "the order of two operands", "axis": "an axis, keepdims or a transpose",
@@ -53,6 +53,7 @@ class Scope:
     axes: list[ast.expr] = field(default_factory=list)
     returned: set[int] = field(default_factory=set)
     constants: list[str] = field(default_factory=list)
+    helpers: tuple[list[str], list[str]] | None = None  # a backward's helpers, and the variables they are called on
 
 
 def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | None = None) -> Scope:
@@ -89,12 +90,7 @@ def scope(node: ast.FunctionDef, module_names: Any, forward: ast.FunctionDef | N
     constants = [n for n, v in dict(module_names).items() if n.isupper() and type(v) is float][:4]
     return Scope({n: "loop" if n in loops else "object" if n in objects else "value"
                   for n in dict.fromkeys(names) if n not in UNNAMED}, list(attributes.values()), tops, module,
-                 list({ast.unparse(a): a for a in axes}.values()), returned, constants)
-
-
-def _swapaxes(value: ast.expr) -> ast.expr:
-    args: list[ast.expr] = [ast.UnaryOp(ast.USub(), ast.Constant(1)), ast.UnaryOp(ast.USub(), ast.Constant(2))]
-    return ast.Call(ast.Attribute(value, "swapaxes", ast.Load()), args, [])
+                 list({ast.unparse(a): a for a in axes}.values()), returned, constants, helpers(dict(module_names), node, forward))
 
 
 def _numbers(value: Any, axis: bool) -> list:
@@ -162,8 +158,8 @@ def _operations(child: ast.BinOp) -> Iterator[tuple[str, Callable]]:
     if isinstance(child.right, ast.BinOp):  # a op (b op2 c) -> (a op b) op2 c
         yield "group", lambda c: ast.BinOp(ast.BinOp(c.left, c.op, c.right.left), c.right.op, c.right.right)
     if isinstance(child.op, ast.MatMult):
-        yield "axis", lambda c: ast.BinOp(_swapaxes(c.left), c.op, c.right)
-        yield "axis", lambda c: ast.BinOp(c.left, c.op, _swapaxes(c.right))
+        yield "axis", lambda c: ast.BinOp(swap_last(c.left), c.op, c.right)
+        yield "axis", lambda c: ast.BinOp(c.left, c.op, swap_last(c.right))
 
 
 def _calls(child: ast.Call, where: Scope) -> Iterator[tuple[str, Callable]]:
@@ -186,6 +182,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
     """The kinds of edit that apply to ``child`` (under ``parent``), each with a function
     making the edited node from a copy of it."""
     yield from _names(child, where)
+    yield from helped(parent, child, where.helpers, where.names)  # and a 1/2 or 2 on one term, in a backward
     if isinstance(child, ast.Expr) and not isinstance(child.value, (ast.Constant, ast.Call)):  # a value computed, then lost
         yield "return", lambda c: ast.Return(c.value)
     if isinstance(child, ast.BinOp):
@@ -238,7 +235,7 @@ def changes(parent: ast.AST, child: ast.AST, where: Scope) -> Iterator[tuple[str
             yield "index", lambda c, n=loop: ast.Subscript(c, ast.Name(n, ast.Load()), ast.Load())
     if isinstance(child, ast.Attribute) and child.attr == "T" and isinstance(child.ctx, ast.Load):
         yield "axis", lambda c: c.value
-        yield "transpose", lambda c: _swapaxes(c.value)  # .T reverses every axis: of a batch, only the last two
+        yield "transpose", lambda c: swap_last(c.value)  # .T reverses every axis: of a batch, only the last two
     module = where.module
     if module and isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load) \
             and where.names.get(child.id) == "value" and isinstance(parent, ast.BinOp) \

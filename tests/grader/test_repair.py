@@ -59,9 +59,13 @@ CASES = {  # name: (forward, the learner's backward, the reference, the inputs, 
                                 "which function is applied (such as abs for sign, exp for log, sum for mean)", "np.cos(x)"),
     "an operator for its twin": ("arrays[0] ** 3", "return grad * 3 * (x * 2)", lambda x: x ** 3,
                                  [np.array([0.3, -1.2, 0.7])], "an operator (* for ** and the like: * and /, + and *)", "x ** 2"),
+    # fb7's: a 1/2 missing on one term of a sum
+    "a half missing on one term": ("arrays[0] ** 2 / 4 + np.exp(arrays[0])", "return grad * (np.exp(x) + x)",
+                                   lambda x: x ** 2 / 4 + np.exp(x), [np.array([0.3, -1.2, 0.7])],
+                                   "a constant factor on one term (a 1/2 or a 2 missing or too many)", "0.5"),
 }
 ONLY = {"grad forgotten", "a call too many", "a call missing", "a divisor too many", "a function for its twin",
-        "an operator for its twin"}  # no other kind is accepted
+        "an operator for its twin", "a half missing on one term"}  # no other kind is accepted
 
 
 class Context:

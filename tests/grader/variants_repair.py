@@ -79,6 +79,24 @@ BUGGY = [
      ("ops_activation.py", "du = SQRT_2_OVER_PI * (1 + 3 * TANH_CUBIC * x * x)", "du = 1 + 3 * TANH_CUBIC * x * x"),
      "5.2", "a small edit of line 112 of minitorch/ops_activation.py (Gelu.backward) makes this case and fresh random "
      "ones right: look there at a factor missing (a variable or a named constant to multiply by)."),
+    # fb7 (a fresh learner's): a helper of the module's for a value, a 1/2 missing on one term of a sum (written with t, as
+    # that learner did), and b for a in pow's log where b's shape is not a's (the result broadcasts to the same shape)
+    ("exact gelu's derivative with the cdf where the density belongs",
+     ("ops_activation.py", "return grad * (cdf + x * normal_pdf(x))", "return grad * (cdf + x * cdf)"), "5.2",
+     "a small edit of line 114 of minitorch/ops_activation.py (Gelu.backward) makes this case and fresh random ones "
+     "right: look there at which function or variable is used (a helper's value, such as a density, for another value)."),
+    ("tanh gelu's derivative without the 1/2 of d cdf / du",
+     ("ops_activation.py", "            return grad * (cdf + 2 * x * cdf * (1 - cdf) * du)",
+      "            t = 2 * cdf - 1\n            return grad * (cdf + x * (1 - t * t) * du)"), "5.2",
+     "a small edit of line 114 of minitorch/ops_activation.py (Gelu.backward) makes this case and fresh random ones "
+     "right: look there at a constant factor on one term (a 1/2 or a 2 missing or too many)."),
+    ("pow's exponent gradient from log(b) in one line, b not of a's shape",
+     ("ops_binary.py", "                log_a = np.where((a == 0) & (b >= 0), 0, np.log(a))\n"
+      "                grad_b = unbroadcast(grad * (out * log_a).astype(grad.dtype, copy=False), b.shape)",
+      "                grad_b = unbroadcast(grad * np.where((a == 0) & (b >= 0), np.zeros_like(out), out * np.log(b)), "
+      "b.shape)"), "2.3",
+     "a small edit of line 122 of minitorch/ops_binary.py (Pow.backward) makes this case and fresh random ones right: "
+     "look there at which variable is used."),
     # where a dtype drift begins (issue 45, learner 3): the first line of the learner's code making another dtype
     ("max's ties counted in int64 (a bool mask summed)",
      ("ops_reduce.py", "ties = np.sum(hit, axis=ctx.axes, keepdims=True).astype(grad.dtype)",

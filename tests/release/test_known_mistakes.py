@@ -43,6 +43,7 @@ CUES: dict = {
     "operator precedence": "parentheses", "the 2 missing": "twice out", "times x": "divided by x",
     "sign lost": "cos has a minus sign", "sign added": "no minus", "factor missing": "out (1 - out)",
     "sign of x missing": "sign of x", "1 at the kink": "times (x > 0)", "count missing": "divides by the count",
+    "mask from grad": "times (x > 0)",
     "divided by every element": "reduced axes' sizes only", "divided by the count": "Sum does not divide",
     "ties not shared": "share it equally", "ties counted over everything": "along ctx.axes",
     "expand_dims missing": "expand_dims", "forward permutation reused": "not the forward's permutation",

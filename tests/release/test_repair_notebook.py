@@ -77,6 +77,22 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
      "2.3": ("ops_binary.py", "unbroadcast(grad * a, b.shape)", "unbroadcast(grad * a, a.shape)",
              "line 76 of minitorch/ops_binary.py (Mul.backward) makes every case of this check pass: look there at "
              "which variable is used.", "b.shape")},
+    # fb7: a helper of the module's for a value (the cdf where the density belongs), a 1/2 missing on one term of a sum
+    # (the tanh gelu's, written with t), and b for a in pow's log (b of another shape than a: the result broadcasts)
+    {"5.2": ("ops_activation.py", "return grad * (cdf + x * normal_pdf(x))", "return grad * (cdf + x * cdf)",
+             "line 114 of minitorch/ops_activation.py (Gelu.backward) makes every case of this check pass: look there "
+             "at which function or variable is used (a helper's value, such as a density, for another value).",
+             "normal_pdf")},
+    {"5.2": ("ops_activation.py", "            return grad * (cdf + 2 * x * cdf * (1 - cdf) * du)",
+             "            t = 2 * cdf - 1\n            return grad * (cdf + x * (1 - t * t) * du)",
+             "line 114 of minitorch/ops_activation.py (Gelu.backward) makes every case of this check pass: look there "
+             "at a constant factor on one term (a 1/2 or a 2 missing or too many).", "0.5"),
+     "2.3": ("ops_binary.py", "                log_a = np.where((a == 0) & (b >= 0), 0, np.log(a))\n"
+             "                grad_b = unbroadcast(grad * (out * log_a).astype(grad.dtype, copy=False), b.shape)",
+             "                grad_b = unbroadcast(grad * np.where((a == 0) & (b >= 0), np.zeros_like(out), "
+             "out * np.log(b)), b.shape)",
+             "line 122 of minitorch/ops_binary.py (Pow.backward) makes every case of this check pass: look there at "
+             "which variable is used.", "np.log(a)")},
 ]
 RUNNER = r"""
 import json, sys, pathlib
