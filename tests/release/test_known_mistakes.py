@@ -126,6 +126,7 @@ CUES.update({  # ---- found by the third fresh learner's walk (issue 45)
 CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
     ("3.1", "exp of the output"): "exp: times out", ("3.1", "tanh applied twice"): "tanh: 1 - out^2",
+    ("3.1", "sigmoid's rule"): "tanh: 1 - out^2",
     ("3.1", "out missing"): "sigmoid: out (1 - out)",
     "minus lost on the quotient's b": "d(a/b)/db is -a/b^2", ("1.2", "a's gradient times b"): "Quotient",
     "g missing from log's gradient": "g divided by a", ("1.2", "times x"): "g divided by a",

@@ -20,8 +20,8 @@ PLANTED = {  # task: (file, the reference's text, the mistake, what the message 
     "3.1": ("ops_unary.py", "return grad * out * (1 - out)", "return grad * out * (1 + out)",
             "A small edit of line 174 of minitorch/ops_unary.py (Sigmoid.backward) makes every case of this check "
             "pass: look there at the sign of one term.", "(1 - out)"),
-    "2.3": ("ops_binary.py", "-grad * a / (b * b)", "-grad * a / b * b",
-            "line 94 of minitorch/ops_binary.py (Div.backward)", "(b * b)"),
+    "2.3": ("ops_binary.py", "-grad * (a / b) / b", "-grad * a / b * b",
+            "line 94 of minitorch/ops_binary.py (Div.backward)", "a / b / b"),
     "5.3": ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
             "np.exp(out) * np.sum(grad, axis=ctx.axis)", "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward)",
             "keepdims=True"),
