@@ -165,6 +165,12 @@ BUGGY = [
                                           "return grad * (1 - np.tanh(out) ** 2)"), "3.1", "known mistake: tanh applied twice"),
     ("tanh backward with sigmoid's rule", ("ops_unary.py", "return grad * (1 - out * out)",  # walk 7's k3.1c
                                            "return grad * out * (1 - out)"), "3.1", "known mistake: sigmoid's rule"),
+    ("pow's b gradient without out", ("ops_binary.py", "grad * (out * log_a).astype(grad.dtype, copy=False)",  # k2.3d
+                                      "grad * log_a.astype(grad.dtype, copy=False)"), "2.3",
+     "known mistake: factor out missing"),
+    ("b wins wherever a does not, ties included", ("ops_binary.py", "to_b = grad - to_a",  # walk 7's k2.3f
+                                                   "to_b = grad * ~a_wins + half"), "2.3",
+     "known mistake: b's whole gradient at a tie too"),
     ("log backward without grad", ("ops_unary.py", "return grad / x", "return 1 / x"), "3.1",
      "known mistake: grad not multiplied"),
     ("sigmoid backward without the factor out", ("ops_unary.py", "return grad * out * (1 - out)", "return grad * (1 - out)"),
