@@ -171,6 +171,8 @@ BUGGY = [
     ("b wins wherever a does not, ties included", ("ops_binary.py", "to_b = grad - to_a",  # walk 7's k2.3f
                                                    "to_b = grad * ~a_wins + half"), "2.3",
      "known mistake: b's whole gradient at a tie too"),
+    ("central difference without eps", ("numerical.py", "return (f(*up) - f(*down)) / (2.0 * eps)",  # walk 7's L1.1a
+                                        "return (f(*up) - f(*down)) / 2"), "1.1", "known mistake: eps missing"),
     ("log backward without grad", ("ops_unary.py", "return grad / x", "return 1 / x"), "3.1",
      "known mistake: grad not multiplied"),
     ("sigmoid backward without the factor out", ("ops_unary.py", "return grad * out * (1 - out)", "return grad * (1 - out)"),
