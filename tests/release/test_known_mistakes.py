@@ -166,7 +166,8 @@ CUES.update({
     "never between backward and step", "step missing": "then the optimizer's step",
 })
 CUES.update({  # ---- stage 1 and Task 2.1
-    "one-sided difference": "a little to the right - f a little to the left", "divided by eps": "divide by twice eps", "eps missing": "divide by twice eps",
+    "one-sided difference": "a little to the right - f a little to the left", "divided by eps": "divide by twice eps",
+    "eps missing": "divide by twice eps",
     "every argument nudged": "Leave every other value alone", "arg ignored": "at position arg",
     "one list for both points": "two separate copies", ("1.1", "operator precedence"): "divide by twice eps",
     ("1.2", "sign lost on b"): "minus g for b", ("1.2", "exponent not lowered"): "c a^(c-1)",
