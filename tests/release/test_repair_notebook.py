@@ -84,7 +84,8 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
     {"3.1": ("ops_unary.py", SIN_TO_COS, SIN_TO_COS.replace("return grad * np.cos(x)", "return grad * np.sin(x)")
              .replace("return -grad * np.sin(x)", "return -grad * np.cos(x)"), "line 121 of "
              "minitorch/ops_unary.py (Sin.backward) makes this case and fresh random ones right (a later case of another "
-             "op still fails): look there at which function is applied", "grad * np.cos(x)")},
+             "op still fails): look there at which function is applied (such as abs for sign, exp for log, sum for mean).",
+             "grad * np.cos(x)")},
 ]
 RUNNER = r"""
 import json, sys, pathlib
