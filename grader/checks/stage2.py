@@ -11,6 +11,7 @@ from grader.checks.naming import judge, judge_value, name_value_mistake, seen_va
 from grader.checks.numeric import unbroadcast_by_loops
 from grader.checks.repair import not_finite_located
 from grader.checks.rules import check_float32, check_large, check_rule, run_rule
+from grader.checks.stage2_edges import div_overflow, names_shapes
 from grader.results import Failure
 
 
@@ -61,6 +62,7 @@ def broadcast_shapes_raises(w, rng):
             got = _broadcast_shapes(w, *bad)
         except Raised as error:
             if error.type == "ValueError":
+                names_shapes(bad, error.message, error.where)
                 continue
             if error.type == "NotImplementedError":
                 raise learner_raised(error, f"broadcast_shapes{bad}") from None
@@ -170,6 +172,8 @@ def _binary_part(name):
         check_large(w, function, BINARY[name], [a * big, b * big if name != "Pow" else b], f"inputs near {big:g}",
                     "Keep every intermediate in range: a square of a large number overflows float32 near 2e19.",
                     swaps=SWAP)
+        if name == "Div":  # near 1e20, where b * b overflows float32
+            div_overflow(w, rng, SWAP)
     return check
 
 

@@ -57,7 +57,7 @@ HINTS: dict[str, tuple[str, str, str]] = {
             "The table in the notebook gives each rule; unbroadcast(g, x.shape) does the summing. For maximum and "
             "minimum, _split_by_winner gets boolean arrays a_wins and tie.",
             "Mul: a's gradient uses b and b's uses a (not swapped). Sub: grad and minus grad. Div: grad / b and "
-            "-grad a / b^2. Pow: a's is b a^(b-1), with np.where so that b == 0 gives 0; b's is out times log(a) (NaN "
+            "-grad a / b^2, computed as -grad (a / b) / b (b * b overflows float32 near 2e19). Pow: a's is b a^(b-1), with np.where so that b == 0 gives 0; b's is out times log(a) (NaN "
             "for a negative base, as in PyTorch), skipped (None) unless ctx.needs_input_grad[1]. Ties: half of grad to "
             "each side."),
     "3.1": ("One input, one output of the same shape: the gradient is grad times the derivative, elementwise.",

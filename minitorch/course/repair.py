@@ -89,13 +89,7 @@ def _returned_last(functions: list[tuple[str, Callable]], run: Callable[[], Any]
 
 
 def _passes(run: Callable[[], Any]) -> bool:
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # an edit's overflow or 0/0 is not the learner's to read
-            run()
-    except Exception:  # noqa: BLE001 - an edit that fails in any way is simply not a repair
-        return False
-    return True
+    return task_code.failure(run) is None
 
 
 def drift_line(task: str, error: BaseException, package: pathlib.Path) -> str:
@@ -211,6 +205,7 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     if not plans:
         return ""
     accepted: list[tuple[str, mutants.Edit]] = []
+    owner, further = getattr(case[0], "__name__", "") if case else "", False
     _state["searching"] = True
     try:
         for where, function, edit in plans:
@@ -219,9 +214,13 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
             if time.perf_counter() - start > SECONDS:
                 return ""  # not searched to the end: no line can be named honestly
             with mutants.patched(function, edit.code):
-                if case and not _passes(case[1]) or case and case[2] and not _passes(case[2]) or not _passes(whole):
-                    continue  # the failing case first, then fresh ones, then the whole cell
+                if case and not _passes(case[1]) or case and case[2] and not _passes(case[2]):
+                    continue  # the failing case first, then fresh ones, then the whole cell (or all of it up to
+                later = task_code.failure(whole)  # another Function's failure, a second mistake: walk 7's Sin and Cos)
+                if later is not None and not (case and case[2] and task_code.elsewhere(later, owner, function)):
+                    continue
             accepted.append((where, edit))
+            further = further or later is not None
             if len({(w, e.line) for w, e in accepted}) > 1:
                 return ""  # edits on two lines make the check pass: no one line to name
     finally:
@@ -231,8 +230,9 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     where, edit = accepted[0]
     kinds = " or ".join(dict.fromkeys(mutants.KINDS[e.kind] for _, e in accepted))
     file, _, function = where.partition(" ")
-    return (f"A small edit of line {edit.line} of {file} {function} makes every case of this check pass: "
-            f"look there at {kinds}." + _made_above(error, next(f for w, f in suspects if w == where), edit.line))
+    passes = "this case and fresh random ones right (a later case of another op still fails)" if further else \
+        "every case of this check pass"
+    return (f"A small edit of line {edit.line} of {file} {function} makes {passes}: look there at {kinds}." + _made_above(error, next(f for w, f in suspects if w == where), edit.line))
 
 
 def _made_above(error: BaseException, function: Callable, line: int) -> str:

@@ -22,9 +22,10 @@ from ..function import Context
 from ..gradcheck import numerical_grads
 from . import diagnose, evidence, known_mistakes, repair
 from .failures import CheckFailed, _task, called_from, checking, raised, returned_at
-from .mismatch import hint_for, compare, fail, in_place
+from .mismatch import hint_for, compare, fail, in_place, names_shapes, same_size
 
-__all__ = ["CheckFailed", "called_from", "check_backward", "checking", "fail", "in_place", "same", "same_dtype", "seen"]
+__all__ = ["CheckFailed", "called_from", "check_backward", "checking", "fail", "in_place", "names_shapes", "same",
+           "same_dtype", "same_size", "seen"]
 
 
 def same(got: Any, expected: Any, call: str, case: str = "", *, atol: float = 1e-6, rtol: float = 1e-5,

@@ -91,7 +91,7 @@ class Div(Function):
         a, b = ctx.saved
         # Task 2.3: Div.backward
         ### BEGIN SOLUTION
-        return unbroadcast(grad / b, a.shape), unbroadcast(-grad * a / (b * b), b.shape)
+        return unbroadcast(grad / b, a.shape), unbroadcast(-grad * (a / b) / b, b.shape)
         ### END SOLUTION
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 import minitorch as mt
 from minitorch import plotting
-from minitorch.course.visible import check_backward, checking, fail, same  # the checks' messages
+from minitorch.course.visible import check_backward, checking, fail, names_shapes, same, same_size  # the checks' messages
 
 # %% [markdown]
 # The engine walks the same kind of graph as in notebook 1; its boxes now stand for whole
@@ -93,6 +93,7 @@ with checking("2.1"):
         same(got, ValueError, f"broadcast_shapes{shapes}", "shapes that do not broadcast",  # it should raise
              hint="These shapes do not broadcast: compare every shape, aligned from the right.",
              known=("broadcast shapes", {"shapes": list(shapes)}))
+        names_shapes(got, shapes, f"broadcast_shapes{shapes}")  # the task asks for a message naming them
     print("good error:", message)
     print("Task 2.1 passes the visible checks")
 
@@ -201,6 +202,17 @@ with checking("2.3"):
             check_backward(op, [(a * scale_a).astype(dtype), (b * scale_b).astype(dtype)], np.ones((2, 3), dtype),
                            [at_scale[0] / scale_a, at_scale[1] / scale_b], case=f"a near {scale_a:g}, b near {scale_b:g}",
                            hint="Keep every intermediate in range: the square of a large number overflows float32.")
+    # a and b near 1e20 in float32: b * b (1e40) overflows to inf, so Div's rule divides by b twice; each gradient
+    # is judged to a thousandth of its own size (near 1e-20, where an absolute tolerance would let 0 pass)
+    a, b = (rng.uniform(0.5, 2.0, (2, 1)) * 1e20).astype(np.float32), (rng.uniform(0.5, 2.0, (3,)) * 1e20).astype(np.float32)
+    near_one = mt.numerical_grads(np.divide, [a.astype(np.float64) / 1e20, b.astype(np.float64) / 1e20])
+    grads = check_backward(ops_binary.Div, [a, b], np.ones((2, 3), np.float32), [None, None], case="a and b near 1e20")
+    with np.errstate(over="ignore"):
+        squared = (-np.ones((2, 3), np.float32) * a / (b * b)).sum(axis=0)  # what an overflowed b * b gives
+    for i, (got, want) in enumerate(zip(grads, near_one)):
+        same_size(got, (want / 1e20).astype(np.float32), "Div.backward", f"a and b near 1e20 (float32): the gradient for "
+                  f"input {i}", squared if i == 1 else None, "b * b overflowed float32 (above 3.4e38 it is inf, and a / inf "
+                  "is 0)", "Fix: divide by b twice, (a / b) / b, so that no intermediate leaves float32's range")
     grads = check_backward(ops_binary.Pow, [np.array([-1.5, 2.0]), np.array(2.0)], np.ones(2), [np.array([-3.0, 4.0]), None],
                            needs=(True, False), case="x ** 2: the exponent needs no gradient")
     if grads[1] is not None:

@@ -44,7 +44,7 @@ BUGGY = [
     ("sub negates a instead of b", ("ops_binary.py", "return unbroadcast(grad, a_shape), unbroadcast(-grad, b_shape)",
                                     "return unbroadcast(-grad, a_shape), unbroadcast(grad, b_shape)"), "2.3",
      "known mistake: sign on the wrong input"),
-    ("div does not square b", ("ops_binary.py", "unbroadcast(-grad * a / (b * b), b.shape)",
+    ("div does not square b", ("ops_binary.py", "unbroadcast(-grad * (a / b) / b, b.shape)",
                                "unbroadcast(-grad * a / b, b.shape)"), "2.3", "known mistake: b not squared"),
     ("tensor pow keeps the exponent", ("ops_binary.py", "np.where(b == 0, 0, b * a ** (b - 1))", "np.where(b == 0, 0, b * a ** b)"),
      "2.3", "known mistake: exponent not lowered"),
@@ -163,6 +163,16 @@ BUGGY = [
      "3.1", "known mistake: exp of the output"),
     ("tanh backward applies tanh again", ("ops_unary.py", "return grad * (1 - out * out)",
                                           "return grad * (1 - np.tanh(out) ** 2)"), "3.1", "known mistake: tanh applied twice"),
+    ("tanh backward with sigmoid's rule", ("ops_unary.py", "return grad * (1 - out * out)",  # walk 7's k3.1c
+                                           "return grad * out * (1 - out)"), "3.1", "known mistake: sigmoid's rule"),
+    ("pow's b gradient without out", ("ops_binary.py", "grad * (out * log_a).astype(grad.dtype, copy=False)",  # k2.3d
+                                      "grad * log_a.astype(grad.dtype, copy=False)"), "2.3",
+     "known mistake: factor out missing"),
+    ("b wins wherever a does not, ties included", ("ops_binary.py", "to_b = grad - to_a",  # walk 7's k2.3f
+                                                   "to_b = grad * ~a_wins + half"), "2.3",
+     "known mistake: b's whole gradient at a tie too"),
+    ("central difference without eps", ("numerical.py", "return (f(*up) - f(*down)) / (2.0 * eps)",  # walk 7's L1.1a
+                                        "return (f(*up) - f(*down)) / 2"), "1.1", "known mistake: eps missing"),
     ("log backward without grad", ("ops_unary.py", "return grad / x", "return 1 / x"), "3.1",
      "known mistake: grad not multiplied"),
     ("sigmoid backward without the factor out", ("ops_unary.py", "return grad * out * (1 - out)", "return grad * (1 - out)"),
@@ -488,7 +498,7 @@ BUGGY += [  # ---- a fourth fresh learner's weak cases of stages 2 to 5 (issue 4
         "axis=(*range(extra), *stretched), keepdims=True).reshape(shape)",
         "axis=(*range(extra), *stretched), keepdims=True).squeeze()"), "2.2", "known mistake: size-1 axes dropped"),
     # 2.3c, 2.3g
-    ("div's gradient for b without a", ("ops_binary.py", "unbroadcast(-grad * a / (b * b), b.shape)",
+    ("div's gradient for b without a", ("ops_binary.py", "unbroadcast(-grad * (a / b) / b, b.shape)",
                                         "unbroadcast(-grad / (b * b), b.shape)"), "2.3",
      "known mistake: a missing from b's gradient"),
     ("pow's exponent gradient from log(|a|)", ("ops_binary.py", "np.where((a == 0) & (b >= 0), 0, np.log(a))",

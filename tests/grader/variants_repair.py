@@ -8,7 +8,7 @@ BUGGY = [
      ("ops_unary.py", "return grad * out * (1 - out)", "return grad * out * (1 + out)"), "3.1",
      "a small edit of line 174 of minitorch/ops_unary.py (Sigmoid.backward)"),
     ("div's square written without its parentheses",
-     ("ops_binary.py", "unbroadcast(-grad * a / (b * b), b.shape)", "unbroadcast(-grad * a / b * b, b.shape)"), "2.3",
+     ("ops_binary.py", "unbroadcast(-grad * (a / b) / b, b.shape)", "unbroadcast(-grad * a / b * b, b.shape)"), "2.3",
      "a small edit of line 94 of minitorch/ops_binary.py (Div.backward)"),
     ("log_softmax's sum without keepdims",
      ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",

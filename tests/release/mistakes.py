@@ -39,7 +39,15 @@ MISTAKES = [
      ["known mistake: mean instead of sum", "got:", "expected:"]),
     ("sub loses the minus sign", ("ops_binary.py", "unbroadcast(-grad, b_shape)", "unbroadcast(grad, b_shape)"),
      "2.3", ["wrong sign"]),
-    ("div doubles b's gradient", ("ops_binary.py", "unbroadcast(-grad * a / (b * b), b.shape)",
+    ("broadcast_shapes error without the shapes", ("shapes.py",
+        "raise ValueError(f\"shapes {listed} cannot be broadcast together: axis {axis} \"\n"
+        "                             f\"has sizes {sorted(sizes)} (each must be equal or 1)\")",
+        "raise ValueError(\"shapes cannot be broadcast\")"), "2.1",
+     ["does not name the shapes (3,), (3,) and (4,)", "your line: minitorch/shapes.py", "Fix: put every shape"]),
+    ("div squares b, which overflows float32", ("ops_binary.py", "unbroadcast(-grad * (a / b) / b, b.shape)",
+                                                "unbroadcast(-grad * a / (b * b), b.shape)"), "2.3",
+     ["b * b overflowed float32", "Fix: divide by b twice"]),
+    ("div doubles b's gradient", ("ops_binary.py", "unbroadcast(-grad * (a / b) / b, b.shape)",
                                   "unbroadcast(-2 * grad * a / (b * b), b.shape)"), "2.3", ["constant factor of 2"]),
     # ---- stage 3
     ("sqrt forgets the 2", ("ops_unary.py", "return grad / (2 * out)", "return grad / out"), "3.1",

@@ -39,7 +39,8 @@ CUES: dict = {
     "gradients swapped": "not swapped", "missing unbroadcast": "unbroadcast", "sign lost on b": "minus grad",
     "sign on the wrong input": "minus grad", "b not squared": "b^2", "a's gradient times b": "grad / b",
     "exponent not lowered": "b a^(b-1)", "log missing": "log(a)", "ties not split": "half of grad",
-    "ties counted twice": "half of grad", "square missing": "1 - out^2", "derivative from the input": "not the input",
+    "ties counted twice": "half of grad", "b's whole gradient at a tie too": "half of grad",
+    "factor out missing": "out times log(a)", "square missing": "1 - out^2", "derivative from the input": "not the input",
     "operator precedence": "parentheses", "the 2 missing": "twice out", "times x": "divided by x",
     "sign lost": "cos has a minus sign", "sign added": "no minus", "factor missing": "out (1 - out)",
     "sign of x missing": "sign of x", "1 at the kink": "times (x > 0)", "count missing": "divides by the count",
@@ -127,6 +128,7 @@ CUES.update({  # ---- found by the third fresh learner's walk (issue 45)
 CUES.update({  # ---- found by the second fresh learner's walk (issue 45)
     "exact form for 'tanh'": "For the tanh form", "tanh form for 'none'": "For the exact form",
     ("3.1", "exp of the output"): "exp: times out", ("3.1", "tanh applied twice"): "tanh: 1 - out^2",
+    ("3.1", "sigmoid's rule"): "tanh: 1 - out^2",
     ("3.1", "out missing"): "sigmoid: out (1 - out)",
     "minus lost on the quotient's b": "d(a/b)/db is -a/b^2", ("1.2", "a's gradient times b"): "Quotient",
     "g missing from log's gradient": "g divided by a", ("1.2", "times x"): "g divided by a",
@@ -166,6 +168,7 @@ CUES.update({
 })
 CUES.update({  # ---- stage 1 and Task 2.1
     "one-sided difference": "a little to the right - f a little to the left", "divided by eps": "divide by twice eps",
+    "eps missing": "divide by twice eps",
     "every argument nudged": "Leave every other value alone", "arg ignored": "at position arg",
     "one list for both points": "two separate copies", ("1.1", "operator precedence"): "divide by twice eps",
     ("1.2", "sign lost on b"): "minus g for b", ("1.2", "exponent not lowered"): "c a^(c-1)",

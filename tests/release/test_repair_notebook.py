@@ -20,8 +20,8 @@ PLANTED = {  # task: (file, the reference's text, the mistake, what the message 
     "3.1": ("ops_unary.py", "return grad * out * (1 - out)", "return grad * out * (1 + out)",
             "A small edit of line 174 of minitorch/ops_unary.py (Sigmoid.backward) makes every case of this check "
             "pass: look there at the sign of one term.", "(1 - out)"),
-    "2.3": ("ops_binary.py", "-grad * a / (b * b)", "-grad * a / b * b",
-            "line 94 of minitorch/ops_binary.py (Div.backward)", "(b * b)"),
+    "2.3": ("ops_binary.py", "-grad * (a / b) / b", "-grad * a / b * b",
+            "line 94 of minitorch/ops_binary.py (Div.backward)", "a / b / b"),
     "5.3": ("ops_softmax.py", "np.exp(out) * np.sum(grad, axis=ctx.axis, keepdims=True)",
             "np.exp(out) * np.sum(grad, axis=ctx.axis)", "line 112 of minitorch/ops_softmax.py (LogSoftmax.backward)",
             "keepdims=True"),
@@ -37,6 +37,8 @@ PLANTED = {  # task: (file, the reference's text, the mistake, what the message 
     "7.3": ("nn/transformer.py", "x = self.token(idx) + self.position(np.arange(idx.shape[1]))",
             "x = self.token(idx) + self.position(np.arange(idx.shape[1]))[:-1]", "", ""),
 }
+SIN_TO_COS = (ROOT / "solutions" / "minitorch" / "ops_unary.py").read_text()  # from Sin's rule to Cos's, both planted
+SIN_TO_COS = SIN_TO_COS[SIN_TO_COS.index("return grad * np.cos(x)"):SIN_TO_COS.index("return -grad * np.sin(x)") + 24]
 FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library does not know (its names for the very
     # mistakes that learner made are tests/grader/variants_known.py's); the kind said is the one of the edit accepted,
     # and no other
@@ -93,6 +95,13 @@ FRESH = [  # a fresh learner's kinds of mistake, on an op or a line the library 
              "out * np.log(b)), b.shape)",
              "line 122 of minitorch/ops_binary.py (Pow.backward) makes every case of this check pass: look there at "
              "which variable is used.", "np.log(a)")},
+    # walk 7's L3.1b and k3.1e together: Sin's rule and Cos's both wrong; an edit of Sin's line mends the failing case
+    # and fresh ones, and the cell then fails at Cos, another op's method the edit never runs
+    {"3.1": ("ops_unary.py", SIN_TO_COS, SIN_TO_COS.replace("return grad * np.cos(x)", "return grad * np.sin(x)")
+             .replace("return -grad * np.sin(x)", "return -grad * np.cos(x)"), "line 121 of "
+             "minitorch/ops_unary.py (Sin.backward) makes this case and fresh random ones right (a later case of another "
+             "op still fails): look there at which function is applied (such as abs for sign, exp for log, sum for mean).",
+             "grad * np.cos(x)")},
 ]
 RUNNER = r"""
 import json, sys, pathlib

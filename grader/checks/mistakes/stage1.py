@@ -56,6 +56,10 @@ CENTRAL = [
                  "it is twice the slope: the two points x + eps and x - eps are 2 eps apart, but the difference was divided "
                  "by eps", "divide the difference by twice eps",
                  lambda f, values, arg, eps: _difference(f, values, arg, eps, step=1.0)),
+    ValueMistake("1.1", "central difference", "eps missing",
+                 "it is the slope times eps: the difference was divided by 2, not by twice eps (the distance between "
+                 "the two points)", "divide the difference by twice eps",
+                 lambda f, values, arg, eps: _difference(f, values, arg, eps) * eps),
     ValueMistake("1.1", "central difference", "every argument nudged",
                  "every value was nudged, not only values[arg]: that is the slope along all the arguments at once",
                  "change only the value at position arg in each copy; leave every other value alone",

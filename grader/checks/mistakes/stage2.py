@@ -13,6 +13,22 @@ def _both(a, b):
     return np.broadcast_arrays(a, b)
 
 
+def _log_alone(x, g):
+    """b's gradient of a ** b without its factor out = a ** b: grad * log(a) (0 where a = 0 and b >= 0)."""
+    a, b = _both(*x)
+    with np.errstate(all="ignore"):
+        return unbroadcast(g * np.where((a == 0) & (b >= 0), 0.0, np.log(a)), x[1].shape)
+
+
+def _b_wins_at_ties(x, g, a_wins):
+    """b's gradient of a maximum or minimum where b "wins" wherever a does not, ties included, and also gets its half
+    of a tie: 1.5 grad at a tie (None without a tie)."""
+    a, b = _both(*x)
+    if not (a == b).any():
+        return None
+    return unbroadcast(g * ~a_wins(a, b) + g * (a == b) * 0.5, x[1].shape)
+
+
 def _log_of_abs(x, g):
     """b's gradient of a ** b with log(|a|) for log(a): a number where a < 0 (None where no base is negative)."""
     a, b = x
@@ -81,6 +97,15 @@ MISTAKES = [
             "log of a negative number), as PyTorch gives",
             "take the log of a itself (a negative base gives NaN there, as in PyTorch); only a = 0 with b >= 0 gives 0",
             _log_of_abs),
+    Mistake("2.3", "ops_binary.Pow", 1, "factor out missing",
+            "b's gradient is grad * log(a), without the factor out = a ** b: d(a ** b)/db is a ** b * log(a)",
+            "multiply by out (a ** b) as well (and give 0 where a is 0 and b >= 0)", _log_alone),
+    *[Mistake("2.3", f"ops_binary.{op}", 1, "b's whole gradient at a tie too",
+              "at a tie (a == b) b gets the whole gradient as well as its half (b taken to win wherever a does not, "
+              "ties included); each side should get half",
+              "b wins only where a neither wins nor ties: at a tie it gets half, as a does",
+              lambda x, g, w=wins: _b_wins_at_ties(x, g, w))
+      for op, wins in (("Maximum", np.greater), ("Minimum", np.less))],
     Mistake("2.3", "ops_binary.Maximum", 0, "ties not split",
             "at a tie (a == b) a gets the whole gradient; each side should get half",
             "where a == b give each input grad / 2 (_split_by_winner's tie)",

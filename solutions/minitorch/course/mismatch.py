@@ -10,7 +10,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import diagnose, repair
-from .failures import CheckFailed, stuck
+from .failures import CheckFailed, raised, stuck
 
 
 def _show(value: Any, places: int = 4) -> str:
@@ -130,3 +130,37 @@ def compare(got: Any, expected: Any, call: str, case: str, *, atol: float, rtol:
     if got.dtype != want and want.kind == "f":
         fail(call, case, f"came back as {got.dtype}; expected {want} (the input's dtype): a float64 constant or array "
              "crept in (dtype drift)", hint=hint_for(hint, "dtype"))
+
+
+SHAPES_FIX = ("Fix: put every shape in the message (an f-string prints a tuple as Python does, (2, 3)), so that whoever "
+              "reads it sees which shapes clashed")
+
+
+def names_shapes(error: Any, shapes: Sequence, call: str) -> None:
+    """``error``, the ValueError raised for ``shapes`` that do not broadcast, must name
+    every one of them (printed as a tuple or a list, with or without spaces)."""
+    __tracebackhide__ = True
+    said = str(error).replace(" ", "")
+    forms = [{str(tuple(s)).replace(" ", ""), str(list(s)).replace(" ", ""), "(" + ",".join(map(str, s)) + ")"}
+             for s in shapes]
+    missing = [tuple(s) for s, shown in zip(shapes, forms) if not any(form in said for form in shown)]
+    if isinstance(error, ValueError) and missing:
+        listed = " and ".join(filter(None, [", ".join(str(s) for s in missing[:-1]), str(missing[-1])]))
+        _, _, rest = str(raised(error, call, "", f"The task asks for a ValueError that names the shapes. {SHAPES_FIX}"))\
+            .partition("\n")
+        raise CheckFailed(f"{call} raised ValueError, as it should, but its message does not name the "
+                          f"shape{'s' if len(missing) > 1 else ''} {listed}: \"{error}\"\n{rest}")
+
+
+def same_size(got: Any, expected: np.ndarray, call: str, case: str, overflowed: np.ndarray | None = None,
+              named: str = "", fix: str = "") -> None:
+    """``got`` must equal ``expected`` to a thousandth of each value's own size (no absolute
+    tolerance: a gradient near 1e-20 is judged as one); when ``got`` is ``overflowed``, what
+    an intermediate that overflowed gives, and that differs from ``expected``, ``named`` says so."""
+    __tracebackhide__ = True
+    if isinstance(got, np.ndarray) and got.shape == expected.shape and np.allclose(got, expected, rtol=1e-3, atol=0.0):
+        return
+    fits = overflowed is not None and isinstance(got, np.ndarray) and got.shape == overflowed.shape and \
+        np.array_equal(got, overflowed) and not np.allclose(overflowed, expected, rtol=1e-3, atol=0.0)
+    fail(call, case, f"came back with wrong values{': ' + named if fits else ''} (judged to a thousandth of each "
+         "value's size)", got, expected, fix if fits else "")

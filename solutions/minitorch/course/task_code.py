@@ -5,10 +5,13 @@ label. The repair search edits them (``repair.py``) and the dtype and value trac
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import pathlib
 import re
 import sys
 import types
+import warnings
 from typing import Any, Callable
 
 from . import mutants
@@ -49,3 +52,23 @@ def _defs(node: ast.AST, prefix: str):
             yield from _defs(child, f"{prefix}{child.name}.")
         elif isinstance(child, ast.FunctionDef):
             yield f"{prefix}{child.name}", child
+
+
+def failure(run: Callable[[], Any]) -> Exception | None:
+    """What ``run`` raises, with its output and warnings kept quiet (None when it passes)."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an edit's overflow or 0/0 is not the learner's to read
+            run()
+    except Exception as error:  # noqa: BLE001 - an edit that fails in any way is simply not a repair
+        return error
+    return None
+
+
+def elsewhere(later: Exception | None, owner: str, function: Callable) -> bool:
+    """Whether ``later``, the cell's failure under an edit of ``function`` (a method of ``owner``, the Function whose
+    case failed), is a check's failure of another Function's call, which the edited method never runs: a second
+    mistake of the same task, further down the cell (Sin's rule and Cos's both wrong)."""
+    call = re.split(r" with |: | raised ", str(later).partition("\n")[0], maxsplit=1)[0]
+    return isinstance(later, AssertionError) and bool(owner) and function.__qualname__.startswith(f"{owner}.") and \
+        re.fullmatch(r"\w+\.(backward|forward)", call) is not None and not call.startswith(f"{owner}.")
