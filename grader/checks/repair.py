@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from grader.boundary.failures import Lost, Raised
-from grader.checks.common import CheckFailure, scaled_atol
+from grader.checks.common import FILE, NAME, CheckFailure, drift_noted, scaled_atol
 from grader.checks.diagnose import made_words
 from grader.checks.numeric import numeric_vjp
 from grader.results import Failure
@@ -40,7 +40,6 @@ WORDS = {"return": "a `return` missing (the function ended without returning its
          "index": "an index missing (a value used whole where the loop's own part of it belongs)",
          "operator": "an operator (* for ** and the like: * and /, + and *)",
          "function": "which function is applied (such as abs for sign, exp for log, sum for mean)"}
-FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
 RAISED_AT = re.compile(r" at (minitorch/[\w/]+\.py), line (\d+), in \w+: ")  # common.failure_of's words for your line
 
 
@@ -111,19 +110,7 @@ def drift_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence
                        task=str(getattr(w, "task", "") or ""))
     except (Raised, Lost):
         return failure
-    if not isinstance(found, dict) or not found:
-        return failure
-    file, name, line, local, made = (found.get(k) for k in ("file", "function", "line", "name", "dtype"))
-    if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
-            and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
-            and isinstance(made, str) and re.fullmatch(r"(u?int|float|complex)\d+", made)):
-        return failure
-    what = f"{local} is {made}" if local else f"it returns {made}"
-    text = str(failure).rstrip()
-    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}The first value of another dtype than float32 in "
-                        f"your code is made at line {line} of {file} ({name}): {what} there (NumPy makes float32 mixed "
-                        "with int64 or float64 into float64).", failure.mistake, failure.keep, failure.kind,
-                        failure.not_finite)
+    return drift_noted(failure, found)
 
 
 def origin_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence[np.ndarray], upstream: Any,
