@@ -161,7 +161,7 @@ def _not_finite_note(w: Any, function: str, arrays: Sequence[np.ndarray], upstre
         "file", "function", "line", "name", "how", "small"))
     if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
             and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
-            and how in ("", "divides", "log", "power", "exp") and isinstance(small, list)
+            and how in ("", "divides", "zero by zero", "log", "power", "exp") and isinstance(small, list)
             and all(isinstance(n, str) and n.isidentifier() for n in small)):
         return ""
     return not_finite_words(line, file, name, local, how, small)
@@ -172,6 +172,7 @@ def not_finite_words(line: int, file: str, function: str, name: str, how: str, s
     value = f": {name} holds one there" if name else ": it returns one there"
     zero = " or ".join(f"{n} is 0" for n in small)
     cause = {"divides": f"; that line divides by zero ({zero} on this case)" if small else "; that line divides",
+             "zero by zero": f"; that line divides 0 by 0 ({zero} on this case)" if small else "; that line divides 0 by 0",
              "log": f"; that line takes a log or a square root of 0 or less ({zero} or less on this case)" if small
              else "; that line takes a log or a square root", "power": "; that line raises to a power (0 to a "
              f"negative power?{f' {zero} on this case' if small else ''})", "exp": "; that line takes an exp (of a "

@@ -167,7 +167,8 @@ def first_not_finite(run: Callable[[], Any], functions: list[Callable],
             made = [n for n, v in held.items() if (seen.get(n) != id(v) or type(v).__module__ == "numpy") and bad(v)]
             seen.update({n: id(v) for n, v in held.items()})
             if last[0] > below and (made or event == "return" and bad(arg)):
-                found.append((function, frame.f_code, last[0], made[0] if made else "", held))
+                found.append((function, frame.f_code, last[0], made[0] if made else "", held,
+                              held[made[0]] if made else arg))
                 return None
             last[0] = frame.f_lineno
             return step
@@ -180,8 +181,10 @@ def first_not_finite(run: Callable[[], Any], functions: list[Callable],
         sys.settrace(kept)
     if not found:
         return None
-    function, code, line, name, held = found[0]
+    function, code, line, name, held, value = found[0]
     how, below, suspects = _how(linecache.getline(code.co_filename, line))
+    if how == "divides" and not (abs(value) == float("inf")).any():   # a NaN, no inf: 0 divided by 0
+        how = "zero by zero"
     small = [n for n in suspects if n in held and _low(held[n], below)]
     return function, line, name, how, small
 
@@ -191,6 +194,7 @@ def words(line: int, file: str, function: str, name: str, how: str, small: list[
     value = f": {name} holds one there" if name else ": it returns one there"
     zero = " or ".join(f"{n} is 0" for n in small)
     cause = {"divides": f"; that line divides by zero ({zero} on this case)" if small else "; that line divides",
+             "zero by zero": f"; that line divides 0 by 0 ({zero} on this case)" if small else "; that line divides 0 by 0",
              "log": f"; that line takes a log or a square root of 0 or less ({zero} or less on this case)" if small
              else "; that line takes a log or a square root", "power": "; that line raises to a power (0 to a "
              f"negative power?{f' {zero} on this case' if small else ''})", "exp": "; that line takes an exp (of a "
