@@ -107,8 +107,7 @@ def shapes_made(error: BaseException, own: Callable[[types.FrameType, int], bool
                     f"({code.co_qualname}){' from ' + ' and '.join(came) if came else ''}: {text}")
         todo += [(n, made) for n in came]
     other = next((words for name in seen if (words := _other_state(frame, name))), "")
-    return (f"NumPy's words mean: {meant}. Of the values your line reads: {'; '.join(said)}.{other}" if said
-            else f"NumPy's words mean: {meant}.")
+    return f"NumPy's words mean: {meant}.{other}" + (f" Of the values your line reads: {'; '.join(said)}." if said else "")
 
 
 def _other_state(frame: types.FrameType, name: str) -> str:

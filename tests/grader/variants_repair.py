@@ -136,10 +136,9 @@ BUGGY = [
     # float64 sum: the line that makes it, never a cast at the return that only hides it); a 0/0 said to be one
     ("sgd reads the momentum buffer from the first parameter's state",
      ("optim.py", 'buffer = state.get("momentum_buffer")', 'buffer = self.state[0].get("momentum_buffer")'), "6.2",
-     "buffer has shape (3,2), made at line 62 of minitorch/optim.py (SGD.step): buffer = self.state[0].get("
-     "\"momentum_buffer\"); g has shape (4,), made at line 60 of minitorch/optim.py (SGD.step) from p: g = p.grad + "
-     "self.weight_decay * p.data if self.weight_decay else p.grad; p has shape (4,). buffer is held in the state of "
-     "another parameter (self.state[0], of a parameter of shape (3, 2)), not in this one's (of shape (4,))"),
+     "buffer is held in the state of another parameter (self.state[0], of a parameter of shape (3, 2)), not in this "
+     "one's (of shape (4,)): read and keep each parameter's values in its own state. Of the values your line reads: "
+     "buffer has shape (3,2), made at line 62 of minitorch/optim.py (SGD.step): buffer = self.state[0].get("),
     ("unbroadcast sums in float64",
      ("shapes.py", "    return grad.sum(axis=(*range(extra), *stretched), keepdims=True).reshape(shape)",
       "    out = grad.sum(axis=(*range(extra), *stretched), keepdims=True, dtype=np.float64)\n    return out.reshape(shape)"),
