@@ -43,6 +43,7 @@ PROBES: dict[str, Probe] = {
     "rule_edits": Probe(("{function}",)),
     "call_edits": Probe(("{function}",)),
     "dtype_origin": Probe(("{function}",)),
+    "call_dtype_origin": Probe(("{function}",)),
     "value_origin": Probe(("{function}",)),
     "nan_origin": Probe(("{function}",)),
     "unbroadcast_effects": Probe(("unbroadcast",)),

@@ -5,6 +5,7 @@ and how a wrong array is explained (``rules.py`` runs and judges one rule of an 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -183,3 +184,24 @@ def order_problem(calls: list, pattern: list, times: int, unit: str) -> str:
         elif call == "step":
             used, waiting = True, False
     return ""
+
+
+FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")  # a probe's file and function, checked
+
+
+def drift_noted(failure: CheckFailure, found: Any) -> CheckFailure:
+    """``failure`` with the words for a probe's finding of where a dtype drift begins (``dtype_origin``,
+    ``call_dtype_origin``); unchanged when it found none."""
+    if not isinstance(found, dict) or not found:
+        return failure
+    file, name, line, local, made = (found.get(k) for k in ("file", "function", "line", "name", "dtype"))
+    if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
+            and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
+            and isinstance(made, str) and re.fullmatch(r"(u?int|float|complex)\d+", made)):
+        return failure
+    what = f"{local} is {made}" if local else f"it returns {made}"
+    text = str(failure).rstrip()
+    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}The first value of another dtype than float32 in "
+                        f"your code is made at line {line} of {file} ({name}): {what} there (NumPy makes float32 mixed "
+                        "with int64 or float64 into float64).", failure.mistake, failure.keep, failure.kind,
+                        failure.not_finite)

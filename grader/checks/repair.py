@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from grader.boundary.failures import Lost, Raised
-from grader.checks.common import CheckFailure, scaled_atol
+from grader.checks.common import FILE, NAME, CheckFailure, drift_noted, scaled_atol
 from grader.checks.diagnose import made_words
 from grader.checks.numeric import numeric_vjp
 from grader.results import Failure
@@ -41,7 +41,6 @@ WORDS = {"return": "a `return` missing (the function ended without returning its
          "function": "which function is applied (such as abs for sign, exp for log, sum for mean)",
          "helper": "which function or variable is used (a helper's value, such as a density, for another value)",
          "halved": "a constant factor on one term (a 1/2 or a 2 missing or too many)"}
-FILE, NAME = re.compile(r"minitorch/[\w/]+\.py"), re.compile(r"[\w.]+")
 RAISED_AT = re.compile(r" at (minitorch/[\w/]+\.py), line (\d+), in \w+: ")  # common.failure_of's words for your line
 
 
@@ -112,19 +111,7 @@ def drift_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence
                        task=str(getattr(w, "task", "") or ""))
     except (Raised, Lost):
         return failure
-    if not isinstance(found, dict) or not found:
-        return failure
-    file, name, line, local, made = (found.get(k) for k in ("file", "function", "line", "name", "dtype"))
-    if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
-            and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
-            and isinstance(made, str) and re.fullmatch(r"(u?int|float|complex)\d+", made)):
-        return failure
-    what = f"{local} is {made}" if local else f"it returns {made}"
-    text = str(failure).rstrip()
-    return CheckFailure(f"{text}{' ' if text.endswith('.') else '. '}The first value of another dtype than float32 in "
-                        f"your code is made at line {line} of {file} ({name}): {what} there (NumPy makes float32 mixed "
-                        "with int64 or float64 into float64).", failure.mistake, failure.keep, failure.kind,
-                        failure.not_finite)
+    return drift_noted(failure, found)
 
 
 def origin_located(failure: CheckFailure, w: Any, function: str, arrays: Sequence[np.ndarray], upstream: Any,
@@ -175,7 +162,7 @@ def _not_finite_note(w: Any, function: str, arrays: Sequence[np.ndarray], upstre
         "file", "function", "line", "name", "how", "small"))
     if not (isinstance(file, str) and FILE.fullmatch(file) and isinstance(name, str) and NAME.fullmatch(name)
             and isinstance(line, int) and isinstance(local, str) and (not local or local.isidentifier())
-            and how in ("", "divides", "log", "power", "exp") and isinstance(small, list)
+            and how in ("", "divides", "zero by zero", "log", "power", "exp") and isinstance(small, list)
             and all(isinstance(n, str) and n.isidentifier() for n in small)):
         return ""
     return not_finite_words(line, file, name, local, how, small)
@@ -186,6 +173,7 @@ def not_finite_words(line: int, file: str, function: str, name: str, how: str, s
     value = f": {name} holds one there" if name else ": it returns one there"
     zero = " or ".join(f"{n} is 0" for n in small)
     cause = {"divides": f"; that line divides by zero ({zero} on this case)" if small else "; that line divides",
+             "zero by zero": f"; that line divides 0 by 0 ({zero} on this case)" if small else "; that line divides 0 by 0",
              "log": f"; that line takes a log or a square root of 0 or less ({zero} or less on this case)" if small
              else "; that line takes a log or a square root", "power": "; that line raises to a power (0 to a "
              f"negative power?{f' {zero} on this case' if small else ''})", "exp": "; that line takes an exp (of a "

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.boundary.runner import Raised
+from grader.boundary.runner import Lost, Raised
 from grader.checks import part
-from grader.checks.common import CheckFailure, explain, learner_raised, shapes_pairs
+from grader.checks.common import CheckFailure, drift_noted, explain, learner_raised, shapes_pairs
 from grader.checks.naming import judge, judge_value, name_value_mistake, seen_value, value_mistake_raised
 from grader.checks.numeric import unbroadcast_by_loops
 from grader.checks.repair import not_finite_located
@@ -130,12 +130,21 @@ def unbroadcast_float32(w, rng):
         if getattr(got, "dtype", None) != np.float32 and not right:  # half marks only for the right numbers
             raise CheckFailure(f"{doing} returned {type(got).__name__} of dtype {getattr(got, 'dtype', None)} and, in "
                                "float64, the wrong numbers (see the parts above)", "wrong result")
-        if getattr(got, "dtype", None) != np.float32:
-            raise CheckFailure(f"{doing} returned {type(got).__name__} of dtype {getattr(got, 'dtype', None)}: keep "
-                               "the gradient's dtype (a float64 array made along the way promotes it)", "dtype drift", keep=0.5)
+        if getattr(got, "dtype", None) != np.float32:  # and the line of the learner's where the drift begins
+            raise drift_noted(CheckFailure(f"{doing} returned {type(got).__name__} of dtype {getattr(got, 'dtype', None)}: "
+                                           "keep the gradient's dtype (a float64 array made along the way promotes it)",
+                                           "dtype drift", keep=0.5), _drift_origin(w, grad, shape))
         if np.shape(got) != np.shape(own) or not np.allclose(got, own, rtol=1e-5, atol=1e-6):
             raise CheckFailure(f"{doing} gave other numbers than the same call in float64: compute in the "
                                "gradient's own dtype", "float32 differs")
+
+
+def _drift_origin(w, grad, shape):
+    try:
+        return w.call("call_dtype_origin", doing="finding where unbroadcast's dtype changes", function="unbroadcast",
+                      args=[grad, list(shape)], dtype="float32")
+    except (Raised, Lost):
+        return {}
 
 
 BINARY = {"Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Pow": np.power,

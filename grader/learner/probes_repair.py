@@ -158,6 +158,25 @@ def dtype_origin(mt: Any, function: str, arrays: list, upstream: Any, params: di
 
 
 @probe
+def call_dtype_origin(mt: Any, function: str, args: list, dtype: str) -> dict:
+    """Where a package function's dtype drift begins (``unbroadcast`` given a float32 gradient): ``function`` called
+    once on ``args`` under a tracer, as ``dtype_origin`` runs a rule; {} when no line of the learner's makes one."""
+    target, root = resolve(mt, function), os.path.dirname(os.path.realpath(mt.__file__))
+
+    def run() -> None:
+        with warnings.catch_warnings(), contextlib.suppress(Exception):
+            warnings.simplefilter("ignore")
+            target(*[tuple(a) if isinstance(a, list) else a for a in args])
+    found = mutants.first_other_dtype(run, [target], dtype) if isinstance(target, types.FunctionType) else None
+    if found is None:
+        return {}
+    method, line, name, made = found
+    path = os.path.realpath(method.__code__.co_filename)
+    return {"line": line, "file": "minitorch/" + os.path.relpath(path, root).replace(os.sep, "/"),
+            "function": method.__qualname__, "name": name, "dtype": made}
+
+
+@probe
 def value_origin(mt: Any, function: str, arrays: list, upstream: Any, params: dict, swaps: dict | None = None,
                  views: list | None = None, task: str = "") -> dict:
     """Where the values were made that a line of the learner's own passed to a call that refused them

@@ -92,16 +92,14 @@ def _passes(run: Callable[[], Any]) -> bool:
     return task_code.failure(run) is None
 
 
-def drift_line(task: str, error: BaseException, package: pathlib.Path) -> str:
-    """Where a dtype drift (a float32 case's answer in float64) begins, in words: the check's
-    failing case run once more under a tracer (``mutants.first_other_dtype``), the first line
-    of the learner's own code in the task's functions that makes a value of another dtype
-    than the input's (an integer count, a float64 constant). "" when no line does."""
+def drift_line(task: str, error: BaseException, package: pathlib.Path, cell: Callable[[], Any] | None = None) -> str:
+    """Where a dtype drift (a float32 case's answer in float64) begins, in words: the failing case (else its ``cell``)
+    under a tracer (``mutants.first_other_dtype``), the first line of yours making another dtype (an int64 count)."""
     want = re.search(r"expected (float\d+) \(the input's dtype\)", str(error))
     case = _state["case"]
-    if not want or case is None or _state["searching"]:
+    if not want or case is None and cell is None or _state["searching"]:
         return ""
-    return _made_words(_suspects(task, error, package), case[1], want.group(1),
+    return _made_words(_suspects(task, error, package), case[1] if case else cell, want.group(1),
                        f"NumPy makes {want.group(1)} mixed with int64 or float64 into float64")
 
 
@@ -178,8 +176,9 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     ``cell`` is the frame of the check's cell (module code, run again under each edit) and
     ``began`` when it started: a cell that took long to fail is not run again."""
     start, case = time.perf_counter(), _state["case"]
-    if "dtype drift" in str(error):
-        drift = drift_line(task, error, package)
+    if "dtype drift" in str(error):   # no case noted (a plain function's check): its cell again, when quick
+        quick = not (case or cell is None or cell.f_code.co_flags & inspect.CO_NEWLOCALS or start - began > SECONDS / 2)
+        drift = drift_line(task, error, package, (lambda: exec(cell.f_code, dict(cell.f_globals))) if quick else None)  # noqa: S102
         if drift:
             return drift
     made = origin_line(task, error, package)

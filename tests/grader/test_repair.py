@@ -179,13 +179,13 @@ def test_the_first_nan_of_the_learners_own_code_is_named_with_how_its_line_makes
     failure = CheckFailure("Planted.backward: the gradient for input 0 is wrong.", not_finite=True)
     message = str(repair.not_finite_located(failure, learner, "Planted", [np.array([0.0, 1.0])], np.ones(2), {}))
     assert "The first NaN or inf of your code on this case is made at line 15 of minitorch/planted.py " \
-        "(Planted.backward): it returns one there; that line divides by zero (x is 0 on this case)." in message, message
+        "(Planted.backward): it returns one there; that line divides 0 by 0 (x is 0 on this case)." in message, message
 
 
 def test_both_sides_word_each_kind_of_edit_alike():
     assert repair.WORDS == mutants.KINDS
     from grader.learner import made_at  # and where the first NaN is made
-    for how in ("", "divides", "log", "power", "exp"):
+    for how in ("", "divides", "zero by zero", "log", "power", "exp"):
         for small in ([], ["a"], ["a", "b"]):
             found = (119, "minitorch/ops_binary.py", "Pow.backward", "grad_a", how, small)
             assert repair.not_finite_words(*found) == made_at.words(*found)

@@ -144,9 +144,26 @@ BUGGY = [
      ("ops_binary.py", "grad * np.where(b == 0, 0, b * a ** (b - 1)).astype(grad.dtype, copy=False)",
       "grad * b * out / a"), "2.3",
      "the first NaN or inf of your code on this case is made at line 119 of minitorch/ops_binary.py (Pow.backward): "
-     "grad_a holds one there; that line divides by zero (a is 0 on this case)"),
+     "grad_a holds one there; that line divides 0 by 0 (a is 0 on this case)"),
     ("sample_next normalises p over every row at once",
      ("language.py", "p /= p.sum(axis=-1, keepdims=True)", "p = p / p.sum()"), "7.4",
      "the probabilities of one draw (one row) must sum to 1: normalise each row by its own sum (axis=-1, "
      "keepdims=True). p was made at line 112 of minitorch/language.py (sample_next): p = p / p.sum()"),
+    # fb7: a shape error raised at the learner's own line, the value of the shape it names made lines above from the
+    # state of another parameter (made_at.shapes_made); a plain function's dtype drift located (unbroadcast's
+    # float64 sum: the line that makes it, never a cast at the return that only hides it); a 0/0 said to be one
+    ("sgd reads the momentum buffer from the first parameter's state",
+     ("optim.py", 'buffer = state.get("momentum_buffer")', 'buffer = self.state[0].get("momentum_buffer")'), "6.2",
+     "buffer is held in the state of another parameter (self.state[0], of a parameter of shape (3, 2)), not in this "
+     "one's (of shape (4,)): read and keep each parameter's values in its own state. Of the values your line reads: "
+     "buffer has shape (3,2), made at line 62 of minitorch/optim.py (SGD.step): buffer = self.state[0].get("),
+    ("unbroadcast sums in float64",
+     ("shapes.py", "    return grad.sum(axis=(*range(extra), *stretched), keepdims=True).reshape(shape)",
+      "    out = grad.sum(axis=(*range(extra), *stretched), keepdims=True, dtype=np.float64)\n    return out.reshape(shape)"),
+     "2.2", "the first value of another dtype than float32 in your code is made at line 68 of minitorch/shapes.py "
+     "(unbroadcast): out is float64 there"),
+    ("pow's gradient for a as b * out / a in np.where (0/0 at a zero base)",
+     ("ops_binary.py", "grad * np.where(b == 0, 0, b * a ** (b - 1))", "grad * np.where(b == 0, np.zeros_like(out), b * out / a)"),
+     "2.3", "made at line 119 of minitorch/ops_binary.py (Pow.backward): grad_a holds one there; that line divides 0 by 0 "
+     "(a is 0 on this case)"),
 ]

@@ -235,8 +235,31 @@ def test_a_nan_and_numpy_words_name_the_line_of_yours_that_made_the_value(tmp_pa
                "7.4": ("language.py", "p /= p.sum(axis=-1, keepdims=True)", "p = p / p.sum()")}
     messages = _messages(tmp_path, planted)
     assert "The first NaN or inf of your code on this case is made at line 119 of minitorch/ops_binary.py " \
-        "(Pow.backward): grad_a holds one there; that line divides by zero (a is 0 on this case)." in messages["2.3"]
+        "(Pow.backward): grad_a holds one there; that line divides 0 by 0 (a is 0 on this case)." in messages["2.3"]
     assert "NumPy's words mean: the probabilities of one draw (one row) must sum to 1: normalise each row by its own " \
         "sum (axis=-1, keepdims=True). p was made at line 112 of minitorch/language.py (sample_next): p = p / p.sum()" \
         in messages["7.4"], messages["7.4"]
 
+
+
+def test_a_shape_error_a_plain_functions_drift_and_a_0_by_0_name_the_learners_line(tmp_path):
+    """fb7: learner 7's 6.2c (the momentum buffer read from the first parameter's state: NumPy's words at the update
+    line, the value of the shape they name made two lines above), 2.2f (unbroadcast's sum in float64: its line, never
+    a repair edit that only casts at the return) and 2.3d (b * out / a inside np.where: 0/0 at a = 0)."""
+    planted = {"6.2": ("optim.py", 'buffer = state.get("momentum_buffer")', 'buffer = self.state[0].get("momentum_buffer")'),
+               "2.2": ("shapes.py", "    return grad.sum(axis=(*range(extra), *stretched), keepdims=True).reshape(shape)",
+                       "    out = grad.sum(axis=(*range(extra), *stretched), keepdims=True, dtype=np.float64)\n"
+                       "    return out.reshape(shape)"),
+               "2.3": ("ops_binary.py", "grad * np.where(b == 0, 0, b * a ** (b - 1))",
+                       "grad * np.where(b == 0, np.zeros_like(out), b * out / a)")}
+    messages = _messages(tmp_path / "a", {t: planted[t] for t in ("6.2", "2.2")}) | _messages(tmp_path / "b", {
+        "2.3": planted["2.3"]})   # Task 2.3's check waits for Task 2.2's
+    assert "your line: minitorch/optim.py, line 65, in step: p.data -= self.lr * g" in messages["6.2"], messages["6.2"]
+    assert "NumPy's words mean: an update in place (-=, +=, *=, /=) of an array of shape (1,) by a value of shape (2,)" \
+        in messages["6.2"] and "g has shape (2,), made at line 63 of minitorch/optim.py (SGD.step) from buffer" in \
+        messages["6.2"] and "buffer is held in the state of another parameter (self.state[0], of a parameter of shape " \
+        "(2,)), not in this one's (of shape (1,))" in messages["6.2"], messages["6.2"]
+    assert "The first value of another dtype than float32 in your code is made at line 68 of minitorch/shapes.py " \
+        "(unbroadcast): out is float64 there" in messages["2.2"] and "A small edit" not in messages["2.2"], messages["2.2"]
+    assert "made at line 119 of minitorch/ops_binary.py (Pow.backward): grad_a holds one there; that line divides 0 by 0 " \
+        "(a is 0 on this case)" in messages["2.3"], messages["2.3"]

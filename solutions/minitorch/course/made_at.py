@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import linecache
+import os
 import re
 import sys
 import time
@@ -18,7 +19,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from .own_lines import _owners, names_at
+from .own_lines import _owners, _read_on, names_at
 
 P_GIVEN = re.compile(r"\bp\s*=\s*([A-Za-z_]\w*)")   # the probabilities handed to rng.choice, p=probs[b]
 MEANT = [  # NumPy's words, what they mean for the value the learner's line passed on, and whether the line that made
@@ -40,7 +41,7 @@ def explained(error: BaseException, own: Callable[[types.FrameType, int], bool],
     the file as the message names it); "" for any other error."""
     meant, line = next(((words, line) for pattern, words, line in MEANT if pattern.search(str(error))), ("", False))
     if not meant:
-        return ""
+        return shapes_made(error, own, shown)
     frames = [(f, n) for f, n in _walk(error.__traceback__) if own(f, n)] if line else []
     for frame, number in reversed(frames):  # the innermost of yours first, then those it was called from
         code = frame.f_code
@@ -56,6 +57,74 @@ def explained(error: BaseException, own: Callable[[types.FrameType, int], bool],
             return (f"NumPy's words mean: {meant}. {name} was made at line {made} of "
                     f"{shown(code.co_filename)} ({code.co_qualname}): {text}")
     return f"NumPy's words mean: {meant}."
+
+
+SHAPE = re.compile(r"\(\d*(?:, ?\d+)*,?\)")   # a shape as NumPy writes it: (3,2) (4,) (1,)
+SHAPE_MEANT = [  # NumPy's words for two shapes that do not fit, and what they mean
+    (re.compile(r"non-broadcastable output operand"), "an update in place (-=, +=, *=, /=) of an array of shape {0} by "
+     "a value of shape {1}: the value must fit the array's own shape (an update in place never changes its shape)"),
+    (re.compile(r"could not be broadcast together"), "values of shapes {all} were combined elementwise: NumPy lines "
+     "their axes up from the right, and each pair of sizes must be equal, or one of them 1"),
+    (re.compile(r"shapes \(.*\) and \(.*\) not aligned|mismatch in its core dimension"), "a matrix product whose "
+     "inner sizes differ{inner}: the first's last size must equal the second's second-to-last"),
+]
+
+
+def shapes_made(error: BaseException, own: Callable[[types.FrameType, int], bool], shown: Callable[[str], str]) -> str:
+    """For NumPy's error of two shapes that do not fit, raised at a line of the learner's own (by its operators or a
+    NumPy function it calls): what the words mean, each value that line reads of a shape the error names, and the
+    line of the learner's above that made it (and the values of that shape it was made from); a value held in the
+    state of another parameter (an optimizer's ``self.state[j]``) is said to be. "" for any other error."""
+    meant = next((words for pattern, words in SHAPE_MEANT if pattern.search(str(error))), "")
+    walked = _walk(error.__traceback__)
+    mine = [i for i, (f, n) in enumerate(walked) if own(f, n)]
+    if not meant or not mine or any(f"{os.sep}numpy{os.sep}" not in f.f_code.co_filename for f, _ in walked[mine[-1] + 1:]):
+        return ""   # raised below in the package's own code (the given unbroadcast): the repair's tracer says where
+    shapes = [s.replace(" ", "") for s in SHAPE.findall(str(error)) if s != "()"]
+    joined = " and ".join(shapes)
+    meant = meant.format(*(shapes + ["", ""])[:2], all=joined, inner=f" ({joined})" if shapes else "")
+    frame, number = walked[mine[-1]]
+    code, said, seen = frame.f_code, list[str](), set[str]()
+
+    def shape(name: str) -> str:
+        found = getattr(frame.f_locals.get(name), "shape", None)
+        return str(tuple(found)).replace(" ", "") if isinstance(found, tuple) else ""
+
+    todo = [(n, number) for n in _read_on(code, number) if shape(n) in shapes]
+    while todo and len(said) < 4:
+        name, below = todo.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        made = next((n for n in range(below - 1, code.co_firstlineno, -1)
+                     if name in names_at(code, n, stored=True) and own(frame, n)), 0)
+        if not made:
+            said.append(f"{name} has shape {shape(name)}")
+            continue
+        came = [n for n in _read_on(code, made) if n != name and n not in seen and shape(n) == shape(name)]
+        text = linecache.getline(code.co_filename, made).strip()
+        said.append(f"{name} has shape {shape(name)}, made at line {made} of {shown(code.co_filename)} "
+                    f"({code.co_qualname}){' from ' + ' and '.join(came) if came else ''}: {text}")
+        todo += [(n, made) for n in came]
+    other = next((words for name in seen if (words := _other_state(frame, name))), "")
+    return f"NumPy's words mean: {meant}.{other}" + (f" Of the values your line reads: {'; '.join(said)}." if said else "")
+
+
+def _other_state(frame: types.FrameType, name: str) -> str:
+    """Words for a value ``name`` of ``frame`` that the state of another parameter holds (``self.state[j]``, one
+    dict per parameter, in ``self.params``' order), not that of the parameter the frame steps; "" otherwise."""
+    owner, value = frame.f_locals.get("self"), frame.f_locals.get(name)
+    params, states = list(getattr(owner, "params", None) or []), getattr(owner, "state", None)
+    if value is None or not isinstance(states, list) or len(states) != len(params):
+        return ""
+    mine = next((i for v in frame.f_locals.values() for i, p in enumerate(params) if p is v), None)
+    other = next((j for j, entry in enumerate(states) if j != mine and isinstance(entry, dict)
+                  and any(v is value for v in entry.values())), None)
+    if mine is None or other is None:
+        return ""
+    return (f" {name} is held in the state of another parameter (self.state[{other}], of a parameter of shape "
+            f"{tuple(getattr(params[other], 'shape', ()))}), not in this one's (of shape "
+            f"{tuple(getattr(params[mine], 'shape', ()))}): read and keep each parameter's values in its own state.")
 
 
 def _walk(tb: types.TracebackType | None) -> list[tuple[types.FrameType, int]]:
@@ -97,7 +166,8 @@ def first_not_finite(run: Callable[[], Any], functions: list[Callable],
             made = [n for n, v in held.items() if (seen.get(n) != id(v) or type(v).__module__ == "numpy") and bad(v)]
             seen.update({n: id(v) for n, v in held.items()})
             if last[0] > below and (made or event == "return" and bad(arg)):
-                found.append((function, frame.f_code, last[0], made[0] if made else "", held))
+                found.append((function, frame.f_code, last[0], made[0] if made else "", held,
+                              held[made[0]] if made else arg))
                 return None
             last[0] = frame.f_lineno
             return step
@@ -110,8 +180,10 @@ def first_not_finite(run: Callable[[], Any], functions: list[Callable],
         sys.settrace(kept)
     if not found:
         return None
-    function, code, line, name, held = found[0]
+    function, code, line, name, held, value = found[0]
     how, below, suspects = _how(linecache.getline(code.co_filename, line))
+    if how == "divides" and not (abs(value) == float("inf")).any():   # a NaN, no inf: 0 divided by 0
+        how = "zero by zero"
     small = [n for n in suspects if n in held and _low(held[n], below)]
     return function, line, name, how, small
 
@@ -121,6 +193,7 @@ def words(line: int, file: str, function: str, name: str, how: str, small: list[
     value = f": {name} holds one there" if name else ": it returns one there"
     zero = " or ".join(f"{n} is 0" for n in small)
     cause = {"divides": f"; that line divides by zero ({zero} on this case)" if small else "; that line divides",
+             "zero by zero": f"; that line divides 0 by 0 ({zero} on this case)" if small else "; that line divides 0 by 0",
              "log": f"; that line takes a log or a square root of 0 or less ({zero} or less on this case)" if small
              else "; that line takes a log or a square root", "power": "; that line raises to a power (0 to a "
              f"negative power?{f' {zero} on this case' if small else ''})", "exp": "; that line takes an exp (of a "
