@@ -153,9 +153,8 @@ def reuse(jobs: list[GradeJob], grading: list[GradeJob] | None = None,
     if grading is not None:
         publish.ahead()
     if grading:   # recorded in the gradebook next: nbgrader's imports (a second) while they are graded
-        from grader.gradebook import without_server_extensions
-        without_server_extensions()
-        import nbgrader.api  # noqa: F401
+        from grader.gradebook import nbgrader_api
+        nbgrader_api()
     writing, taken = {job.verdicts for job in grading or ()}, {result.learner for result in after or ()}
     results = []
     for job in jobs:

@@ -6,8 +6,8 @@ autograde runs instead of executing a notebook, and the course's late rule, ``te
 gradebook as a term's."""
 
 
-def without_server_extensions() -> None:
-    """Let ``import nbgrader.api`` skip nbgrader's package ``__init__``, which imports its
+def nbgrader_api():
+    """``nbgrader.api``, imported without nbgrader's package ``__init__``, which imports its
     Jupyter server extensions (tornado, jupyter_server, nbconvert's filters: a third of a
     second of a core in every run that records grades) that a gradebook never uses. nbgrader's
     modules import each other relatively and its apps read only ``nbgrader.__version__`` of
@@ -16,14 +16,11 @@ def without_server_extensions() -> None:
     import importlib
     import importlib.util
     import sys
-    if "nbgrader" in sys.modules:
-        return
-    spec = importlib.util.find_spec("nbgrader")
-    if spec is None or spec.submodule_search_locations is None:
-        return
-    package = importlib.util.module_from_spec(spec)   # the package, its __init__ not run
-    sys.modules["nbgrader"] = package
-    try:
-        package.__dict__["__version__"] = importlib.import_module("nbgrader._version").__version__
-    except Exception:  # noqa: BLE001 - an nbgrader laid out otherwise: imported as it is
-        del sys.modules["nbgrader"]
+    spec = importlib.util.find_spec("nbgrader") if "nbgrader" not in sys.modules else None
+    if spec is not None and spec.submodule_search_locations is not None:
+        package = sys.modules["nbgrader"] = importlib.util.module_from_spec(spec)   # its __init__ not run
+        try:
+            package.__dict__["__version__"] = importlib.import_module("nbgrader._version").__version__
+        except Exception:  # noqa: BLE001 - an nbgrader laid out otherwise: imported as it is
+            del sys.modules["nbgrader"]
+    return importlib.import_module("nbgrader.api")

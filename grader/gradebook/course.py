@@ -208,10 +208,8 @@ class Course:
                 shutil.rmtree(learner, ignore_errors=True)
 
     def gradebook(self) -> Any:
-        from grader.gradebook import without_server_extensions
-        without_server_extensions()
-        from nbgrader.api import Gradebook
-        return Gradebook(f"sqlite:///{self.root / 'gradebook.db'}?timeout=120")
+        from grader.gradebook import nbgrader_api
+        return nbgrader_api().Gradebook(f"sqlite:///{self.root / 'gradebook.db'}?timeout=120")
 
     @property
     def api(self) -> Any:

@@ -6,6 +6,7 @@ notebook or a due date changed since is)."""
 import datetime as dt
 import json
 import os
+import pathlib
 import sqlite3
 import subprocess
 import sys
@@ -120,3 +121,15 @@ def test_a_gradebook_left_by_a_killed_run_is_read(tmp_path):
     assert manual_scores(Course(root, Settings())) == {}   # rolled back, not refused
     with sqlite3.connect(root / "gradebook.db") as db:
         assert db.execute("SELECT count(*) FROM student").fetchone() == (0,)
+
+
+def test_the_gradebook_is_imported_without_nbgraders_server_extensions():
+    """A run that records grades skips nbgrader's package __init__ (its Jupyter server
+    extensions); nbgrader's apps still load after it, with the package's version."""
+    from importlib.metadata import version
+    code = ("import sys\nfrom grader.gradebook import nbgrader_api\napi = nbgrader_api()\n"
+            "print(api.__name__, 'nbgrader.server_extensions' in sys.modules)\n"
+            "from nbgrader.apps import NbGraderAPI\nimport nbgrader\nprint(NbGraderAPI.__name__, nbgrader.__version__)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=pathlib.Path(__file__).resolve().parents[2])
+    assert done.stdout.split() == ["nbgrader.api", "False", "NbGraderAPI", version("nbgrader")]
