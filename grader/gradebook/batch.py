@@ -17,8 +17,8 @@ the same happens in two steps:
   (a cell whose score did not change keeps its record, formgrader's flags included).
 
 ``tests/grader/test_class.py`` (``test_the_gradebook_holds_what_nbgraders_own_autograde_writes``)
-records a class both ways and compares the gradebook and the autograded folders. ``nbgrader autograde`` run by hand in the course
-still grades through ``GradeFromChecks``.
+records a class both ways and compares the gradebook and the autograded folders.
+``nbgrader autograde`` run by hand in the course still grades through ``GradeFromChecks``.
 """
 
 from __future__ import annotations

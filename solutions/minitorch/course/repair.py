@@ -214,8 +214,8 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
                 return ""  # not searched to the end: no line can be named honestly
             with mutants.patched(function, edit.code):
                 if case and not _passes(case[1]) or case and case[2] and not _passes(case[2]):
-                    continue  # the failing case first, then fresh ones, then the whole cell (or all of it up to
-                later = task_code.failure(whole)  # another Function's failure, a second mistake: walk 7's Sin and Cos)
+                    continue  # the failing case first, then fresh ones, then the whole cell: all of it, or all of it
+                later = task_code.failure(whole)  # up to another Function's failure (a second mistake: Sin's and Cos's)
                 if later is not None and not (case and case[2] and task_code.elsewhere(later, owner, function)):
                     continue
             accepted.append((where, edit))
@@ -231,7 +231,8 @@ def found_line(task: str, error: BaseException, cell: types.FrameType | None, pa
     file, _, function = where.partition(" ")
     passes = "this case and fresh random ones right (a later case of another op still fails)" if further else \
         "every case of this check pass"
-    return (f"A small edit of line {edit.line} of {file} {function} makes {passes}: look there at {kinds}." + _made_above(error, next(f for w, f in suspects if w == where), edit.line))
+    return (f"A small edit of line {edit.line} of {file} {function} makes {passes}: look there at {kinds}."
+            + _made_above(error, next(f for w, f in suspects if w == where), edit.line))
 
 
 def _made_above(error: BaseException, function: Callable, line: int) -> str:
