@@ -64,7 +64,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     from grader.intake.lms_download import staged
     from grader.intake.submissions import find_learners, summary
     from grader.outputs.lms.registry import FILES, read_roster
-    from grader.outputs.publish import Phases, Progress, absentees, write_all, write_part
+    from grader.outputs.publish import Phases, Progress, absentees, plots_beside, write_all, write_part
     from grader.similarity import Beside
     from grader.term import kept, log
     from grader.term.faults import point
@@ -84,9 +84,9 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         found = [replace(f, notes=f.notes + tuple(download.notes.get(f.learner, ()))) for f in found]
         refused += download.refused
     entries = len(found) + len(refused)
-    if not shard:   # hashed once, here: the copying check forked next and the run's plan both take them
-        kept.hash_ahead((f.path for f in found), out)
+    if not shard:   # the copying check, forked first, hashes the hand-ins for itself, on the other core
         beside.append(Beside(list(found), out, jobs, folder, lock.fd))   # reads while the run sets up
+        kept.hash_ahead((f.path for f in found), out)   # for the run's plan
     if not broker:
         warm_up(jobs)   # the grading processes start while the run sets up too
     if shard:
@@ -137,8 +137,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     base = {f.learner: GradeJob(f.learner, f.sid, str(f.path), str(course.root), str(out), settings, f.notes, late)
             for f in found}
     course.record_learners({job.learner: job.sid for job in base.values()})
-    for learner, note in ((j.learner, note) for j in base.values() for note in j.notes):
-        print(f"warning: {learner}: {note}", file=sys.stderr)
+    print("".join(f"warning: {j.learner}: {note}\n" for j in base.values() for note in j.notes), end="", file=sys.stderr)
     results, reused = list[LearnerResult](), list[LearnerResult]()
 
     def local(batch: list[GradeJob]) -> list[LearnerResult]:
@@ -184,10 +183,12 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
     graded = {r.learner for r in results}
     results += [crashed(job) for job in run.jobs if job.learner not in graded]  # none vanishes, whatever went wrong
     clock.lap("grading")
-    term_run.record_all(course, run.jobs, results)
-    clock.lap("gradebook")
     results += reused + reuse(run.reused, after=reused)
     clock.lap("feedback")
+    paper = [] if shard else term_run.on_paper(given.corrections, lms, results, out, run.why)   # no hand-in
+    drawn = None if shard else plots_beside(results + paper, out)   # beside the gradebook's writes
+    term_run.record_all(course, run.jobs, results)
+    clock.lap("gradebook")
     term_run.settle_all(term, course, run.jobs + run.reused)
     point("the gradebook settled, term.json not yet saved")
     term_run.annotate_all(course, run.jobs + run.reused, results)
@@ -201,8 +202,7 @@ def _graded(folder: pathlib.Path, out: pathlib.Path, settings: Settings, jobs: i
         print(f"Done in {time.perf_counter() - start:.1f} s: shard {shard} in {part}; collect the parts with "
               "`python -m grader merge OUT PART...` (which also writes the similarity files)")
         return 0
-    results += term_run.on_paper(given.corrections, lms, results, out, run.why)
-    report, unknown = write_all(results, out, lms, refusals)
+    report, unknown = write_all(results := results + paper, out, lms, refusals, drawn)
     clock.lap("reports and exports")
     point("grades.csv written, not yet logged")
     why = {**{learner: "in the roster, no hand-in" for learner in absentees(results, lms)}, **run.why}

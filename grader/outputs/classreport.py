@@ -95,9 +95,7 @@ def _short(text: str, most: int = 100) -> str:
 def plot_mistakes(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | None = None) -> None:
     """The ``CHART`` most common mistakes, coloured by stage, then (grey) one bar per
     learner whose hand-in could not be graded, with its reason."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
     shown, ungraded = rows[:CHART], ungraded or []
     named = ungraded[:CHART_UNGRADED]
@@ -105,7 +103,8 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | N
     labels += [_short(f"{u['learner']}, not graded ({u['stages']}): {u['reason']}") for u in named]
     counts = [len(r["learners"]) for r in shown] + [1] * len(named)
     colours = [f"C{list(STAGES).index(stage_of(r['task'])) % 10}" for r in shown] + ["0.6"] * len(named)
-    fig, ax = plt.subplots(figsize=(10, 0.35 * max(len(labels), 2) + 1.2), layout="constrained")
+    fig = Figure(figsize=(10, 0.35 * max(len(labels), 2) + 1.2), layout="constrained")
+    ax = fig.subplots()
     ax.barh(range(len(labels)), counts, color=colours)
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.invert_yaxis()
@@ -117,7 +116,6 @@ def plot_mistakes(rows: list[dict], path: pathlib.Path, ungraded: list[dict] | N
         title += f"; {plural(len(ungraded), 'hand-in')} not graded{more}"
     fig.suptitle(title)
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def write_report(results: list[LearnerResult], rows: list[dict], out: pathlib.Path,

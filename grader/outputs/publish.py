@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import pathlib
 import shutil
+import sys
 import time
+from collections.abc import Callable
 
 import grader.files as files
 from grader.outputs import classreport
@@ -20,29 +22,71 @@ from grader.tasks import POINTS
 
 def ahead() -> None:
     """Import what the plots need (a third of a second), while the class is graded."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot
-    import matplotlib.ticker
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure
+    import matplotlib.ticker  # noqa: F401
 
 
 def write_all(results: list[LearnerResult], out: pathlib.Path, roster: dict | None,
-              refused: list[tuple[str, str]] | None = None) -> tuple[pathlib.Path, list[str]]:
+              refused: list[tuple[str, str]] | None = None,
+              drawn: Callable[[], None] | None = None) -> tuple[pathlib.Path, list[str]]:
     """``refused``: the entries of the submissions folder not taken for hand-ins (name, why);
     each result's feedback page is ``feedback/<its safe id>.html``. Every learner of
     ``roster`` has a row: one without a result is ``missing`` with 0. Returns the report
-    and the learners graded whom the roster lacks."""
-    absent = absentees(results, roster)
-    write_csv(results, out / files.GRADES, refused or [], absent)
-    plot_distribution(results, out / files.SCORES)
-    rows, ungraded = classreport.mistakes(results), classreport.not_graded(results)
-    classreport.write_mistakes_csv(rows, out / files.MISTAKES_CSV, ungraded)
-    classreport.plot_mistakes(rows, out / files.MISTAKES_PNG, ungraded)
-    report = classreport.write_report(results, rows, out, ungraded, absent)
-    unknown: list[str] = []
-    if roster is not None:
-        _, unknown = write_exports({r.learner: r for r in results}, float(sum(POINTS.values())), roster, out)
+    and the learners graded whom the roster lacks. ``drawn``: ``plots_beside``'s wait, for
+    plots started earlier of the same results."""
+    drawn = drawn or plots_beside(results, out)
+    try:
+        absent = absentees(results, roster)
+        rows, ungraded = classreport.mistakes(results), classreport.not_graded(results)
+        write_csv(results, out / files.GRADES, refused or [], absent)
+        classreport.write_mistakes_csv(rows, out / files.MISTAKES_CSV, ungraded)
+        report = classreport.write_report(results, rows, out, ungraded, absent)
+        unknown: list[str] = []
+        if roster is not None:
+            _, unknown = write_exports({r.learner: r for r in results}, float(sum(POINTS.values())), roster, out)
+    finally:
+        drawn()
     return report, unknown
+
+
+def plots_beside(results: list[LearnerResult], out: pathlib.Path) -> Callable[[], None]:
+    """Draw scores.png and mistakes.png while the caller goes on; the call returned waits."""
+    rows, ungraded = classreport.mistakes(results), classreport.not_graded(results)
+
+    def draw() -> None:
+        plot_distribution(results, out / files.SCORES)
+        classreport.plot_mistakes(rows, out / files.MISTAKES_PNG, ungraded)
+    return _drawn_beside(draw)
+
+
+def _drawn_beside(draw: Callable[[], None]) -> Callable[[], None]:
+    """``draw`` (the plots: a third of a second of a core) in a process forked to run beside
+    the tables and pages written meanwhile; the call returned waits for it. Where no process
+    can be forked (threads running, no ``fork``), or it failed, ``draw`` runs in this
+    process: what fails is raised here as it would have been."""
+    import os
+    import threading
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        draw()
+        return lambda: None
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()   # or the child would write what is still buffered a second time
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.closerange(3, 1 << 16)   # the run's lock (and all else of the parent's) stays the parent's
+            draw()
+            code = 0
+        finally:
+            os._exit(code)   # nothing of the parent's is flushed, closed or cleaned up twice
+
+    def drawn() -> None:
+        _, status = os.waitpid(pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            draw()
+    return drawn
 
 
 def absentees(results: list[LearnerResult], roster: dict | None) -> list[str]:

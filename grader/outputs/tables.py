@@ -84,10 +84,9 @@ def write_csv(results: list[LearnerResult], path: pathlib.Path, refused: Sequenc
 
 
 def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 3.5), layout="constrained")
+    from matplotlib.figure import Figure  # not pyplot: no global figures, a third less to import
+    fig = Figure(figsize=(7, 3.5), layout="constrained")
+    ax = fig.subplots()
     data = [[100 * r.stage_score(s)[0] / r.stage_score(s)[1] for r in results] for s in STAGES]
     ax.boxplot(data, tick_labels=["\n".join([s, *n[3:].split("_")]) for s, n in STAGES.items()])
     for i, values in enumerate(data, start=1):
@@ -96,4 +95,3 @@ def plot_distribution(results: list[LearnerResult], path: pathlib.Path) -> None:
     ax.set_ylim(-5, 105)
     ax.set_title(f"scores of {plural(len(results), 'learner')} per stage")
     fig.savefig(path, dpi=110)
-    plt.close(fig)

@@ -62,7 +62,8 @@ class Beside:
     """The check as ``along_with_grading`` runs it, in a process forked as the run starts, so
     that it takes what of the cores the run's own set-up and grading leave free (it runs at
     niceness 5, yielding to them, and to any other work on the machine; it reads the
-    hand-ins, never the grades). It reads and compares at once, and writes nothing until
+    hand-ins, never the grades). It hashes the hand-ins for itself (``kept.hash_ahead``, while
+    the run does the same), reads and compares at once, and writes nothing until
     ``go()`` (the run's plan made: the hand-ins kept, their times known); a run that stops
     before that ends it (``stop()``), and one killed takes it down. ``lines()`` waits for it
     and gives what it says; where it cannot be forked (threads running, no ``fork``), the
@@ -98,6 +99,8 @@ class Beside:
                     os._exit(1)
             _die_with_parent(parent)
             os.nice(5)   # the run's own set-up and grading first
+            from grader.term.kept import hash_ahead
+            hash_ahead((f.path for f in found), out)   # as the run does meanwhile, from the same marks
             said = _send(write, along_with_grading(*self.run, ready=ready))
         finally:
             os._exit(said)   # nothing of the parent's is flushed, closed or cleaned up twice
@@ -199,7 +202,7 @@ def write_similarity(found: list[Found], out: pathlib.Path, jobs: int = 1,
     out.mkdir(parents=True, exist_ok=True)
     write_pairs(compared, times, out / "similarity-pairs.csv")
     write_tasks(compared, read.prints, out / "similarity.csv")
-    write_html(compared, read.codes, read.notes, times, out / "similarity.html")
+    write_html(compared, read.codes, read.notes, times, out / "similarity.html", read.names)
     kept = f" ({len(found) - read.fresh} unchanged since the last run, kept in {cache.FOLDER}/)" \
         if read.fresh < len(found) else ""
     lines = [f"Similarity: {len(found)} hand-in(s){kept} and the reference read in {middle - start:.1f} s, compared in "

@@ -5,7 +5,9 @@ kept hand-ins."""
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import pathlib
 from collections.abc import Mapping
 
@@ -28,8 +30,13 @@ def name(learner: str) -> str:
 
 
 def write_html(compared: Compared, codes: dict[str, Mapping[str, TaskCode]], notes: dict[str, list[str]],
-               times: dict[str, HandedIn], target: pathlib.Path) -> None:
+               times: dict[str, HandedIn], target: pathlib.Path, names: Mapping[str, str] | None = None) -> None:
+    """``names``: each side's read's name (cache.py), which decides its code and the pair's
+    details: a pair's side-by-side part is taken from the last ``target`` when both reads
+    and what it says of both sides' times are the same (a re-run after a few resubmissions
+    makes only their pairs' parts again)."""
     pairs = detailed(compared)
+    kept = _kept_parts(target) if names else {}
     shown = {id(p) for i, p in enumerate(pairs[:MOST_SHOWN]) if i < SHOWN or p.flagged}
     of_reference = [p.learner for p in pairs if p.flagged and p.with_reference]
     of_learners = [p for p in pairs if p.flagged and not p.with_reference]
@@ -68,16 +75,49 @@ def write_html(compared: Compared, codes: dict[str, Mapping[str, TaskCode]], not
     made: dict = {}   # a side's code as shown, by learner, task and lines marked: the reference's repeats
     for i, pair in enumerate(pairs[:LISTED], 1):
         if id(pair) in shown:
-            parts.append(_pair(i, pair, codes, times, made))
+            key = _key(pair, times, names or {})
+            body = kept.get(key) if key else None
+            parts.append(_title(i, pair) + (f"\n{PART}{key} -->\n" if key else "\n")
+                         + (body if body is not None else _pair(pair, codes, times, made)) + (END if key else ""))
     target.write_text("\n".join(parts) + "\n</body></html>\n", encoding="utf-8")
 
 
-def _pair(number: int, pair: Pair, codes: dict[str, Mapping[str, TaskCode]], times: dict[str, HandedIn],
-          made: dict) -> str:
+def _title(number: int, pair: Pair) -> str:
     title = f"{number}. {name(pair.a)} and {name(pair.b)}: {pair.amount} fingerprints shared, score {pair.score:.2f}"
     if pair.flagged:
         title += ", matches the reference" if pair.with_reference else ", flagged"
-    out = [f"<h2 id='pair{number}'>{e(title)}</h2>"]
+    return f"<h2 id='pair{number}'>{e(title)}</h2>"
+
+
+PART, END = "<!-- pair ", "<!-- end of the pair -->"   # around a pair's part (learners' text is escaped: no "<!")
+
+
+def _key(pair: Pair, times: dict[str, HandedIn], names: Mapping[str, str]) -> str | None:
+    """What a pair's side-by-side part is made from, hashed; None without both reads' names."""
+    if pair.a not in names or pair.b not in names:
+        return None
+    said = [names[pair.a], names[pair.b], first(times.get(pair.a), times.get(pair.b), pair.a, pair.b),
+            _times(pair.a, times.get(pair.a)), _times(pair.b, times.get(pair.b))]
+    return hashlib.sha256(json.dumps(said).encode()).hexdigest()[:40]
+
+
+def _kept_parts(target: pathlib.Path) -> dict[str, str]:
+    """The pairs' parts of the last ``target``, by key (none if it cannot be read)."""
+    try:
+        pieces = target.read_text(encoding="utf-8").split(PART)[1:]
+    except (OSError, ValueError):
+        return {}
+    kept = {}
+    for piece in pieces:
+        key, opened, rest = piece.partition(" -->\n")
+        body, closed, _ = rest.partition(END)
+        if opened and closed and len(key) == 40:
+            kept[key] = body
+    return kept
+
+
+def _pair(pair: Pair, codes: dict[str, Mapping[str, TaskCode]], times: dict[str, HandedIn], made: dict) -> str:
+    out = []
     if not pair.with_reference:
         out.append(f"<p>Handed in first: {e(first(times.get(pair.a), times.get(pair.b), pair.a, pair.b))}</p>")
     out.append("<div class=sides>" + "".join(f"<div>{_times(learner, times.get(learner))}</div>"

@@ -108,3 +108,29 @@ def test_a_class_with_a_broken_hand_in_and_a_late_one(tmp_path):
     assert float(bo["final"]) == pytest.approx(float(bo["total"]) * 0.8, abs=0.01)
     assert f"Out of {TOTAL:g} points" in report
     assert (out / "mistakes.png").stat().st_size > 1000
+
+
+def test_the_plots_are_drawn_beside_the_tables_and_a_drawing_that_fails_fails_the_call(tmp_path, monkeypatch):
+    """write_all draws scores.png and mistakes.png in a forked process while it writes the
+    tables; a plot that cannot be drawn there is drawn again in the caller, which raises."""
+    import os
+
+    from grader.outputs import publish
+    ana, bo = full_marks("ana"), full_marks("bo")
+    lose(bo, "2.3", "mul: grad not unbroadcast")
+    publish.write_all([ana, bo], tmp_path, None)
+    for name in ("scores.png", "mistakes.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "grades.csv").is_file() and (tmp_path / "report.html").is_file()
+    parent = os.getpid()
+
+    def broken(results, path):
+        (tmp_path / f"tried in {os.getpid()}").touch()
+        raise RuntimeError(f"no plot in {'the caller' if os.getpid() == parent else 'the forked process'}")
+    monkeypatch.setattr(publish, "plot_distribution", broken)
+    (tmp_path / "again").mkdir()
+    with pytest.raises(RuntimeError, match="no plot in the caller"):   # failed beside first, then here
+        publish.write_all([ana, bo], tmp_path / "again", None)
+    tried = {int(p.name.split()[-1]) for p in tmp_path.glob("tried in *")}
+    assert parent in tried and len(tried) == 2   # and in a process of its own before
+    assert (tmp_path / "again" / "grades.csv").is_file()   # the tables were written meanwhile

@@ -274,9 +274,11 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     assert sorted(p.suffix for p in (tmp_path / "moved" / cache.FOLDER).iterdir()) == \
         [".base", ".details"] + [".read"] * 5   # and the base code's fingerprints, and the pairs' details, once
     assert command.main(submissions=tmp_path / "class", out=tmp_path / "cold") == 0
-    for name in ("similarity-pairs.csv", "similarity.csv"):
+    for name in ("similarity-pairs.csv", "similarity.csv", "similarity.html"):   # (the page's parts taken back)
         assert (tmp_path / "moved" / name).read_bytes() == (tmp_path / "cold" / name).read_bytes()
-    assert "return out * grad" in (tmp_path / "moved" / "similarity.html").read_text()   # ana's new code
+    page = tmp_path / "moved" / "similarity.html"
+    assert "return out * grad" in page.read_text()   # ana's new code
+    page.write_text(page.read_text().replace("<p>bo &lt;b&gt;</p>", "<p>bo &lt;b&gt; (as kept)</p>"))
     # the pairs' details are taken back where both sides are unchanged: a forged one shows it
     from grader.similarity import details
     kept = details.load_details(tmp_path / "moved")
@@ -290,6 +292,7 @@ def test_a_rerun_reads_only_changed_hand_ins_and_writes_what_a_run_without_kept_
     shares = (tmp_path / "moved" / "similarity.csv").read_text()
     assert "bo <b>,solutions/minitorch,2.2,1.000," in shares   # (its share is capped at 1)
     assert "2.2(999)" in (tmp_path / "moved" / "similarity-pairs.csv").read_text()
+    assert "bo &lt;b&gt; (as kept)" in page.read_text() and "return (out * grad)" in page.read_text()   # ana's remade
     (tmp_path / "moved" / cache.FOLDER / details.DETAILS).write_bytes(   # the right hash, values of the wrong types
         framing.framed([b'[["a", "b", {"2.2": "many"}, {}, {}]]']))
     assert details.load_details(tmp_path / "moved") == {}
