@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
+import json
 import pathlib
 import tempfile
 import time
@@ -73,7 +75,27 @@ def record(job: GradeJob, hand_in: HandIn, result: LearnerResult) -> None:
         return
     finish(job, result)
     open_course(job.course, job.settings, job.late.percent_per_day).lay_out(hand_in, result, job.handed_in)
-    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{result.sid}.html", job.about)
+    feedback.write(result, pathlib.Path(job.out) / "feedback" / f"{result.sid}.html", job.about, page_key(job))
+
+
+def page_key(job: GradeJob) -> str:
+    """A hash of all a learner's feedback page is made of: the kept verdicts (by name: they
+    never change), what ``finish`` applies to them, the notes above them and the code that
+    makes the page; "" when the verdicts are not kept."""
+    if not job.verdicts:
+        return ""
+    made_of = [_page_code(), graded.name_of(job.verdicts), job.learner, job.sid, list(job.notes), repr(job.late),
+               job.handed_in.isoformat() if job.handed_in else None, [list(c) for c in job.corrections], list(job.about)]
+    return hashlib.sha256(json.dumps(made_of).encode()).hexdigest()[:32]
+
+
+@functools.cache
+def _page_code() -> str:
+    grader = pathlib.Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for name in ("outputs/feedback.py", "class_grading/jobs.py", "results.py", "lateness.py", "tasks.py", "tasks.toml"):
+        digest.update((grader / name).read_bytes())
+    return digest.hexdigest()
 
 
 def finish(job: GradeJob, result: LearnerResult) -> LearnerResult:

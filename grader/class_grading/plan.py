@@ -15,7 +15,7 @@ import pathlib
 from dataclasses import dataclass, field, replace
 
 import grader.files as files
-from grader.class_grading.jobs import GradeJob, finish
+from grader.class_grading.jobs import GradeJob, finish, page_key
 from grader.intake.unpack import printable
 from grader.lateness import LatePolicy
 from grader.results import LearnerResult
@@ -160,7 +160,7 @@ def reuse(jobs: list[GradeJob], grading: list[GradeJob] | None = None,
     for job in jobs:
         result = None if job.verdicts in writing or job.learner in taken else finished(job)
         if result is not None:
-            feedback.write(result, pathlib.Path(job.out) / files.FEEDBACK / f"{job.sid}.html", job.about)
+            feedback.write(result, pathlib.Path(job.out) / files.FEEDBACK / f"{job.sid}.html", job.about, page_key(job))
             results.append(result)
     return results
 

@@ -55,9 +55,20 @@ def _reason(verdict: Verdict, imports: list[str]) -> str:
     return verdict.message
 
 
-def write(result: LearnerResult, target: pathlib.Path, extra: Sequence[str] = ()) -> pathlib.Path:
+def write(result: LearnerResult, target: pathlib.Path, extra: Sequence[str] = (), made_from: str = "") -> pathlib.Path:
+    """The page of ``result`` at ``target``. ``made_from``: a hash of all the page is made of
+    (``class_grading.jobs.page_key``), kept in the page: a page that holds the same one is
+    left as it is, not made again (a learner whose verdicts stand, in a re-run)."""
+    head = f"<!DOCTYPE html><!-- made from {made_from} -->" if made_from else "<!DOCTYPE html>"
+    if made_from:
+        try:
+            with target.open("rb") as file:
+                if file.read(len(head)) == head.encode():
+                    return target
+        except OSError:
+            pass
     # a name that was not UTF-8 on disk (surrogates) never stops the page: it is shown escaped
-    body = page(result, extra).encode("utf-8", errors="backslashreplace")
+    body = (head + page(result, extra).removeprefix("<!DOCTYPE html>")).encode("utf-8", errors="backslashreplace")
     try:
         if target.stat().st_size == len(body) and target.read_bytes() == body:
             return target   # as it was (a learner whose verdicts stand): left alone, not written again
