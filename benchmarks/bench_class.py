@@ -63,7 +63,10 @@ def check(one: pathlib.Path, out: pathlib.Path) -> float:
 
 
 def autograde(submissions: pathlib.Path, out: pathlib.Path, *extra: str) -> tuple[float, dict[str, float], str]:
-    """(wall seconds, each phase's seconds, the `Grading ...` and `Similarity: ...` lines)."""
+    """(wall seconds, each phase's seconds, the `Grading ...` and `Similarity: ...` lines).
+    What an earlier run wrote is on disk first (not counted): a run is timed alone, not
+    beside the kernel writing out the hundreds of megabytes of the run before it."""
+    os.sync()
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "grader", "autograde", str(submissions), "--out", str(out),
                            "--jobs", "2", *extra], cwd=ROOT, capture_output=True, text=True)
