@@ -28,6 +28,7 @@ from grader.similarity.package import Released, read_package, released
 from grader.tasks import stage_of
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+POOL_FROM = 20   # hand-ins to read, at least, for a pool of processes: below, forking and sending reads back cost more
 SOLUTIONS, RELEASED = ROOT / "solutions" / "minitorch", ROOT / "minitorch"
 
 
@@ -133,7 +134,7 @@ def read_class(found: list[Found], jobs: int = 1, out: pathlib.Path | None = Non
         keys = {f.learner: cache.key_of(f.learner, contents[f.learner]) for f in found if f.learner in contents}
     taken = [_taken(f, keys.get(f.learner), out) for f in found]   # here: a process would send it back pickled
     work = [f for f, read in zip(found, taken) if read is None]
-    if jobs > 1 and len(work) > jobs:
+    if jobs > 1 and len(work) >= max(POOL_FROM, jobs + 1):
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             fresh = iter(list(pool.map(read_one, work, chunksize=4)))
     else:
