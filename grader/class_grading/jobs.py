@@ -91,9 +91,11 @@ def page_key(job: GradeJob) -> str:
 
 @functools.cache
 def _page_code() -> str:
+    """The code that makes a page from kept verdicts, hashed (the verdicts' name covers the
+    results, the tasks and the manifest already: ``graded.INPUTS``)."""
     grader = pathlib.Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for name in ("outputs/feedback.py", "class_grading/jobs.py", "results.py", "lateness.py", "tasks.py", "tasks.toml"):
+    for name in ("outputs/feedback.py", "class_grading/jobs.py", "lateness.py"):
         digest.update((grader / name).read_bytes())
     return digest.hexdigest()
 
