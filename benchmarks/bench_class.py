@@ -14,7 +14,9 @@ two hand-ins share content (and so verdicts), and its time in ``timestamp.txt``.
   0.5 the floor: each hand-in costs about one ``check`` of one core);
 * the same on the queue (``redis-server`` on a free port and two ``python -m grader
   worker``, as ``bench_queue.py`` starts them);
-* a run after ``--resubmit`` learners hand in again takes at most 5% of the first.
+* a run after ``--resubmit`` learners hand in again takes at most 5% of the first. It is timed
+  ``--again`` times (3), other learners handing in each time, and the median is judged: a run
+  of ten seconds on a shared machine varies by a tenth from one to the next.
 
 ``check`` is timed three times, before, between and after the class runs, and its mean is
 the unit. Each ``autograde`` prints where its time went (``Where the time went: ...``); the
@@ -117,6 +119,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--learners", type=int, default=300)
     parser.add_argument("--resubmit", type=int, default=10)
+    parser.add_argument("--again", type=int, default=3, help="re-runs after --resubmit learners hand in again")
     parser.add_argument("--no-queue", action="store_true")
     args = parser.parse_args()
     if not args.no_queue and shutil.which("redis-server") is None:
@@ -134,9 +137,11 @@ def main() -> None:
         queued = None if args.no_queue else on_queue(submissions, scratch / "queued", scratch)
         same = queued is None or (scratch / "local" / "grades.csv").read_bytes() == \
             (scratch / "queued" / "grades.csv").read_bytes()
-        for i, learner in enumerate(learners[:args.resubmit]):
-            hand_in(submissions, learner, i, version=2)
-        again = autograde(submissions, scratch / "local")
+        agains = []
+        for round_ in range(args.again):   # each time, the next learners hand in again
+            for i in range(round_ * args.resubmit, (round_ + 1) * args.resubmit):
+                hand_in(submissions, learners[i % n], i % n, version=2 + i // n)
+            agains.append(autograde(submissions, scratch / "local"))
         checks.append(check(submissions / learners[0], scratch / "check"))
     unit = sum(checks) / len(checks)
     load = os.getloadavg()[0]
@@ -146,14 +151,17 @@ def main() -> None:
     if queued is not None:
         print(row("queue, 2 workers:", queued[0], queued[1], n, unit) + f"\n    {queued[2]}")
         print(f"  same grades.csv locally and on the queue: {same}")
-    print(row(f"again, {args.resubmit} resubmitted:", again[0], again[1], n, unit) + f"\n    {again[2]}")
+    for again in agains:
+        print(row(f"again, {args.resubmit} resubmitted:", again[0], again[1], n, unit) + f"\n    {again[2]}")
     goal = local[0] <= 0.6 * n * unit
     print(f"  local: {local[0] / (n * unit):.2f} x N x check (goal: at most 0.6): {'met' if goal else 'NOT met'}")
     if queued is not None:
         met = queued[0] <= 0.6 * n * unit
         print(f"  queue: {queued[0] / (n * unit):.2f} x N x check (goal: at most 0.6): {'met' if met else 'NOT met'}")
-    share = again[0] / local[0]
-    print(f"  again: {100 * share:.1f}% of the first run (goal: at most 5%): {'met' if share <= 0.05 else 'NOT met'}")
+    shares = sorted(again[0] / local[0] for again in agains)
+    share = shares[len(shares) // 2]
+    print(f"  again: {100 * share:.1f}% of the first run, the median of {', '.join(f'{100 * s:.1f}%' for s in shares)} "
+          f"(goal: at most 5%): {'met' if share <= 0.05 else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -54,11 +54,11 @@ def _files(root: pathlib.Path | str, relative: str = ""):
         return
     dirs = [n for n, e in entries.items() if _is_dir(e)]
     for name in sorted(d for d in dirs if d in SKIPPED):
-        yield f"{relative}{name}", "left-out", pathlib.Path(folder, name)
+        yield f"{relative}{name}", "left-out", os.path.join(folder, name)
     for name in sorted({n for n in entries if n not in dirs} | {n for n, e in entries.items() if e.is_symlink()}):
         e = entries[name]
         kind = "link" if e.is_symlink() else "file" if e.is_file(follow_symlinks=False) else "left-out"
-        yield f"{relative}{name}", kind, pathlib.Path(folder, name)
+        yield f"{relative}{name}", kind, os.path.join(folder, name)
     for name in sorted(d for d in dirs if d not in SKIPPED and not entries[d].is_symlink()):
         yield from _files(root, f"{relative}{name}/")
 
@@ -70,7 +70,7 @@ def _is_dir(entry: os.DirEntry) -> bool:
         return False
 
 
-def _read(path: pathlib.Path) -> bytes:
+def _read(path: str | os.PathLike) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     try:
         chunks = []

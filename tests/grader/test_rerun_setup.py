@@ -47,7 +47,7 @@ def test_an_unchanged_hand_in_is_not_read_again_and_one_changed_in_place_is(tmp_
     os.utime(ops, ns=(before.st_atime_ns, before.st_mtime_ns))
     read = []
     real = kept._read
-    monkeypatch.setattr(kept, "_read", lambda path: read.append(path.name) or real(path))
+    monkeypatch.setattr(kept, "_read", lambda path: read.append(os.path.basename(path)) or real(path))
     kept.hash_ahead([ana, bo], out)
     again = {p.name: kept.content_of(p) for p in (ana, bo)}
     assert again["ana"] == first["ana"] and again["bo"] != first["bo"]
