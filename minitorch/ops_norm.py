@@ -31,7 +31,8 @@ def mean_last(x: np.ndarray) -> np.ndarray:
     """
     if x.dtype.char not in "fd" or not x.shape[-1]:  # not float32 or float64 (BLAS's), or empty
         return x.mean(axis=-1, keepdims=True)
-    return (x @ np.full(x.shape[-1], 1.0 / x.shape[-1], dtype=x.dtype))[..., np.newaxis]
+    with np.errstate(invalid="ignore"):   # OpenBLAS's kernels can leave that flag set for finite rows (NumPy #24067)
+        return (x @ np.full(x.shape[-1], 1.0 / x.shape[-1], dtype=x.dtype))[..., np.newaxis]
 
 
 class LayerNorm(Function):
