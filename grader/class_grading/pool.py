@@ -4,11 +4,16 @@ that kills its process too."""
 
 from __future__ import annotations
 
+import json
+import math
 import multiprocessing
+import os
+import pathlib
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
+import grader.files as files
 from grader.class_grading.jobs import GradeJob, crashed, grade_job
 from grader.grading.hand_ins import become_subreaper
 from grader.results import LearnerResult
@@ -19,10 +24,51 @@ def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResul
     """Grade ``jobs`` in ``workers`` processes, calling ``done(result, seconds)`` as each
     finishes, and ``meanwhile()`` in this process while they grade. Jobs lost with a dying
     process are graded again one per process; a job that kills its process again gets zero
-    with a message."""
-    for job in _pool(jobs, workers, done, grade, meanwhile):
+    with a message. They are sent longest first (``longest_first``)."""
+    took: dict[str, float] = {}
+    grading = {job.learner for job in jobs if not (job.verdicts and os.path.exists(job.verdicts))}
+
+    def timed(result: LearnerResult, seconds: float) -> None:
+        if result.learner in grading:   # (verdicts taken back take no time worth keeping)
+            took[result.learner] = seconds
+        done(result, seconds)
+    for job in _pool(longest_first(jobs), workers, timed, grade, meanwhile):
         for lost in _pool([job], 1, done, grade):
             done(crashed(lost), 0.0)
+    _keep_times(jobs, took)
+
+
+TIMES = "grading-times.json"   # under KEPT: how long each learner's last grading took (a cache)
+
+
+def longest_first(jobs: list[GradeJob]) -> list[GradeJob]:
+    """``jobs``, those of the learners whose last grading in the same output folder took
+    longest first, and those never timed there before them all (a new hand-in may be slow):
+    the processes then run out of work together, rather than one grading a slow hand-in
+    alone at the end while the other cores wait. The order is kept among equals."""
+    took = _times(jobs[0].out) if len(jobs) > 1 else {}
+    return sorted(jobs, key=lambda job: -took.get(job.learner, math.inf)) if took else list(jobs)
+
+
+def _times(out: str) -> dict[str, float]:
+    try:
+        kept = json.loads((pathlib.Path(out) / files.KEPT / TIMES).read_text(encoding="utf-8"))
+        return {str(k): float(v) for k, v in kept.items() if isinstance(v, (int, float))}
+    except (OSError, ValueError, AttributeError):   # none kept, or not one to trust: the jobs' own order
+        return {}
+
+
+def _keep_times(jobs: list[GradeJob], took: dict[str, float]) -> None:
+    folder = pathlib.Path(jobs[0].out) / files.KEPT if jobs else None
+    if not took or folder is None or not folder.is_dir():
+        return
+    times = {**_times(jobs[0].out), **{k: round(v, 2) for k, v in took.items()}}
+    try:
+        part = folder / f"{TIMES}.part"
+        part.write_text(json.dumps(times, sort_keys=True), encoding="utf-8")
+        os.replace(part, folder / TIMES)
+    except OSError:   # only the next run's order is at stake
+        pass
 
 
 _WARM: dict[int, ProcessPoolExecutor] = {}   # workers -> a pool started ahead (``warm_up``)

@@ -21,6 +21,32 @@ def pretend_to_grade(job: GradeJob) -> tuple[LearnerResult, float]:
     return LearnerResult(job.learner, job.sid), 0.0
 
 
+def pretend_to_take_time(job: GradeJob) -> tuple[LearnerResult, float]:
+    """A pool's grading function that notes the order it grades in (beside the hand-ins) and
+    says it took the seconds its learner's name ends with (``bob-3``), in no time."""
+    with open(pathlib.Path(job.path).parent / "order.txt", "a") as order:
+        order.write(job.learner + "\n")
+    return LearnerResult(job.learner, job.sid), float(job.learner.rsplit("-", 1)[1])
+
+
+def test_a_class_graded_again_sends_the_learners_slowest_to_grade_last_time_first(tmp_path):
+    out, done = tmp_path / "out", list[str]()
+    (out / "hand-ins").mkdir(parents=True)
+
+    def order_of(*names: str) -> list[str]:
+        (tmp_path / "order.txt").unlink(missing_ok=True)
+        grade_class([GradeJob(n, n, str(tmp_path / n), str(tmp_path / "course"), str(out), Settings()) for n in names],
+                    1, lambda result, seconds: done.append(result.learner), grade=pretend_to_take_time)
+        return (tmp_path / "order.txt").read_text().split()
+    assert order_of("ann-1", "bob-3", "cy-2") == ["ann-1", "bob-3", "cy-2"]   # none timed before: as given
+    assert order_of("ann-1", "bob-3", "cy-2", "dan-0") == ["dan-0", "bob-3", "cy-2", "ann-1"]   # a new one first
+    assert order_of("cy-2", "ann-1", "eve-5") == ["eve-5", "cy-2", "ann-1"]
+    assert order_of("ann-1", "eve-5", "bob-3", "dan-0") == ["eve-5", "bob-3", "ann-1", "dan-0"]
+    (out / "hand-ins" / "grading-times.json").write_text('{"ann-1": "slow", "bob-3": [')   # damaged: as given
+    assert order_of("ann-1", "bob-3", "cy-2") == ["ann-1", "bob-3", "cy-2"]
+    assert len(done) == 17 and set(done) == {"ann-1", "bob-3", "cy-2", "dan-0", "eve-5"}   # each graded each time
+
+
 def test_a_pool_grades_everyone_and_a_process_it_loses_costs_one_learner(tmp_path):
     jobs = [GradeJob(name, name, str(tmp_path / name), str(tmp_path / "course"), str(tmp_path / "out"), Settings())
             for name in ("ann", "dies", "bob")]
