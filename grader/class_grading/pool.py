@@ -17,6 +17,7 @@ import grader.files as files
 from grader.class_grading.jobs import GradeJob, crashed, grade_job
 from grader.grading.hand_ins import become_subreaper
 from grader.results import LearnerResult
+from grader.term.kept import write_json
 
 
 def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResult, float], None],
@@ -35,17 +36,19 @@ def grade_class(jobs: list[GradeJob], workers: int, done: Callable[[LearnerResul
     for job in _pool(longest_first(jobs), workers, timed, grade, meanwhile):
         for lost in _pool([job], 1, done, grade):
             done(crashed(lost), 0.0)
-    _keep_times(jobs, took)
+    if jobs:
+        _keep_times(jobs[0].out, took)
 
 
-TIMES = "grading-times.json"   # under KEPT: how long each learner's last grading took (a cache)
+TIMES = "grading-times.json"   # under KEPT: how long each learner's last grading took (a cache, as term/kept.py's marks)
 
 
 def longest_first(jobs: list[GradeJob]) -> list[GradeJob]:
     """``jobs``, those of the learners whose last grading in the same output folder took
-    longest first, and those never timed there before them all (a new hand-in may be slow):
-    the processes then run out of work together, rather than one grading a slow hand-in
-    alone at the end while the other cores wait. The order is kept among equals."""
+    longest first (``TIMES``), and those never timed there before them all (a
+    new hand-in may be slow): the processes then run out of work together, rather than one
+    grading a slow hand-in alone at the end while the other cores wait. The order is kept
+    among equals, and where no time is kept."""
     took = _times(jobs[0].out) if len(jobs) > 1 else {}
     return sorted(jobs, key=lambda job: -took.get(job.learner, math.inf)) if took else list(jobs)
 
@@ -58,17 +61,13 @@ def _times(out: str) -> dict[str, float]:
         return {}
 
 
-def _keep_times(jobs: list[GradeJob], took: dict[str, float]) -> None:
-    folder = pathlib.Path(jobs[0].out) / files.KEPT if jobs else None
-    if not took or folder is None or not folder.is_dir():
-        return
-    times = {**_times(jobs[0].out), **{k: round(v, 2) for k, v in took.items()}}
-    try:
-        part = folder / f"{TIMES}.part"
-        part.write_text(json.dumps(times, sort_keys=True), encoding="utf-8")
-        os.replace(part, folder / TIMES)
-    except OSError:   # only the next run's order is at stake
-        pass
+def _keep_times(out: str, took: dict[str, float]) -> None:
+    folder = pathlib.Path(out) / files.KEPT
+    if took and folder.is_dir():
+        try:
+            write_json(folder / TIMES, {**_times(out), **{k: round(v, 2) for k, v in took.items()}})
+        except OSError:   # only the next run's order is at stake
+            pass
 
 
 _WARM: dict[int, ProcessPoolExecutor] = {}   # workers -> a pool started ahead (``warm_up``)

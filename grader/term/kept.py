@@ -117,7 +117,7 @@ def hash_ahead(paths, out: pathlib.Path | None = None) -> None:
 def save_marks(out: pathlib.Path) -> None:
     """Keep this run's marks (``hash_ahead``) for the next run of ``out``."""
     if _MARKS and (out / files.KEPT).is_dir():
-        _write_json(out / files.KEPT / MARKS, _MARKS)
+        write_json(out / files.KEPT / MARKS, _MARKS)
 
 
 def _mark(path: pathlib.Path) -> str | None:
@@ -204,10 +204,11 @@ def _keep(out: pathlib.Path, sid: str, path: pathlib.Path, at: dt.datetime | Non
 
 
 def _write(index: pathlib.Path, listed: list[Kept]) -> None:
-    _write_json(index, [asdict(k) for k in listed], indent=1)
+    write_json(index, [asdict(k) for k in listed], indent=1)
 
 
-def _write_json(path: pathlib.Path, value: object, indent: int | None = None) -> None:
+def write_json(path: pathlib.Path, value: object, indent: int | None = None) -> None:
+    """Write ``value`` whole or not at all: a run cut short never leaves half a file."""
     part = path.with_suffix(".part")
     part.write_text(json.dumps(value, indent=indent), encoding="utf-8")
     os.replace(part, path)
